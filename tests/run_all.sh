@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# The test pipeline behind `make test` (and `make unit|sanity|integration|molecule|sandbox-tests`).
+# Starts the sandbox when a stage needs it, stops it on exit (even on failure) when this run started it,
+# runs every requested stage even after one fails, and ends with one summary line.
+set -uo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+venv="$repo/.venv"
+sandbox="$repo/tests/sandbox/sandbox"
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(unit sanity sandbox integration molecule)
+coll_copy="$repo/build/ansible-test/ansible_collections/teardown/gates"
+
+log() { printf '\n==== [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+
+needs_sandbox=0
+for s in "${stages[@]}"; do case $s in sandbox|integration|molecule) needs_sandbox=1 ;; esac; done
+
+started_here=0
+stop_sandbox() { if [ $started_here = 1 ]; then log "stopping the sandbox"; "$sandbox" down; fi; }
+trap stop_sandbox EXIT
+if [ $needs_sandbox = 1 ]; then
+  if "$sandbox" status >/dev/null 2>&1; then
+    log "sandbox already running; using it (and leaving it running)"
+  else
+    log "starting the sandbox"
+    started_here=1
+    "$sandbox" up || { echo "sandbox up failed" >&2; exit 1; }
+  fi
+  eval "$("$sandbox" env)"
+  export SANDBOX_CLI="$sandbox"
+fi
+export PATH="$venv/bin:$PATH"
+export ANSIBLE_COLLECTIONS_PATH="${ANSIBLE_COLLECTIONS_PATH:-$venv/collections}"
+export PYTHONPATH="$venv/collections${PYTHONPATH:+:$PYTHONPATH}"
+
+# ansible-test needs to run from a folder named ansible_collections/teardown/gates; copy the tree.
+sync_copy() {
+  rm -rf "$coll_copy" && mkdir -p "$coll_copy"
+  tar -C "$repo" --exclude=./.venv --exclude=./.sandbox --exclude=./build --exclude=./.git \
+      --exclude='__pycache__' --exclude=./.cache -cf - . | tar -C "$coll_copy" -xf -
+}
+
+pytest_stage() {  # pytest exits 5 when it collects nothing; that is "no tests yet", not failure
+  "$venv/bin/python" -m pytest "$@"; local rc=$?
+  [ $rc = 5 ] && { echo "(no tests collected in $*)"; return 0; }
+  return $rc
+}
+
+stage_unit() { pytest_stage -q -p no:cacheprovider tests/unit; }
+
+stage_sanity() {
+  sync_copy
+  (cd "$coll_copy" && git init -q . 2>/dev/null && git add -A >/dev/null 2>&1
+   ansible-test sanity --venv --requirements --python 3.11 --color no \
+     --skip-test shellcheck --skip-test pslint \
+     ${SANITY_ARGS:-})
+}
+
+stage_sandbox() { pytest_stage -q -p no:cacheprovider tests/sandbox/tests; }
+
+stage_integration() {
+  sync_copy
+  if [ -z "$(ls -A "$coll_copy/tests/integration/targets" 2>/dev/null)" ]; then
+    echo "(no integration targets yet)"; return 0
+  fi
+  # ansible-test passes only a few environment variables to targets: hand the sandbox's over as
+  # variables; each target wraps its tasks in `environment: "{{ sandbox_env }}"`.
+  "$venv/bin/python" - "$coll_copy/tests/integration/integration_config.yml" <<'PY'
+import json, os, sys
+keys = [k for k in os.environ if k.startswith(("SANDBOX_", "AWS_", "K8S_AUTH_")) or k in ("KUBECONFIG",)]
+env = {k: os.environ[k] for k in sorted(keys)}
+with open(sys.argv[1], "w") as f:
+    json.dump({"sandbox_env": env, "sandbox_cli": os.environ["SANDBOX_CLI"],
+               "sandbox_python": sys.executable}, f, indent=2)
+PY
+  (cd "$coll_copy" && ansible-test integration --local --python 3.11 --color no ${INTEGRATION_ARGS:-})
+}
+
+stage_molecule() {
+  local dir="$repo/extensions" found=0 rc=0
+  for s in "$dir"/molecule/*/molecule.yml; do
+    [ -e "$s" ] || continue
+    found=1
+    local name; name=$(basename "$(dirname "$s")")
+    (cd "$dir" && molecule test -s "$name") || rc=1
+  done
+  [ $found = 1 ] || echo "(no molecule scenarios yet)"
+  return $rc
+}
+
+passed=0; failed=0; failed_names=()
+for s in "${stages[@]}"; do
+  log "stage: $s"
+  t0=$SECONDS
+  if "stage_$s"; then passed=$((passed + 1)); log "stage $s passed in $((SECONDS - t0)) s"
+  else failed=$((failed + 1)); failed_names+=("$s"); log "stage $s FAILED after $((SECONDS - t0)) s"; fi
+done
+[ $failed = 0 ] || echo "failed stages: ${failed_names[*]}"
+echo "stages: $passed passed, $failed failed"
+[ $failed = 0 ]

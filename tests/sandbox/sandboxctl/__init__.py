@@ -1,0 +1,1 @@
+"""The embedded sandbox: a real Kubernetes control plane, moto behind our AWS layer, twins."""

@@ -1,0 +1,99 @@
+"""Start, track and stop the sandbox's processes (one pid file each, own process group)."""
+import os
+import signal
+import socket
+import subprocess
+import time
+
+
+class SandboxError(Exception):
+    """A problem the operator can act on; the message says which and what to do."""
+
+
+def port_free(port, host="127.0.0.1"):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    # as the servers themselves do: connections in TIME_WAIT must not count as "taken"
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        s.bind((host, port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
+
+
+def pid_alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie still answers kill(0); read its state
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+class Procs:
+    def __init__(self, state_dir):
+        self.run_dir = os.path.join(state_dir, "run")
+        self.log_dir = os.path.join(state_dir, "logs")
+        os.makedirs(self.run_dir, exist_ok=True)
+        os.makedirs(self.log_dir, exist_ok=True)
+
+    def pidfile(self, name):
+        return os.path.join(self.run_dir, name + ".pid")
+
+    def logfile(self, name):
+        return os.path.join(self.log_dir, name + ".log")
+
+    def pid(self, name):
+        try:
+            with open(self.pidfile(name)) as f:
+                pid = int(f.read().strip())
+        except (OSError, ValueError):
+            return None
+        return pid if pid_alive(pid) else None
+
+    def names(self):
+        return sorted(n[:-4] for n in os.listdir(self.run_dir) if n.endswith(".pid"))
+
+    def start(self, name, argv, env=None, cwd=None):
+        if self.pid(name):
+            return self.pid(name)
+        log = open(self.logfile(name), "ab")
+        proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                env=env, cwd=cwd, start_new_session=True)
+        log.close()
+        with open(self.pidfile(name), "w") as f:
+            f.write(str(proc.pid))
+        return proc.pid
+
+    def stop(self, name, grace=10.0):
+        pid = self.pid(name)
+        if pid:
+            for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+                try:
+                    os.killpg(pid, sig)
+                except ProcessLookupError:
+                    break
+                deadline = time.monotonic() + wait
+                while time.monotonic() < deadline and pid_alive(pid):
+                    time.sleep(0.1)
+                if not pid_alive(pid):
+                    break
+        try:
+            os.unlink(self.pidfile(name))
+        except FileNotFoundError:
+            pass
+
+    def tail(self, name, lines=20):
+        try:
+            with open(self.logfile(name), "rb") as f:
+                return b"".join(f.readlines()[-lines:]).decode(errors="replace")
+        except OSError:
+            return ""
