@@ -28,15 +28,23 @@ $(STAMP): requirements-dev.txt requirements.txt
 	ln -sfn "$(CURDIR)" $(VENV)/collections/ansible_collections/teardown/gates
 	touch $(STAMP)
 
-bootstrap: $(STAMP)
+# ansible-test sanity runs --local in a virtualenv of its own (see requirements-sanity.txt)
+SANITY_STAMP := .venv-sanity/.bootstrapped
+$(SANITY_STAMP): requirements-sanity.txt
+	@test -x .venv-sanity/bin/python || $(PYTHON) -m venv .venv-sanity
+	.venv-sanity/bin/python -m pip install -q --upgrade pip
+	.venv-sanity/bin/python -m pip install -q -r requirements-sanity.txt
+	touch $(SANITY_STAMP)
 
-test: $(STAMP)
+bootstrap: $(STAMP) $(SANITY_STAMP)
+
+test: $(STAMP) $(SANITY_STAMP)
 	bash tests/run_all.sh
 
 unit: $(STAMP)
 	bash tests/run_all.sh unit
 
-sanity: $(STAMP)
+sanity: $(STAMP) $(SANITY_STAMP)
 	bash tests/run_all.sh sanity
 
 integration: $(STAMP)
