@@ -39,6 +39,8 @@ sync_copy() {
   rm -rf "$coll_copy" && mkdir -p "$coll_copy"
   tar -C "$repo" --exclude=./.venv --exclude=./.venv-sanity --exclude=./.sandbox --exclude=./build --exclude=./.git \
       --exclude='__pycache__' --exclude=./.cache -cf - . | tar -C "$coll_copy" -xf -
+  # ansible-test lists content through git when it can; give the copy an index of its own
+  (cd "$coll_copy" && git init -q . && git add -A >/dev/null 2>&1)
 }
 
 pytest_stage() {  # pytest exits 5 when it collects nothing; that is "no tests yet", not failure
@@ -60,8 +62,7 @@ stage_sanity() {
     [ -n "$(find "$coll_copy/$d" -name '*.py' -print -quit 2>/dev/null)" ] && excludes="$excludes --exclude $d/"
   done
   cp "$repo/tests/sanity/get_pip_local.py" "$HOME/.ansible/test/cache/get_pip_${pipv//./_}.py"
-  (cd "$coll_copy" && git init -q . 2>/dev/null && git add -A >/dev/null 2>&1
-   "$repo/.venv-sanity/bin/ansible-test" sanity --local --python 3.11 --color no \
+  (cd "$coll_copy" && "$repo/.venv-sanity/bin/ansible-test" sanity --local --python 3.11 --color no \
      --skip-test shellcheck --skip-test pslint $excludes \
      ${SANITY_ARGS:-})
 }
