@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# make bench: run every benchmarks/bench_*.py against the sandbox (started here if needed) and
+# collect their cases into benchmarks/results/latest.json, then print a table.
+# Contract for a bench_*.py: runs with the sandbox's environment, prints progress to stderr, and as
+# its LAST stdout line a JSON list of cases:
+#   {"name", "unit", "ours", "peer", "peer_name", "ratio", "target", "met"}   (ratio > 1: we are better)
+set -uo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+sandbox="$repo/tests/sandbox/sandbox"
+started=0
+if ! "$sandbox" status >/dev/null 2>&1; then "$sandbox" up || exit 1; started=1; fi
+trap '[ $started = 1 ] && "$sandbox" down' EXIT
+eval "$("$sandbox" env)"
+export SANDBOX_CLI="$sandbox" PYTHONPATH="$repo/.venv/collections:$repo/tests/sandbox"
+out="$repo/benchmarks/results"
+mkdir -p "$out"
+cases=()
+rc=0
+for b in "$repo"/benchmarks/bench_*.py; do
+  [ -e "$b" ] || continue
+  echo "== $(basename "$b")" >&2
+  line=$("$repo/.venv/bin/python" "$b" ${BENCH_ARGS:-} | tail -1) || { echo "$(basename "$b") failed" >&2; rc=1; continue; }
+  cases+=("$line")
+done
+printf '%s\n' "${cases[@]}" | "$repo/.venv/bin/python" "$repo/benchmarks/collect.py" "$out/latest.json"
+exit $rc
