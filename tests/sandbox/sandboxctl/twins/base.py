@@ -137,7 +137,7 @@ class Twin:
     def update_status(self, obj):
         api = self.api(obj["apiVersion"], obj["kind"])
         try:
-            api.replace_status(body=obj) if hasattr(api, "replace_status") else api.status.replace(body=obj)
+            api.status.replace(body=obj)
         except ApiException as e:
             if e.status not in (404, 409):
                 raise
