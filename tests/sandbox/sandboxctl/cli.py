@@ -28,7 +28,6 @@ PORTS = {"etcd": _BASE + 379, "etcd_peer": _BASE + 380, "apiserver": _BASE + 443
 CORE = ["etcd", "kube-apiserver", "kube-controller-manager", "aws-layer"]
 TWINS = [  # one line per twin: ("hypershift", "sandboxctl.twins.hypershift"), ...
     ("captf", "sandboxctl.twins.captf"),
-    ("convoy", "sandboxctl.twins.convoy"),
 ]
 
 
@@ -246,8 +245,6 @@ def cmd_seed(args):
             raise SandboxError(f"--knob {kv!r}: expected KEY=VALUE")
         k, v = kv.split("=", 1)
         knobs[k] = v
-    if args.count is not None:
-        knobs["count"] = str(args.count)
     scenario = scenarios.get(args.scenario)
     os.environ.update(env_vars())
     result = scenario(name=args.name, namespace=args.namespace, knobs=knobs)
@@ -269,7 +266,6 @@ def main(argv=None):
     sd.add_argument("--name", default=None)
     sd.add_argument("--namespace", default=None)
     sd.add_argument("--knob", action="append", metavar="K=V")
-    sd.add_argument("--count", type=int, default=None, help="how many (the knob `count`)")
     args = ap.parse_args(argv)
     try:
         return {"up": cmd_up, "down": cmd_down, "status": cmd_status, "env": cmd_env, "seed": cmd_seed}[args.cmd](args)
