@@ -21,13 +21,15 @@ K8S_VERSION = os.environ.get("SANDBOX_K8S_VERSION", "v1.36.3")
 STATE = os.environ.get("SANDBOX_HOME", os.path.join(REPO, ".sandbox"))
 CACHE = os.environ.get("TEARDOWN_GATES_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "teardown-gates"))
 VENV = os.path.join(REPO, ".venv")
-_BASE = int(os.environ.get("SANDBOX_PORT_BASE", "36000"))
+# below the ephemeral range (32768+), so that no outgoing connection can hold one of our ports
+_BASE = int(os.environ.get("SANDBOX_PORT_BASE", "21000"))
 PORTS = {"etcd": _BASE + 379, "etcd_peer": _BASE + 380, "apiserver": _BASE + 443,
          "controller_manager": _BASE + 257, "aws": _BASE + 566}
 # Order of start; down stops in reverse. Twins (python modules under sandboxctl.twins) come last.
 CORE = ["etcd", "kube-apiserver", "kube-controller-manager", "aws-layer"]
 TWINS = [  # one line per twin: ("hypershift", "sandboxctl.twins.hypershift"), ...
     ("captf", "sandboxctl.twins.captf"),
+    ("convoy", "sandboxctl.twins.convoy"),
 ]
 
 
@@ -245,6 +247,8 @@ def cmd_seed(args):
             raise SandboxError(f"--knob {kv!r}: expected KEY=VALUE")
         k, v = kv.split("=", 1)
         knobs[k] = v
+    if args.count is not None:
+        knobs["count"] = str(args.count)
     scenario = scenarios.get(args.scenario)
     os.environ.update(env_vars())
     result = scenario(name=args.name, namespace=args.namespace, knobs=knobs)
@@ -266,6 +270,7 @@ def main(argv=None):
     sd.add_argument("--name", default=None)
     sd.add_argument("--namespace", default=None)
     sd.add_argument("--knob", action="append", metavar="K=V")
+    sd.add_argument("--count", type=int, default=None, help="how many (the knob `count`)")
     args = ap.parse_args(argv)
     try:
         return {"up": cmd_up, "down": cmd_down, "status": cmd_status, "env": cmd_env, "seed": cmd_seed}[args.cmd](args)

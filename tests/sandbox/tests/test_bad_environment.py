@@ -21,7 +21,7 @@ def _no_sandbox_processes(tmp_path):
 
 
 def test_port_taken_is_named(tmp_path):
-    base = 41000
+    base = 22000
     s = socket.socket()
     s.bind(("127.0.0.1", base + 443))
     s.listen(1)
@@ -37,7 +37,7 @@ def test_port_taken_is_named(tmp_path):
 def test_missing_go_is_named(tmp_path):
     path = ":".join(p for p in os.environ["PATH"].split(":") if not os.path.exists(os.path.join(p, "go")))
     assert shutil.which("go", path=path) is None
-    out = subprocess.run([SANDBOX, "up"], capture_output=True, text=True, env=_env(tmp_path, 41100, PATH=path),
+    out = subprocess.run([SANDBOX, "up"], capture_output=True, text=True, env=_env(tmp_path, 22100, PATH=path),
                          timeout=120)
     assert out.returncode != 0
     assert "Go is not on PATH" in out.stderr
@@ -45,7 +45,7 @@ def test_missing_go_is_named(tmp_path):
 
 
 def test_unreachable_module_proxy_is_named(tmp_path):
-    env = _env(tmp_path, 41200, GOPROXY="off", GOMODCACHE=str(tmp_path / "gomod"), GOFLAGS="-modcacherw")
+    env = _env(tmp_path, 22200, GOPROXY="off", GOMODCACHE=str(tmp_path / "gomod"), GOFLAGS="-modcacherw")
     out = subprocess.run([SANDBOX, "up"], capture_output=True, text=True, env=env, timeout=300)
     assert out.returncode != 0
     assert "module proxy" in out.stderr
