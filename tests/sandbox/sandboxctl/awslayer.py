@@ -12,6 +12,7 @@ import argparse
 import io
 import json
 import re
+import socket
 import threading
 import time
 from urllib.parse import parse_qs
@@ -139,6 +140,16 @@ class Layer:
             answer = self.realism.before(req)
             if answer is not None:
                 status, headers, payload, code, injected = answer
+                if status == "DROP":  # a dropped connection: the client reads no response at all
+                    self._log(req, 0, code, injected)
+                    start_response("500 Internal Server Error", [("Content-Length", "0")])
+                    sock = environ.get("werkzeug.socket")
+                    if sock is not None:
+                        try:
+                            sock.shutdown(socket.SHUT_RDWR)
+                        except OSError:
+                            pass
+                    return []
                 self._log(req, int(status.split()[0]), code, injected)
                 start_response(status, headers)
                 return [payload]

@@ -10,6 +10,7 @@ from ..procs import SandboxError
 # scenario name -> module under sandboxctl.scenarios exposing seed(name, namespace, knobs)
 SCENARIOS = {
     "smoke": "smoke",
+    "aws-infra": "aws_infra",
     "captf": "captf",
 }
 

@@ -1,0 +1,485 @@
+"""The realism layer: what AWS does that moto does not (FACTS.md, "AWS refusals").
+
+Sits in front of moto (awslayer.Layer calls ``before`` and ``after`` around every request) and adds
+  * refusals, answered with AWS's own error code, HTTP status and body shape per protocol:
+    DependencyViolation (subnet, security group, internet-gateway detach with the "mapped public
+    address(es)" message, route table, VPC), CannotDelete (a VPC's default group),
+    InvalidIPAddress.InUse (an EIP still associated, e.g. held by a NAT gateway not yet deleted),
+    DeleteConflict (a managed policy still attached), BucketNotEmpty (versions and delete markers
+    count), InvalidNetworkInterface.InUse (an ELB's ENI);
+  * state machines: NAT gateway available -> deleting -> deleted (ENI and EIP held until deleted),
+    instance shutting-down -> terminated, ELB ENIs that linger after their load balancer;
+  * fault rules: Throttling / RequestLimitExceeded / SlowDown, 500 InternalError, dropped connection,
+    by service and action, as a rate or a count.
+
+State transitions are applied lazily, at the start of each request (nothing can observe them in
+between), under one lock.
+
+Control API (the layer serves it under /_sandbox/):
+  GET    /_sandbox/realism            knobs, fault rules (with hits), pending transitions
+  POST   /_sandbox/realism/knobs      {"nat_deleting_seconds": 3, ...} -> merged knobs
+  POST   /_sandbox/realism/faults     {"service", "action", "fault", "rate"|"count"} -> {"id", ...}
+  DELETE /_sandbox/realism/faults     remove every rule (or one: {"id": N})
+  POST   /_sandbox/realism/reset      default knobs, no rules
+"""
+import json
+import os
+import random
+import threading
+import time
+import uuid
+
+DEFAULT_KNOBS = {
+    "nat_deleting_seconds": 3.0,         # NAT gateway: deleting -> deleted
+    "instance_shutting_down_seconds": 2.0,  # instance: shutting-down -> terminated
+    "elb_eni_linger_seconds": 2.0,       # ELB ENIs stay this long after their load balancer
+}
+FAULTS = ("throttle", "internal", "drop")
+ACCOUNT = "123456789012"
+
+_EC2_XML = ('<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>{code}</Code>'
+            '<Message>{msg}</Message></Error></Errors><RequestID>{rid}</RequestID></Response>')
+_QUERY_XML = ('<?xml version="1.0" encoding="UTF-8"?>\n<ErrorResponse xmlns="{ns}"><Error><Type>{kind}</Type>'
+              '<Code>{code}</Code><Message>{msg}</Message></Error><RequestId>{rid}</RequestId></ErrorResponse>')
+_S3_XML = ('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>{code}</Code><Message>{msg}</Message>'
+           '{extra}<RequestId>{rid}</RequestId></Error>')
+_NS = {"iam": "https://iam.amazonaws.com/doc/2010-05-08/",
+       "route53": "https://route53.amazonaws.com/doc/2013-04-01/",
+       "elasticloadbalancing": "http://elasticloadbalancing.amazonaws.com/doc/2012-06-01/",
+       "sts": "https://sts.amazonaws.com/doc/2011-06-15/",
+       "cloudformation": "http://cloudformation.amazonaws.com/doc/2010-05-15/"}
+_REASONS = {400: "Bad Request", 409: "Conflict", 500: "Internal Server Error", 503: "Service Unavailable"}
+
+
+def _esc(s):
+    return str(s).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def error(req, status, code, msg, injected, extra=""):
+    """An AWS error answer in the shape the request's protocol uses (botocore parses it as AWS's)."""
+    rid = str(uuid.uuid4())
+    svc = req.service
+    headers = [("x-amzn-RequestId", rid)]
+    if req.environ.get("HTTP_X_AMZ_TARGET"):
+        payload = json.dumps({"__type": code, "message": msg}).encode()
+        headers.append(("Content-Type", "application/x-amz-json-1.1"))
+    elif svc == "ec2":
+        payload = _EC2_XML.format(code=_esc(code), msg=_esc(msg), rid=rid).encode()
+        headers.append(("Content-Type", "text/xml"))
+    elif svc == "s3":
+        payload = _S3_XML.format(code=_esc(code), msg=_esc(msg), rid=rid, extra=extra).encode()
+        headers.append(("Content-Type", "application/xml"))
+    else:
+        payload = _QUERY_XML.format(ns=_NS.get(svc, ""), kind="Receiver" if status >= 500 else "Sender",
+                                    code=_esc(code), msg=_esc(msg), rid=rid).encode()
+        headers.append(("Content-Type", "text/xml"))
+    headers.append(("Content-Length", str(len(payload))))
+    return (f"{status} {_REASONS.get(status, 'Error')}", headers, payload, code, injected)
+
+
+def _throttle(req):
+    if req.environ.get("HTTP_X_AMZ_TARGET"):
+        return 400, "ThrottlingException", "Rate exceeded"
+    if req.service == "ec2":
+        return 503, "RequestLimitExceeded", "Request limit exceeded."
+    if req.service == "s3":
+        return 503, "SlowDown", "Please reduce your request rate."
+    return 400, "Throttling", "Rate exceeded"
+
+
+def _internal(req):
+    if req.service in ("ec2", "s3"):
+        return 500, "InternalError", "An internal error has occurred"
+    return 500, "InternalFailure", "An internal error has occurred"
+
+
+def _ids(params, prefix):
+    """Values of a query list parameter: Prefix.1, Prefix.2, ... (or Prefix.member.N)."""
+    out = []
+    for k, v in params.items():
+        if k == prefix or k.startswith(prefix + ".") and k[len(prefix) + 1:].replace("member.", "").isdigit():
+            out.extend(v if isinstance(v, list) else [v])
+    return out
+
+
+class Realism:
+    def __init__(self, state_dir):
+        self.state_dir = state_dir
+        self.lock = threading.RLock()
+        self.layer = None
+        self.knobs = dict(DEFAULT_KNOBS)
+        self.faults = []
+        self._next_id = 1
+        self.nat_deleting = {}      # (region, nat id) -> deadline
+        self.shutting_down = {}     # (region, instance id) -> deadline
+        self.elb_enis = {}          # (region, lb name) -> [eni ids]
+        self.lingering = {}         # (region, eni id) -> deadline
+        self._load()
+
+    # ---- persistence of knobs and rules (survive a layer restart) --------------------------
+    def _path(self):
+        return os.path.join(self.state_dir, "realism.json")
+
+    def _load(self):
+        try:
+            with open(self._path()) as f:
+                saved = json.load(f)
+            self.knobs.update(saved.get("knobs", {}))
+            self.faults = saved.get("faults", [])
+            self._next_id = 1 + max([r["id"] for r in self.faults] or [0])
+        except (OSError, ValueError):
+            pass
+
+    def _save(self):
+        try:
+            os.makedirs(self.state_dir, exist_ok=True)
+            with open(self._path(), "w") as f:
+                json.dump({"knobs": self.knobs, "faults": self.faults}, f)
+        except OSError:
+            pass
+
+    def attach(self, layer):
+        self.layer = layer
+
+    # ---- moto backends -----------------------------------------------------------------------
+    @staticmethod
+    def _backend(service, region):
+        from moto.backends import get_backend
+        if service in ("iam", "route53", "s3"):
+            b = get_backend(service)[ACCOUNT]
+            return b["aws"] if service != "s3" else b["aws"]
+        return get_backend(service)[ACCOUNT][region or "us-east-1"]
+
+    def ec2(self, region):
+        return self._backend("ec2", region)
+
+    # ---- control endpoint --------------------------------------------------------------------
+    def control(self, method, path, body):
+        with self.lock:
+            sub = path[len("/_sandbox/"):].strip("/")
+            if sub == "realism" and method == "GET":
+                return self.describe()
+            if sub == "realism/knobs" and method == "POST":
+                bad = [k for k in body if k not in DEFAULT_KNOBS]
+                if bad:
+                    return {"error": f"unknown knob(s) {bad}; known: {sorted(DEFAULT_KNOBS)}"}
+                try:
+                    self.knobs.update({k: float(v) for k, v in body.items()})
+                except (TypeError, ValueError) as e:
+                    return {"error": f"knob values must be numbers of seconds: {e}"}
+                self._save()
+                return {"knobs": self.knobs}
+            if sub == "realism/faults" and method == "POST":
+                return self.add_fault(body)
+            if sub == "realism/faults" and method == "GET":
+                return {"faults": self.faults}
+            if sub == "realism/faults" and method == "DELETE":
+                if "id" in body:
+                    self.faults = [r for r in self.faults if r["id"] != body["id"]]
+                else:
+                    self.faults = []
+                self._save()
+                return {"faults": self.faults}
+            if sub == "realism/reset" and method == "POST":
+                self.knobs = dict(DEFAULT_KNOBS)
+                self.faults = []
+                self._save()
+                return self.describe()
+            return {"error": f"no control path {method} {path}"}
+
+    def describe(self):
+        now = time.time()
+        return {"knobs": self.knobs, "faults": self.faults,
+                "pending": {"nat_deleting": {k[1]: round(v - now, 2) for k, v in self.nat_deleting.items()},
+                            "shutting_down": {k[1]: round(v - now, 2) for k, v in self.shutting_down.items()},
+                            "lingering_enis": {k[1]: round(v - now, 2) for k, v in self.lingering.items()}}}
+
+    def add_fault(self, body):
+        rule = {"service": body.get("service", "*"), "action": body.get("action", "*"),
+                "fault": body.get("fault", "throttle")}
+        if rule["fault"] not in FAULTS:
+            return {"error": f"fault must be one of {FAULTS}, not {rule['fault']!r}"}
+        if "count" in body:
+            rule["count"] = int(body["count"])
+        elif "rate" in body:
+            rule["rate"] = float(body["rate"])
+            if not 0 < rule["rate"] <= 1:
+                return {"error": "rate must be in (0, 1]"}
+        else:
+            return {"error": "give a rate (0..1] or a count"}
+        rule["id"] = self._next_id
+        rule["hits"] = 0
+        self._next_id += 1
+        self.faults.append(rule)
+        self._save()
+        return rule
+
+    # ---- the seam ----------------------------------------------------------------------------
+    def before(self, req):
+        with self.lock:
+            answer = self._fault(req)
+            if answer is not None:
+                return answer
+            try:
+                self._tick()
+                handler = getattr(self, f"_before_{req.service}", None)
+                return handler(req) if handler else None
+            except Exception as e:  # noqa: BLE001 - a realism bug must not take moto down
+                print(f"realism: before {req.service}.{req.action}: {e!r}", flush=True)
+                return None
+
+    def after(self, req, status, body):
+        with self.lock:
+            try:
+                handler = getattr(self, f"_after_{req.service}", None)
+                if handler:
+                    handler(req, status, body)
+            except Exception as e:  # noqa: BLE001
+                print(f"realism: after {req.service}.{req.action}: {e!r}", flush=True)
+
+    def _fault(self, req):
+        for rule in self.faults:
+            if rule["service"] not in ("*", req.service) or rule["action"] not in ("*", req.action):
+                continue
+            if "count" in rule:
+                if rule["count"] <= 0:
+                    continue
+                rule["count"] -= 1
+            elif random.random() >= rule["rate"]:
+                continue
+            rule["hits"] += 1
+            if rule["fault"] == "throttle":
+                status, code, msg = _throttle(req)
+            elif rule["fault"] == "internal":
+                status, code, msg = _internal(req)
+            else:
+                return ("DROP", [], b"", "ConnectionDropped", f"fault:{rule['id']}:drop")
+            return error(req, status, code, msg, f"fault:{rule['id']}:{rule['fault']}")
+        return None
+
+    # ---- state machines ----------------------------------------------------------------------
+    def _tick(self):
+        now = time.time()
+        for key, deadline in list(self.nat_deleting.items()):
+            if now >= deadline:
+                del self.nat_deleting[key]
+                self._nat_deleted(*key)
+        for (region, iid), deadline in list(self.shutting_down.items()):
+            if now >= deadline:
+                del self.shutting_down[(region, iid)]
+                inst = self._instance(region, iid)
+                if inst is not None:
+                    inst._state.name, inst._state.code = "terminated", 48
+                    # the primary ENI (and any marked delete-on-termination) goes with the instance
+                    for idx, nic in list(getattr(inst, "nics", {}).items()):
+                        if idx == 0 or nic.delete_on_termination:
+                            self.ec2(region).enis.pop(nic.id, None)
+        for (region, eni_id), deadline in list(self.lingering.items()):
+            if now >= deadline:
+                del self.lingering[(region, eni_id)]
+                self.ec2(region).enis.pop(eni_id, None)
+
+    def _nat_deleted(self, region, nat_id):
+        ec2 = self.ec2(region)
+        nat = ec2.nat_gateways.get(nat_id)
+        if nat is None:
+            return
+        nat.state = "deleted"
+        eni = getattr(nat, "_eni", None)
+        if eni is not None:
+            for addr in ec2.addresses:
+                if addr.eni is eni:
+                    addr.eni, addr.association_id = None, None
+            ec2.enis.pop(eni.id, None)
+
+    def _instance(self, region, iid):
+        for inst in self.ec2(region).all_instances():
+            if inst.id == iid:
+                return inst
+        return None
+
+    # ---- EC2 ---------------------------------------------------------------------------------
+    def _before_ec2(self, req):
+        p, a, ec2 = req.params, req.action, self.ec2(req.region)
+        refuse = lambda code, msg: error(req, 400, code, msg, "refusal")  # noqa: E731
+        if a == "DeleteSubnet":
+            sid = p.get("SubnetId")
+            if sid and self._subnet_exists(ec2, sid):
+                held = self.subnet_dependents(ec2, sid)
+                if held:
+                    return refuse("DependencyViolation", f"The subnet '{sid}' has dependencies and cannot be deleted.")
+        elif a == "DeleteSecurityGroup":
+            gid = p.get("GroupId")
+            group = ec2.get_security_group_from_id(gid) if gid else None
+            if group is not None:
+                if group.name == "default":
+                    return refuse("CannotDelete", f'the specified group: "{gid}" name: "default" cannot be deleted by a user')
+                if self.group_dependents(ec2, gid):
+                    return refuse("DependencyViolation", f"resource {gid} has a dependent object")
+        elif a == "DetachInternetGateway":
+            vpc_id = p.get("VpcId")
+            igw = ec2.internet_gateways.get(p.get("InternetGatewayId"))
+            if igw is not None and igw.vpc is not None and igw.vpc.id == vpc_id and self.mapped_addresses(ec2, vpc_id):
+                return refuse("DependencyViolation",
+                              f"Network {vpc_id} has some mapped public address(es). Please unmap those public "
+                              "address(es) before detaching the gateway.")
+        elif a == "DeleteRouteTable":
+            rt = ec2.route_tables.get(p.get("RouteTableId"))
+            if rt is not None and rt.main_association_id is not None:
+                return refuse("DependencyViolation", f"The routeTable '{rt.id}' has dependencies and cannot be deleted.")
+        elif a == "DeleteVpc":
+            vpc_id = p.get("VpcId")
+            if vpc_id in ec2.vpcs and self.vpc_dependents(ec2, vpc_id):
+                return refuse("DependencyViolation", f"The vpc '{vpc_id}' has dependencies and cannot be deleted.")
+        elif a == "ReleaseAddress":
+            alloc = p.get("AllocationId")
+            for addr in ec2.addresses:
+                if alloc and addr.allocation_id == alloc and (addr.eni is not None or addr.instance is not None):
+                    return refuse("InvalidIPAddress.InUse", f"Address {addr.public_ip} is in use.")
+        elif a == "DeleteNetworkInterface":
+            eni_id = p.get("NetworkInterfaceId")
+            if any(eni_id in ids for ids in self.elb_enis.values()) or (req.region, eni_id) in self.lingering:
+                return refuse("InvalidNetworkInterface.InUse", f"Network interface '{eni_id}' is currently in use.")
+        elif a == "DeleteNatGateway":
+            nat = ec2.nat_gateways.get(p.get("NatGatewayId"))
+            req.prior = nat.state if nat is not None else None
+        elif a == "TerminateInstances":
+            req.prior = {}
+            for iid in _ids(p, "InstanceId"):
+                inst = self._instance(req.region, iid)
+                if inst is not None:
+                    req.prior[iid] = inst._state.name
+        return None
+
+    def _after_ec2(self, req, status, body):
+        if status >= 300:
+            return
+        now = time.time()
+        if req.action == "DeleteNatGateway":
+            nid = req.params.get("NatGatewayId")
+            prior = getattr(req, "prior", None)
+            nat = self.ec2(req.region).nat_gateways.get(nid)
+            if nat is None:
+                return
+            if prior in ("available", "pending", "failed"):
+                nat.state = "deleting"
+                self.nat_deleting[(req.region, nid)] = now + self.knobs["nat_deleting_seconds"]
+            elif prior == "deleting":
+                nat.state = "deleting"
+            if self.knobs["nat_deleting_seconds"] <= 0:
+                self._tick()
+        elif req.action == "TerminateInstances":
+            for iid, prior in (getattr(req, "prior", None) or {}).items():
+                inst = self._instance(req.region, iid)
+                if inst is None or prior == "terminated":
+                    continue
+                inst._state.name, inst._state.code = "shutting-down", 32
+                if prior != "shutting-down":
+                    self.shutting_down[(req.region, iid)] = now + self.knobs["instance_shutting_down_seconds"]
+            if self.knobs["instance_shutting_down_seconds"] <= 0:
+                self._tick()
+
+    @staticmethod
+    def _subnet_exists(ec2, sid):
+        return any(sid in subnets for subnets in ec2.subnets.values())
+
+    def subnet_dependents(self, ec2, sid):
+        out = [e.id for e in ec2.enis.values() if e.subnet is not None and e.subnet.id == sid]
+        out += [i.id for i in ec2.all_instances() if i.subnet_id == sid and i._state.name != "terminated"]
+        out += [n.id for n in ec2.nat_gateways.values() if n.subnet_id == sid and n.state != "deleted"]
+        return out
+
+    def group_dependents(self, ec2, gid):
+        out = [e.id for e in ec2.enis.values() if gid in [g.id for g in e._group_set]]
+        out += [i.id for i in ec2.all_instances() if i._state.name != "terminated"
+                and gid in [getattr(g, "id", g) for g in i.security_groups]]
+        for groups in ec2.groups.values():
+            for g in groups.values():
+                if g.id == gid:
+                    continue
+                for rule in list(g.ingress_rules) + list(g.egress_rules):
+                    srcs = rule.source_group if isinstance(rule.source_group, list) else [rule.source_group]
+                    if any((s or {}).get("GroupId") == gid for s in srcs):
+                        out.append(g.id)
+        return out
+
+    def mapped_addresses(self, ec2, vpc_id):
+        out = [n.id for n in ec2.nat_gateways.values()
+               if n.vpc_id == vpc_id and n.state != "deleted" and getattr(n, "connectivity_type", "public") != "private"]
+        for addr in ec2.addresses:
+            eni = addr.eni
+            inst = addr.instance
+            if eni is not None and eni.subnet is not None and eni.subnet.vpc_id == vpc_id:
+                out.append(addr.allocation_id)
+            elif inst is not None and getattr(inst, "vpc_id", None) == vpc_id:
+                out.append(addr.allocation_id)
+        return out
+
+    def vpc_dependents(self, ec2, vpc_id):
+        out = [s.id for subnets in ec2.subnets.values() for s in subnets.values() if s.vpc_id == vpc_id]
+        out += [i.id for i in ec2.internet_gateways.values() if i.vpc is not None and i.vpc.id == vpc_id]
+        out += [g.id for g in ec2.groups.get(vpc_id, {}).values() if g.name != "default"]
+        out += [r.id for r in ec2.route_tables.values() if r.vpc_id == vpc_id and r.main_association_id is None]
+        out += [e.id for e in ec2.vpc_end_points.values() if e.vpc_id == vpc_id and getattr(e, "state", "") != "deleted"]
+        out += [e.id for e in ec2.enis.values() if e.subnet is not None and e.subnet.vpc_id == vpc_id]
+        return out
+
+    # ---- ELB: load balancers own ENIs that outlive them a little -----------------------------
+    def _after_elasticloadbalancing(self, req, status, body):
+        if status >= 300:
+            return
+        p, key_region = req.params, req.region
+        v2 = p.get("Version") == "2015-12-01"
+        if req.action == "CreateLoadBalancer":
+            if v2:
+                import re
+                m = re.search(rb"<LoadBalancerArn>([^<]+)</LoadBalancerArn>", body)
+                if not m:
+                    return
+                key, desc = m.group(1).decode(), "ELB " + m.group(1).decode().split(":loadbalancer/")[-1]
+            else:
+                key = p.get("LoadBalancerName")
+                desc = f"ELB {key}"
+            ec2 = self.ec2(key_region)
+            groups = _ids(p, "SecurityGroups.member")
+            enis = []
+            for sid in _ids(p, "Subnets.member"):
+                eni = ec2.create_network_interface(ec2.get_subnet(sid), None, group_ids=groups or None,
+                                                   description=desc)
+                eni.requester_managed = True
+                eni.status = "in-use"
+                enis.append(eni.id)
+            self.elb_enis[(key_region, key)] = enis
+        elif req.action == "DeleteLoadBalancer":
+            key = p.get("LoadBalancerArn") if v2 else p.get("LoadBalancerName")
+            deadline = time.time() + self.knobs["elb_eni_linger_seconds"]
+            for eni_id in self.elb_enis.pop((key_region, key), []):
+                self.lingering[(key_region, eni_id)] = deadline
+            if self.knobs["elb_eni_linger_seconds"] <= 0:
+                self._tick()
+
+    # ---- IAM ---------------------------------------------------------------------------------
+    def _before_iam(self, req):
+        if req.action == "DeletePolicy":
+            iam = self._backend("iam", None)
+            policy = iam.managed_policies.get(req.params.get("PolicyArn"))
+            if policy is not None and policy.attachment_count > 0:
+                return error(req, 409, "DeleteConflict", "Cannot delete a policy attached to entities.", "refusal")
+        return None
+
+    # ---- S3: a bucket with versions or delete markers is not empty ---------------------------
+    def _before_s3(self, req):
+        if req.action != "DeleteBucket":
+            return None
+        name = [x for x in req.path.split("/") if x]
+        if not name:
+            return None
+        s3 = self._backend("s3", None)
+        bucket = s3.buckets.get(name[0])
+        if bucket is None:
+            return None
+        if any(versions for _, versions in bucket.keys._iterlists()):
+            return error(req, 409, "BucketNotEmpty",
+                         "The bucket you tried to delete is not empty. You must delete all versions in the bucket.",
+                         "refusal", extra=f"<BucketName>{_esc(name[0])}</BucketName>")
+        return None

@@ -1,0 +1,238 @@
+"""aws-infra: what `hypershift create infra aws --infra-id NAME` builds, in the sandbox's AWS.
+
+A VPC tagged `kubernetes.io/cluster/<infraID>: owned` with a public and a private subnet in each
+zone, an internet gateway, one NAT gateway (with its EIP) per zone, route tables, security groups
+whose rules reference each other, an S3 gateway endpoint, a DHCP option set, a private hosted zone
+with records and a public zone holding the `*.apps` record, worker instances, a classic ELB (whose
+ENIs the realism layer creates), the IAM roles, instance profile and OIDC provider named after the
+infra ID, the `<infraID>/` prefix in the OIDC bucket and a versioned image-registry bucket.
+
+Knobs (`--knob k=v`):
+  zones=3  workers=2  base_domain=sandbox.example.com  oidc_bucket=sandbox-oidc
+  nat_deleting_seconds, instance_shutting_down_seconds, elb_eni_linger_seconds -> the layer's knobs
+  faults=SERVICE:ACTION:FAULT:rate=R|count=N[;...]   e.g. faults=*:*:throttle:rate=0.1
+The last line printed is JSON: infra_id, every ID under its CloudFormation type name ("aws"), and
+the details a twin needs (subnets by zone and role, which EIP each NAT holds, the zones' names).
+"""
+import json
+import os
+import urllib.request
+import uuid
+
+from ..procs import SandboxError
+from .common import aws
+
+ROLE_SUFFIXES = ["openshift-ingress", "openshift-image-registry", "aws-ebs-csi-driver-controller",
+                 "cloud-controller", "node-pool", "control-plane-operator",
+                 "cloud-network-config-controller", "kms-provider"]
+LAYER_KNOBS = ("nat_deleting_seconds", "instance_shutting_down_seconds", "elb_eni_linger_seconds")
+TRUST = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
+                                                            "Principal": {"Service": "ec2.amazonaws.com"}}]})
+POLICY = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "ec2:Describe*",
+                                                             "Resource": "*"}]})
+
+
+def control(method, path, body=None):
+    url = os.environ["SANDBOX_AWS_CONTROL"].rstrip("/") + "/" + path
+    data = json.dumps(body or {}).encode()
+    req = urllib.request.Request(url, data=data if method != "GET" else None, method=method,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        raise SandboxError(f"realism control {method} {path}: {e.read().decode()}") from None
+
+
+def parse_faults(spec):
+    rules = []
+    for part in filter(None, (p.strip() for p in spec.split(";"))):
+        bits = part.split(":")
+        if len(bits) != 4 or "=" not in bits[3]:
+            raise SandboxError(f"fault rule {part!r}: expected SERVICE:ACTION:FAULT:rate=R or count=N")
+        k, v = bits[3].split("=", 1)
+        rules.append({"service": bits[0], "action": bits[1], "fault": bits[2], k: float(v) if k == "rate" else int(v)})
+    return rules
+
+
+def apply_knobs(knobs):
+    layer = {k: float(knobs[k]) for k in LAYER_KNOBS if k in knobs}
+    out = {}
+    if layer:
+        out["knobs"] = control("POST", "realism/knobs", layer)["knobs"]
+    if knobs.get("faults"):
+        out["faults"] = [control("POST", "realism/faults", r) for r in parse_faults(knobs["faults"])]
+    return out
+
+
+def _tags(infra, name, extra=None):
+    tags = [{"Key": f"kubernetes.io/cluster/{infra}", "Value": "owned"}, {"Key": "Name", "Value": name}]
+    return tags + (extra or [])
+
+
+def seed(name=None, namespace=None, knobs=None):
+    knobs = dict(knobs or {})
+    infra = name or "infra-" + uuid.uuid4().hex[:6]
+    zones_n = int(knobs.get("zones", 3))
+    workers_n = int(knobs.get("workers", 2))
+    base_domain = knobs.get("base_domain", "sandbox.example.com")
+    oidc_bucket = knobs.get("oidc_bucket", "sandbox-oidc")
+    region = os.environ.get("AWS_DEFAULT_REGION", "us-east-1")
+    layer = apply_knobs(knobs)
+    ec2, elb, r53, s3, iam = aws("ec2"), aws("elb"), aws("route53"), aws("s3"), aws("iam")
+
+    def spec(rtype, nm):
+        return [{"ResourceType": rtype, "Tags": _tags(infra, nm)}]
+
+    ids = {t: [] for t in ("AWS::EC2::VPC", "AWS::EC2::DHCPOptions", "AWS::EC2::Subnet", "AWS::EC2::InternetGateway",
+                           "AWS::EC2::EIP", "AWS::EC2::NatGateway", "AWS::EC2::RouteTable", "AWS::EC2::SecurityGroup",
+                           "AWS::EC2::VPCEndpoint", "AWS::EC2::Instance",
+                           "AWS::ElasticLoadBalancing::LoadBalancer", "AWS::Route53::HostedZone",
+                           "AWS::Route53::RecordSet", "AWS::S3::Bucket", "Custom::S3Prefix", "AWS::IAM::Role",
+                           "AWS::IAM::InstanceProfile", "AWS::IAM::ManagedPolicy", "AWS::IAM::OIDCProvider")}
+    details = {"subnets": {}, "nat_eips": {}, "route_tables": {}, "security_groups": {}, "enis": {}}
+
+    vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16", TagSpecifications=spec("vpc", f"{infra}-vpc"))["Vpc"]["VpcId"]
+    ids["AWS::EC2::VPC"].append(vpc)
+    ec2.modify_vpc_attribute(VpcId=vpc, EnableDnsHostnames={"Value": True})
+    dopt = ec2.create_dhcp_options(DhcpConfigurations=[
+        {"Key": "domain-name", "Values": [f"{region}.compute.internal"]},
+        {"Key": "domain-name-servers", "Values": ["AmazonProvidedDNS"]}],
+        TagSpecifications=spec("dhcp-options", f"{infra}-dhcp"))["DhcpOptions"]["DhcpOptionsId"]
+    ec2.associate_dhcp_options(DhcpOptionsId=dopt, VpcId=vpc)
+    ids["AWS::EC2::DHCPOptions"].append(dopt)
+    igw = ec2.create_internet_gateway(TagSpecifications=spec("internet-gateway", f"{infra}-igw"))[
+        "InternetGateway"]["InternetGatewayId"]
+    ec2.attach_internet_gateway(InternetGatewayId=igw, VpcId=vpc)
+    ids["AWS::EC2::InternetGateway"].append(igw)
+
+    public_rt = ec2.create_route_table(VpcId=vpc, TagSpecifications=spec("route-table", f"{infra}-public"))[
+        "RouteTable"]["RouteTableId"]
+    ec2.create_route(RouteTableId=public_rt, DestinationCidrBlock="0.0.0.0/0", GatewayId=igw)
+    ids["AWS::EC2::RouteTable"].append(public_rt)
+    details["route_tables"]["public"] = public_rt
+    azs = [f"{region}{c}" for c in "abcdef"[:zones_n]]
+    private_rts = []
+    for i, az in enumerate(azs):
+        pub = ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.0.{i}.0/24", AvailabilityZone=az,
+                                TagSpecifications=spec("subnet", f"{infra}-public-{az}"))["Subnet"]["SubnetId"]
+        priv = ec2.create_subnet(VpcId=vpc, CidrBlock=f"10.0.{128 + i}.0/24", AvailabilityZone=az,
+                                 TagSpecifications=spec("subnet", f"{infra}-private-{az}"))["Subnet"]["SubnetId"]
+        ids["AWS::EC2::Subnet"] += [pub, priv]
+        details["subnets"][az] = {"public": pub, "private": priv}
+        ec2.associate_route_table(RouteTableId=public_rt, SubnetId=pub)
+        eip = ec2.allocate_address(Domain="vpc", TagSpecifications=spec("elastic-ip", f"{infra}-eip-{az}"))["AllocationId"]
+        ids["AWS::EC2::EIP"].append(eip)
+        nat = ec2.create_nat_gateway(SubnetId=pub, AllocationId=eip,
+                                     TagSpecifications=spec("natgateway", f"{infra}-nat-{az}"))["NatGateway"]["NatGatewayId"]
+        ids["AWS::EC2::NatGateway"].append(nat)
+        details["nat_eips"][nat] = eip
+        rt = ec2.create_route_table(VpcId=vpc, TagSpecifications=spec("route-table", f"{infra}-private-{az}"))[
+            "RouteTable"]["RouteTableId"]
+        ec2.create_route(RouteTableId=rt, DestinationCidrBlock="0.0.0.0/0", NatGatewayId=nat)
+        ec2.associate_route_table(RouteTableId=rt, SubnetId=priv)
+        ids["AWS::EC2::RouteTable"].append(rt)
+        details["route_tables"][az] = rt
+        private_rts.append(rt)
+
+    # security groups whose rules reference each other (worker <-> router/lb, and itself)
+    sg = {}
+    for role in ("worker", "router"):
+        sg[role] = ec2.create_security_group(VpcId=vpc, GroupName=f"{infra}-{role}-sg", Description=f"{infra} {role}",
+                                             TagSpecifications=spec("security-group", f"{infra}-{role}-sg"))["GroupId"]
+        ids["AWS::EC2::SecurityGroup"].append(sg[role])
+    details["security_groups"] = dict(sg)
+    ec2.authorize_security_group_ingress(GroupId=sg["worker"], IpPermissions=[
+        {"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": sg["worker"]}, {"GroupId": sg["router"]}]}])
+    ec2.authorize_security_group_ingress(GroupId=sg["router"], IpPermissions=[
+        {"IpProtocol": "tcp", "FromPort": 443, "ToPort": 443, "IpRanges": [{"CidrIp": "0.0.0.0/0"}]},
+        {"IpProtocol": "tcp", "FromPort": 30000, "ToPort": 32767, "UserIdGroupPairs": [{"GroupId": sg["worker"]}]}])
+
+    vpce = ec2.create_vpc_endpoint(VpcId=vpc, ServiceName=f"com.amazonaws.{region}.s3", VpcEndpointType="Gateway",
+                                   RouteTableIds=private_rts,
+                                   TagSpecifications=spec("vpc-endpoint", f"{infra}-s3"))["VpcEndpoint"]["VpcEndpointId"]
+    ids["AWS::EC2::VPCEndpoint"].append(vpce)
+
+    # IAM, named after the infra ID
+    policy_arn = iam.create_policy(PolicyName=f"{infra}-shared-policy", PolicyDocument=POLICY)["Policy"]["Arn"]
+    ids["AWS::IAM::ManagedPolicy"].append(policy_arn)
+    for suffix in ROLE_SUFFIXES:
+        role = f"{infra}-{suffix}"
+        iam.create_role(RoleName=role, AssumeRolePolicyDocument=TRUST)
+        iam.put_role_policy(RoleName=role, PolicyName=f"{role}-inline", PolicyDocument=POLICY)
+        iam.attach_role_policy(RoleName=role, PolicyArn=policy_arn)
+        ids["AWS::IAM::Role"].append(role)
+    profile = f"{infra}-worker"
+    iam.create_instance_profile(InstanceProfileName=profile)
+    iam.add_role_to_instance_profile(InstanceProfileName=profile, RoleName=f"{infra}-node-pool")
+    ids["AWS::IAM::InstanceProfile"].append(profile)
+
+    # OIDC: the shared bucket's <infraID>/ prefix and the provider whose ARN ends in the infra ID
+    try:
+        s3.create_bucket(Bucket=oidc_bucket)
+    except s3.exceptions.BucketAlreadyOwnedByYou:
+        pass
+    for key in (f"{infra}/.well-known/openid-configuration", f"{infra}/openid/v1/jwks"):
+        s3.put_object(Bucket=oidc_bucket, Key=key, Body=b"{}")
+    ids["Custom::S3Prefix"].append(f"{oidc_bucket}/{infra}/")
+    oidc_arn = iam.create_open_id_connect_provider(Url=f"https://{oidc_bucket}.s3.{region}.amazonaws.com/{infra}",
+                                                   ClientIDList=["openshift", "sts.amazonaws.com"],
+                                                   ThumbprintList=["a" * 40])["OpenIDConnectProviderArn"]
+    ids["AWS::IAM::OIDCProvider"].append(oidc_arn)
+
+    # the image registry's bucket: versioned, with old versions and a delete marker
+    registry = f"{infra}-image-registry-{region}-{uuid.uuid4().hex[:8]}".lower()
+    s3.create_bucket(Bucket=registry)
+    s3.put_bucket_tagging(Bucket=registry, Tagging={"TagSet": [{"Key": f"kubernetes.io/cluster/{infra}", "Value": "owned"}]})
+    s3.put_bucket_versioning(Bucket=registry, VersioningConfiguration={"Status": "Enabled"})
+    for body in (b"v1", b"v2"):
+        s3.put_object(Bucket=registry, Key="docker/registry/v2/blob", Body=body)
+    s3.put_object(Bucket=registry, Key="docker/registry/v2/gone", Body=b"x")
+    s3.delete_object(Bucket=registry, Key="docker/registry/v2/gone")
+    ids["AWS::S3::Bucket"].append(registry)
+
+    # workers
+    image = ec2.describe_images(Owners=["amazon"], MaxResults=5)["Images"][0]["ImageId"]
+    for w in range(workers_n):
+        az = azs[w % len(azs)]
+        inst = ec2.run_instances(ImageId=image, MinCount=1, MaxCount=1, InstanceType="m5.large",
+                                 SubnetId=details["subnets"][az]["private"], SecurityGroupIds=[sg["worker"]],
+                                 IamInstanceProfile={"Name": profile},
+                                 TagSpecifications=spec("instance", f"{infra}-worker-{w}"))["Instances"][0]
+        ids["AWS::EC2::Instance"].append(inst["InstanceId"])
+        details["enis"][inst["InstanceId"]] = [n["NetworkInterfaceId"] for n in inst.get("NetworkInterfaces", [])]
+
+    # the router's classic ELB in the public subnets (the layer gives it ENIs, as AWS does)
+    lb = f"{infra}-router"[:32]
+    elb.create_load_balancer(LoadBalancerName=lb, Listeners=[{"Protocol": "TCP", "LoadBalancerPort": 443,
+                                                              "InstancePort": 30443}],
+                             Subnets=[details["subnets"][az]["public"] for az in azs], SecurityGroups=[sg["router"]],
+                             Tags=[{"Key": f"kubernetes.io/cluster/{infra}", "Value": "owned"}])
+    ids["AWS::ElasticLoadBalancing::LoadBalancer"].append(lb)
+    details["enis"][lb] = [e["NetworkInterfaceId"] for e in ec2.describe_network_interfaces(
+        Filters=[{"Name": "description", "Values": [f"ELB {lb}"]}])["NetworkInterfaces"]]
+
+    # DNS: a private zone on the VPC, and the *.apps record in the public zone
+    private_zone_name = f"{infra}.hypershift.local"
+    pz = r53.create_hosted_zone(Name=private_zone_name, CallerReference=str(uuid.uuid4()),
+                                VPC={"VPCRegion": region, "VPCId": vpc},
+                                HostedZoneConfig={"PrivateZone": True, "Comment": infra})["HostedZone"]["Id"].split("/")[-1]
+    ids["AWS::Route53::HostedZone"].append(pz)
+    r53.change_resource_record_sets(HostedZoneId=pz, ChangeBatch={"Changes": [
+        {"Action": "CREATE", "ResourceRecordSet": {"Name": f"{n}.{private_zone_name}", "Type": "A", "TTL": 60,
+                                                   "ResourceRecords": [{"Value": "10.0.128.10"}]}}
+        for n in ("api", "api-int", "*.apps")]})
+    public = [z for z in r53.list_hosted_zones_by_name(DNSName=base_domain)["HostedZones"]
+              if z["Name"].rstrip(".") == base_domain and not z["Config"].get("PrivateZone")]
+    public_id = public[0]["Id"].split("/")[-1] if public else r53.create_hosted_zone(
+        Name=base_domain, CallerReference=str(uuid.uuid4()))["HostedZone"]["Id"].split("/")[-1]
+    apps = f"*.apps.{infra}.{base_domain}."
+    r53.change_resource_record_sets(HostedZoneId=public_id, ChangeBatch={"Changes": [
+        {"Action": "UPSERT", "ResourceRecordSet": {"Name": apps, "Type": "CNAME", "TTL": 60,
+                                                   "ResourceRecords": [{"Value": f"{lb}.elb.amazonaws.com"}]}}]})
+    ids["AWS::Route53::RecordSet"].append(f"{public_id}/{apps.replace('*', chr(92) + '052')}/CNAME")
+
+    return {"scenario": "aws-infra", "name": infra, "infra_id": infra, "region": region,
+            "base_domain": base_domain, "oidc_bucket": oidc_bucket, "public_zone": public_id,
+            "private_zone_name": private_zone_name, "aws": ids, "details": details, "layer": layer,
+            "counts": {t: len(v) for t, v in ids.items()}}

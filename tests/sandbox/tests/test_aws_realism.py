@@ -1,0 +1,336 @@
+"""The realism layer, rule by rule, against plain boto3 (FACTS.md, "AWS refusals").
+
+Each test builds the few resources its rule needs, checks that the layer refuses as AWS does
+(error code botocore parses, and the state machine's states), then that the refusal lifts when its
+cause is gone.
+"""
+import json
+import os
+import time
+import urllib.request
+import uuid
+
+import boto3
+import botocore.exceptions
+import pytest
+from botocore.config import Config
+
+NO_RETRY = Config(retries={"total_max_attempts": 1, "mode": "standard"})
+
+
+def client(service, config=None):
+    return boto3.client(service, endpoint_url=os.environ["AWS_ENDPOINT_URL"], region_name="us-east-1",
+                        config=config)
+
+
+def control(method, path, body=None):
+    req = urllib.request.Request(os.environ["SANDBOX_AWS_CONTROL"] + "/" + path, method=method,
+                                 data=json.dumps(body or {}).encode() if method != "GET" else None,
+                                 headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return r.status, json.loads(r.read())
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read())
+
+
+def code_of(excinfo):
+    return excinfo.value.response["Error"]["Code"]
+
+
+def wait_for(fn, timeout=20):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        v = fn()
+        if v:
+            return v
+        time.sleep(0.3)
+    raise AssertionError("condition not reached in %s s" % timeout)
+
+
+@pytest.fixture(autouse=True)
+def fast_layer():
+    if not os.environ.get("SANDBOX_AWS_CONTROL"):
+        pytest.fail("sandbox environment missing")
+    control("POST", "realism/knobs", {"nat_deleting_seconds": 1.5, "instance_shutting_down_seconds": 1.0,
+                                      "elb_eni_linger_seconds": 1.0})
+    control("DELETE", "realism/faults")
+    yield
+    control("DELETE", "realism/faults")
+
+
+@pytest.fixture()
+def net():
+    ec2 = client("ec2")
+    vpc = ec2.create_vpc(CidrBlock="10.9.0.0/16")["Vpc"]["VpcId"]
+    subnet = ec2.create_subnet(VpcId=vpc, CidrBlock="10.9.1.0/24", AvailabilityZone="us-east-1a")["Subnet"]["SubnetId"]
+    return ec2, vpc, subnet
+
+
+def nat_setup(ec2, vpc, subnet):
+    igw = ec2.create_internet_gateway()["InternetGateway"]["InternetGatewayId"]
+    ec2.attach_internet_gateway(InternetGatewayId=igw, VpcId=vpc)
+    eip = ec2.allocate_address(Domain="vpc")["AllocationId"]
+    nat = ec2.create_nat_gateway(SubnetId=subnet, AllocationId=eip)["NatGateway"]["NatGatewayId"]
+    return igw, eip, nat
+
+
+def nat_state(ec2, nat):
+    return ec2.describe_nat_gateways(NatGatewayIds=[nat])["NatGateways"][0]["State"]
+
+
+def test_subnet_with_eni_is_dependency_violation(net):
+    ec2, vpc, subnet = net
+    eni = ec2.create_network_interface(SubnetId=subnet)["NetworkInterface"]["NetworkInterfaceId"]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.delete_subnet(SubnetId=subnet)
+    assert code_of(e) == "DependencyViolation"
+    ec2.delete_network_interface(NetworkInterfaceId=eni)
+    ec2.delete_subnet(SubnetId=subnet)
+
+
+def test_subnet_with_instance_until_terminated(net):
+    ec2, vpc, subnet = net
+    image = ec2.describe_images(Owners=["amazon"], MaxResults=5)["Images"][0]["ImageId"]
+    iid = ec2.run_instances(ImageId=image, MinCount=1, MaxCount=1, SubnetId=subnet)["Instances"][0]["InstanceId"]
+    ec2.terminate_instances(InstanceIds=[iid])
+    state = ec2.describe_instances(InstanceIds=[iid])["Reservations"][0]["Instances"][0]["State"]["Name"]
+    assert state == "shutting-down"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.delete_subnet(SubnetId=subnet)
+    assert code_of(e) == "DependencyViolation"
+    wait_for(lambda: ec2.describe_instances(InstanceIds=[iid])["Reservations"][0]["Instances"][0]["State"]["Name"]
+             == "terminated")
+    ec2.delete_subnet(SubnetId=subnet)
+
+
+def test_security_group_attached_to_eni(net):
+    ec2, vpc, subnet = net
+    sg = ec2.create_security_group(VpcId=vpc, GroupName="g-" + uuid.uuid4().hex[:6], Description="d")["GroupId"]
+    eni = ec2.create_network_interface(SubnetId=subnet, Groups=[sg])["NetworkInterface"]["NetworkInterfaceId"]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.delete_security_group(GroupId=sg)
+    assert code_of(e) == "DependencyViolation"
+    ec2.delete_network_interface(NetworkInterfaceId=eni)
+    ec2.delete_security_group(GroupId=sg)
+
+
+def test_security_group_referenced_by_another_groups_rule(net):
+    ec2, vpc, subnet = net
+    a = ec2.create_security_group(VpcId=vpc, GroupName="a-" + uuid.uuid4().hex[:6], Description="d")["GroupId"]
+    b = ec2.create_security_group(VpcId=vpc, GroupName="b-" + uuid.uuid4().hex[:6], Description="d")["GroupId"]
+    perm = {"IpProtocol": "tcp", "FromPort": 1, "ToPort": 2, "UserIdGroupPairs": [{"GroupId": a}]}
+    ec2.authorize_security_group_ingress(GroupId=b, IpPermissions=[perm])
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.delete_security_group(GroupId=a)
+    assert code_of(e) == "DependencyViolation"
+    ec2.revoke_security_group_ingress(GroupId=b, IpPermissions=[perm])
+    ec2.delete_security_group(GroupId=a)
+
+
+def test_default_security_group_cannot_be_deleted(net):
+    ec2, vpc, subnet = net
+    default = ec2.describe_security_groups(Filters=[{"Name": "vpc-id", "Values": [vpc]},
+                                                    {"Name": "group-name", "Values": ["default"]}])["SecurityGroups"][0]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.delete_security_group(GroupId=default["GroupId"])
+    assert code_of(e) == "CannotDelete"
+
+
+def test_nat_gateway_deleting_holds_subnet_eip_and_internet_gateway(net):
+    ec2, vpc, subnet = net
+    igw, eip, nat = nat_setup(ec2, vpc, subnet)
+    ec2.delete_nat_gateway(NatGatewayId=nat)
+    assert nat_state(ec2, nat) == "deleting"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.release_address(AllocationId=eip)
+    assert code_of(e) == "InvalidIPAddress.InUse"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.delete_subnet(SubnetId=subnet)
+    assert code_of(e) == "DependencyViolation"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.detach_internet_gateway(InternetGatewayId=igw, VpcId=vpc)
+    assert code_of(e) == "DependencyViolation"
+    assert "mapped public address(es)" in e.value.response["Error"]["Message"]
+    wait_for(lambda: nat_state(ec2, nat) == "deleted")
+    ec2.detach_internet_gateway(InternetGatewayId=igw, VpcId=vpc)
+    ec2.release_address(AllocationId=eip)
+    ec2.delete_subnet(SubnetId=subnet)
+
+
+def test_internet_gateway_attached_cannot_be_deleted(net):
+    ec2, vpc, subnet = net
+    igw = ec2.create_internet_gateway()["InternetGateway"]["InternetGatewayId"]
+    ec2.attach_internet_gateway(InternetGatewayId=igw, VpcId=vpc)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.delete_internet_gateway(InternetGatewayId=igw)
+    assert code_of(e) == "DependencyViolation"
+    ec2.detach_internet_gateway(InternetGatewayId=igw, VpcId=vpc)
+    ec2.delete_internet_gateway(InternetGatewayId=igw)
+
+
+def test_route_table_associated_or_main(net):
+    ec2, vpc, subnet = net
+    rt = ec2.create_route_table(VpcId=vpc)["RouteTable"]["RouteTableId"]
+    assoc = ec2.associate_route_table(RouteTableId=rt, SubnetId=subnet)["AssociationId"]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.delete_route_table(RouteTableId=rt)
+    assert code_of(e) == "DependencyViolation"
+    ec2.disassociate_route_table(AssociationId=assoc)
+    ec2.delete_route_table(RouteTableId=rt)
+    main = ec2.describe_route_tables(Filters=[{"Name": "vpc-id", "Values": [vpc]},
+                                              {"Name": "association.main", "Values": ["true"]}])["RouteTables"][0]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.delete_route_table(RouteTableId=main["RouteTableId"])
+    assert code_of(e) == "DependencyViolation"
+
+
+def test_vpc_with_dependencies(net):
+    ec2, vpc, subnet = net
+    sg = ec2.create_security_group(VpcId=vpc, GroupName="v-" + uuid.uuid4().hex[:6], Description="d")["GroupId"]
+    ec2.delete_subnet(SubnetId=subnet)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.delete_vpc(VpcId=vpc)
+    assert code_of(e) == "DependencyViolation"
+    ec2.delete_security_group(GroupId=sg)
+    ec2.delete_vpc(VpcId=vpc)
+
+
+def test_elb_enis_linger_after_the_load_balancer(net):
+    ec2, vpc, subnet = net
+    elb = client("elb")
+    name = "lb-" + uuid.uuid4().hex[:6]
+    elb.create_load_balancer(LoadBalancerName=name, Subnets=[subnet],
+                             Listeners=[{"Protocol": "TCP", "LoadBalancerPort": 80, "InstancePort": 80}])
+    enis = ec2.describe_network_interfaces(Filters=[{"Name": "subnet-id", "Values": [subnet]}])["NetworkInterfaces"]
+    assert [e["Description"] for e in enis] == [f"ELB {name}"]
+    elb.delete_load_balancer(LoadBalancerName=name)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.delete_subnet(SubnetId=subnet)
+    assert code_of(e) == "DependencyViolation"
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.delete_network_interface(NetworkInterfaceId=enis[0]["NetworkInterfaceId"])
+    assert code_of(e) == "InvalidNetworkInterface.InUse"
+    wait_for(lambda: not ec2.describe_network_interfaces(
+        Filters=[{"Name": "subnet-id", "Values": [subnet]}])["NetworkInterfaces"])
+    ec2.delete_subnet(SubnetId=subnet)
+
+
+def test_hosted_zone_not_empty():
+    r53 = client("route53")
+    name = f"z{uuid.uuid4().hex[:6]}.example.com"
+    zid = r53.create_hosted_zone(Name=name, CallerReference=uuid.uuid4().hex)["HostedZone"]["Id"]
+    rec = {"Name": "a." + name, "Type": "A", "TTL": 60, "ResourceRecords": [{"Value": "10.0.0.1"}]}
+    r53.change_resource_record_sets(HostedZoneId=zid, ChangeBatch={"Changes": [{"Action": "CREATE", "ResourceRecordSet": rec}]})
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        r53.delete_hosted_zone(Id=zid)
+    assert code_of(e) == "HostedZoneNotEmpty"
+    r53.change_resource_record_sets(HostedZoneId=zid, ChangeBatch={"Changes": [{"Action": "DELETE", "ResourceRecordSet": rec}]})
+    r53.delete_hosted_zone(Id=zid)
+
+
+def test_iam_delete_conflicts():
+    iam = client("iam")
+    n = "r-" + uuid.uuid4().hex[:6]
+    doc = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:*", "Resource": "*"}]})
+    trust = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
+                                                                "Principal": {"Service": "ec2.amazonaws.com"}}]})
+    iam.create_role(RoleName=n, AssumeRolePolicyDocument=trust)
+    arn = iam.create_policy(PolicyName=n, PolicyDocument=doc)["Policy"]["Arn"]
+    iam.attach_role_policy(RoleName=n, PolicyArn=arn)
+    iam.create_instance_profile(InstanceProfileName=n)
+    iam.add_role_to_instance_profile(InstanceProfileName=n, RoleName=n)
+    for call in (lambda: iam.delete_policy(PolicyArn=arn), lambda: iam.delete_role(RoleName=n),
+                 lambda: iam.delete_instance_profile(InstanceProfileName=n)):
+        with pytest.raises(botocore.exceptions.ClientError) as e:
+            call()
+        assert code_of(e) == "DeleteConflict"
+        assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 409
+    iam.remove_role_from_instance_profile(InstanceProfileName=n, RoleName=n)
+    iam.delete_instance_profile(InstanceProfileName=n)
+    iam.detach_role_policy(RoleName=n, PolicyArn=arn)
+    iam.delete_policy(PolicyArn=arn)
+    iam.delete_role(RoleName=n)
+
+
+def test_bucket_not_empty_counts_versions_and_delete_markers():
+    s3 = client("s3")
+    b = "b-" + uuid.uuid4().hex[:8]
+    s3.create_bucket(Bucket=b)
+    s3.put_bucket_versioning(Bucket=b, VersioningConfiguration={"Status": "Enabled"})
+    s3.put_object(Bucket=b, Key="k", Body=b"1")
+    s3.delete_object(Bucket=b, Key="k")  # only a delete marker and an old version are left
+    assert s3.list_objects_v2(Bucket=b).get("KeyCount", 0) == 0
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        s3.delete_bucket(Bucket=b)
+    assert code_of(e) == "BucketNotEmpty"
+    vers = s3.list_object_versions(Bucket=b)
+    for v in vers.get("Versions", []) + vers.get("DeleteMarkers", []):
+        s3.delete_object(Bucket=b, Key=v["Key"], VersionId=v["VersionId"])
+    s3.delete_bucket(Bucket=b)
+
+
+def test_fault_throttle_by_count():
+    ec2 = client("ec2", NO_RETRY)
+    status, rule = control("POST", "realism/faults", {"service": "ec2", "action": "DescribeVpcs",
+                                                      "fault": "throttle", "count": 1})
+    assert status == 200
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.describe_vpcs()
+    assert code_of(e) == "RequestLimitExceeded"
+    ec2.describe_vpcs()  # the count is spent
+    iam = client("iam", NO_RETRY)
+    control("POST", "realism/faults", {"service": "iam", "action": "*", "fault": "throttle", "count": 1})
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        iam.list_roles()
+    assert code_of(e) == "Throttling"
+
+
+def test_fault_internal_error_and_rate():
+    ec2 = client("ec2", NO_RETRY)
+    control("POST", "realism/faults", {"service": "ec2", "action": "DescribeSubnets", "fault": "internal", "rate": 1.0})
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.describe_subnets()
+    assert code_of(e) == "InternalError"
+    assert e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 500
+
+
+def test_fault_dropped_connection():
+    ec2 = client("ec2", NO_RETRY)
+    control("POST", "realism/faults", {"service": "ec2", "action": "DescribeVpcs", "fault": "drop", "count": 1})
+    with pytest.raises((botocore.exceptions.ConnectionClosedError, botocore.exceptions.EndpointConnectionError)):
+        ec2.describe_vpcs()
+    ec2.describe_vpcs()
+    log = [json.loads(line) for line in open(os.environ["SANDBOX_AWS_LOG"])]
+    assert any(r.get("injected", "").endswith(":drop") and r["action"] == "DescribeVpcs" for r in log)
+
+
+def test_faults_are_retried_by_botocore_by_default():
+    ec2 = client("ec2")
+    control("POST", "realism/faults", {"service": "ec2", "action": "DescribeVpcs", "fault": "throttle", "count": 2})
+    ec2.describe_vpcs()
+
+
+def test_control_refuses_bad_rules_and_knobs():
+    status, out = control("POST", "realism/knobs", {"nat_seconds": 1})
+    assert status == 400 and "unknown knob" in out["error"]
+    status, out = control("POST", "realism/faults", {"service": "ec2", "fault": "explode", "count": 1})
+    assert status == 400 and "fault must be" in out["error"]
+    status, out = control("GET", "realism")
+    assert status == 200 and out["knobs"]["nat_deleting_seconds"] == 1.5
+
+
+def test_seed_aws_infra_passes_knobs_to_the_layer(sandbox_cli):
+    name = "seed-" + uuid.uuid4().hex[:5]
+    r = sandbox_cli("seed", "aws-infra", "--name", name, "--knob", "zones=2", "--knob", "workers=1",
+                    "--knob", "nat_deleting_seconds=2", "--knob", "faults=sts:*:throttle:count=1")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["infra_id"] == name
+    assert len(out["aws"]["AWS::EC2::Subnet"]) == 4 and len(out["aws"]["AWS::EC2::NatGateway"]) == 2
+    assert len(out["aws"]["AWS::IAM::Role"]) == 8
+    assert out["layer"]["knobs"]["nat_deleting_seconds"] == 2.0
+    assert out["layer"]["faults"][0]["fault"] == "throttle"
+    ec2 = client("ec2")
+    vpcs = ec2.describe_vpcs(Filters=[{"Name": f"tag:kubernetes.io/cluster/{name}", "Values": ["owned"]}])["Vpcs"]
+    assert [v["VpcId"] for v in vpcs] == out["aws"]["AWS::EC2::VPC"]
