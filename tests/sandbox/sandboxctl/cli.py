@@ -271,7 +271,6 @@ def main(argv=None):
     sd.add_argument("--namespace", default=None)
     sd.add_argument("--knob", action="append", metavar="K=V")
     sd.add_argument("--count", type=int, default=None, help="how many (the knob `count`)")
-    sd.add_argument("--count", type=int, default=None, help="how many (the knob `count`)")
     args = ap.parse_args(argv)
     try:
         return {"up": cmd_up, "down": cmd_down, "status": cmd_status, "env": cmd_env, "seed": cmd_seed}[args.cmd](args)

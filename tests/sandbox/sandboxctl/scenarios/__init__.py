@@ -12,6 +12,7 @@ SCENARIOS = {
     "smoke": "smoke",
     "aws-infra": "aws_infra",
     "captf": "captf",
+    "releases": "releases",
 }
 
 
