@@ -9,7 +9,9 @@ venv="$repo/.venv"
 sandbox="$repo/tests/sandbox/sandbox"
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(unit sanity sandbox integration molecule)
-coll_copy="$repo/build/ansible-test/ansible_collections/teardown/gates"
+# TEST_COPY_ROOT lets concurrent runs (several developers in one tree) use separate copies
+copy_root="${TEST_COPY_ROOT:-$repo/build/ansible-test}"
+coll_copy="$copy_root/ansible_collections/teardown/gates"
 
 log() { printf '\n==== [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
@@ -41,6 +43,13 @@ sync_copy() {
       --exclude='__pycache__' --exclude=./.cache -cf - . | tar -C "$coll_copy" -xf -
   # ansible-test lists content through git when it can; give the copy an index of its own
   (cd "$coll_copy" && git init -q . && git add -A >/dev/null 2>&1)
+  # ansible-test resolves dependencies (doc fragments, module_utils of kubernetes.core, amazon.aws)
+  # only next to the collection under test: link the venv's copies in
+  local dep
+  for dep in kubernetes/core amazon/aws; do
+    mkdir -p "$copy_root/ansible_collections/${dep%/*}"
+    ln -sfn "$venv/lib/python3.11/site-packages/ansible_collections/$dep" "$copy_root/ansible_collections/$dep"
+  done
 }
 
 pytest_stage() {  # pytest exits 5 when it collects nothing; that is "no tests yet", not failure
