@@ -1,0 +1,430 @@
+# -*- coding: utf-8 -*-
+# Copyright: teardown.gates contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Observe Kubernetes objects with three outcomes: present, absent, unknown.
+
+Every query here returns what it saw *and* the times it rests on. A query that fails (timeout,
+connection refused, 5xx, 403, discovery failure) is ``unknown``: it is never read as ``absent``.
+Only a successful GET answering 404, a successful LIST that does not contain the object, or a
+DELETED watch event proves absence.
+
+Public functions (reused by modules and roles):
+
+- ``utc_iso(ts=None)``: UTC ISO-8601 with milliseconds (``2026-01-02T03:04:05.678Z``).
+- ``parse_k8s_time(value)``: a Kubernetes timestamp to epoch seconds (or None).
+- ``resolve_resource(client, api_version, kind)``: the dynamic-client Resource, or ResourceLookupError.
+- ``get_object(resource, name, namespace=None, request_timeout=...)``: an Observation dict.
+- ``list_objects(resource, namespace=None, name=None, label_selector=None, request_timeout=...)``.
+- ``watch_stream(resource, ...)``: raw watch events (type, object dict) with bookmarks.
+- ``Observer``: a thread that lists, then watches with resourceVersion and bookmarks, reconnects
+  with one re-list after a drop, and pushes what it sees to a queue (used by gates.py).
+- ``list_contents(dyn, namespace=None)``: every object of every listable kind in a namespace (or
+  every cluster-scoped object), by listing; the truth a Namespace's conditions only summarise.
+- ``object_summary(obj)``: the deletion-relevant fields of an object as a flat dict.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import threading
+import time
+from datetime import datetime, timezone
+
+PRESENT = "present"
+ABSENT = "absent"
+UNKNOWN = "unknown"
+
+# (connect, read) seconds for one non-watch request; a hung server becomes `unknown` after this.
+DEFAULT_REQUEST_TIMEOUT = 10.0
+
+
+class ResourceLookupError(Exception):
+    """api_version/kind is not served by the cluster (or discovery failed: then `unknown`)."""
+
+    def __init__(self, msg, unknown=False):
+        super(ResourceLookupError, self).__init__(msg)
+        self.unknown = unknown
+
+
+class WatchExpired(Exception):
+    """The watch's resourceVersion is too old (410 Gone): re-list, nothing is unknown."""
+
+
+def utc_iso(ts=None):
+    """Epoch seconds (default: now) as UTC ISO-8601 with milliseconds and a Z."""
+    if ts is None:
+        ts = time.time()
+    dt = datetime.fromtimestamp(ts, tz=timezone.utc)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (dt.microsecond // 1000)
+
+
+def parse_k8s_time(value):
+    """'2026-01-02T03:04:05Z' (optionally with fractions) to epoch seconds; None stays None."""
+    if not value:
+        return None
+    text = str(value).replace("Z", "+00:00")
+    try:
+        return datetime.fromisoformat(text).timestamp()
+    except ValueError:
+        return None
+
+
+def _status_of(exc):
+    return getattr(exc, "status", None)
+
+
+def _error_text(exc):
+    status = _status_of(exc)
+    body = getattr(exc, "body", None)
+    msg = None
+    if body:
+        try:
+            msg = json.loads(body).get("message")
+        except (ValueError, AttributeError, TypeError):
+            msg = None
+    text = msg or str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if status:
+        return "HTTP %s: %s" % (status, text)
+    return "%s: %s" % (type(exc).__name__, text)
+
+
+def _timeout_tuple(request_timeout):
+    if request_timeout is None:
+        return None
+    return (min(5.0, float(request_timeout)), float(request_timeout))
+
+
+def resolve_resource(client, api_version, kind):
+    """Find the Resource for api_version/kind through discovery.
+
+    ``client`` is kubernetes.core's K8SClient (``get_api_client``) or a DynamicClient.
+    Raises ResourceLookupError: ``unknown=False`` when the kind is not served, ``True`` when
+    discovery itself failed (the answer is then not known).
+    """
+    try:
+        from kubernetes.dynamic.exceptions import ResourceNotFoundError, ResourceNotUniqueError
+    except ImportError:  # pragma: no cover
+        ResourceNotFoundError = ResourceNotUniqueError = LookupError
+    try:
+        if hasattr(client, "resource"):
+            return client.resource(kind, api_version)
+        return client.resources.get(api_version=api_version, kind=kind)
+    except (ResourceNotFoundError, ResourceNotUniqueError) as e:
+        raise ResourceLookupError("kind %s is not served at api_version %s (%s)" % (kind, api_version, e))
+    except Exception as e:  # discovery request failed: we do not know
+        raise ResourceLookupError("discovery of %s %s failed: %s" % (api_version, kind, _error_text(e)), unknown=True)
+
+
+def _query(verb, started, error=None, **extra):
+    q = {"verb": verb, "started": utc_iso(started), "finished": utc_iso(), "ok": error is None}
+    if error is not None:
+        q["error"] = error
+    q.update(extra)
+    return q
+
+
+def _to_dict(obj):
+    if obj is None:
+        return None
+    if hasattr(obj, "to_dict"):
+        return obj.to_dict()
+    return obj
+
+
+def get_object(resource, name, namespace=None, request_timeout=DEFAULT_REQUEST_TIMEOUT):
+    """GET one object.
+
+    Returns ``{"state": present|absent|unknown, "object": dict|None, "query": {...}}``;
+    ``absent`` only for a 404 answer, ``unknown`` for any other failure.
+    """
+    started = time.time()
+    try:
+        kwargs = {"name": name, "_request_timeout": _timeout_tuple(request_timeout)}
+        if resource.namespaced:
+            kwargs["namespace"] = namespace
+        obj = resource.get(**kwargs)
+        return {"state": PRESENT, "object": _to_dict(obj), "query": _query("get", started)}
+    except Exception as e:
+        if _status_of(e) == 404:
+            return {"state": ABSENT, "object": None, "query": _query("get", started, status=404)}
+        return {"state": UNKNOWN, "object": None, "query": _query("get", started, error=_error_text(e))}
+
+
+def list_objects(resource, namespace=None, name=None, label_selector=None,
+                 request_timeout=DEFAULT_REQUEST_TIMEOUT):
+    """LIST objects (one name through a field selector, or a label selector).
+
+    Returns ``{"ok": bool, "items": [dict], "resource_version": str|None, "query": {...}}``.
+    A failed list has ``ok: False`` and no items: the caller must treat it as unknown.
+    """
+    started = time.time()
+    kwargs = {"_request_timeout": _timeout_tuple(request_timeout)}
+    if resource.namespaced and namespace:
+        kwargs["namespace"] = namespace
+    if name:
+        kwargs["field_selector"] = "metadata.name=%s" % name
+    if label_selector:
+        kwargs["label_selector"] = label_selector
+    try:
+        result = _to_dict(resource.get(**kwargs))
+    except Exception as e:
+        return {"ok": False, "items": [], "resource_version": None,
+                "query": _query("list", started, error=_error_text(e))}
+    items = result.get("items") or []
+    api_version = resource.group_version if hasattr(resource, "group_version") else None
+    for item in items:  # list items carry no apiVersion/kind
+        item.setdefault("kind", resource.kind)
+        if api_version:
+            item.setdefault("apiVersion", api_version)
+    rv = (result.get("metadata") or {}).get("resourceVersion")
+    return {"ok": True, "items": items, "resource_version": rv, "query": _query("list", started)}
+
+
+def _iter_lines(resp):
+    buf = b""
+    for chunk in resp.stream(amt=None, decode_content=False) if hasattr(resp, "stream") else resp:
+        if not chunk:
+            continue
+        buf += chunk
+        while b"\n" in buf:
+            line, buf = buf.split(b"\n", 1)
+            if line.strip():
+                yield line
+    if buf.strip():
+        yield buf
+
+
+def watch_stream(resource, namespace=None, name=None, label_selector=None, resource_version=None,
+                 timeout_seconds=30, read_timeout=None, on_response=None):
+    """Yield ``(event_type, object_dict)`` from one watch request, with bookmarks allowed.
+
+    Ends normally when the server closes the window (``timeout_seconds``). Raises WatchExpired on
+    410 Gone and any other exception on a failed or silent connection (``read_timeout``).
+    ``on_response`` receives the open response so another thread can close it to stop the watch.
+    """
+    kwargs = {"watch": True, "allow_watch_bookmarks": True, "timeout_seconds": int(timeout_seconds),
+              "serialize": False,
+              "_request_timeout": (5.0, float(read_timeout or timeout_seconds + 10))}
+    if resource.namespaced and namespace:
+        kwargs["namespace"] = namespace
+    if name:
+        kwargs["field_selector"] = "metadata.name=%s" % name
+    if label_selector:
+        kwargs["label_selector"] = label_selector
+    if resource_version:
+        kwargs["resource_version"] = resource_version
+    resp = resource.get(**kwargs)
+    if on_response:
+        on_response(resp)
+    try:
+        for line in _iter_lines(resp):
+            event = json.loads(line.decode("utf-8"))
+            etype = event.get("type")
+            obj = event.get("object") or {}
+            if etype == "ERROR":
+                if obj.get("code") == 410:
+                    raise WatchExpired(obj.get("message"))
+                raise RuntimeError("watch error: %s" % obj.get("message"))
+            yield etype, obj
+    finally:
+        try:
+            resp.release_conn()
+        except Exception:
+            pass
+
+
+class Observer(threading.Thread):
+    """List, then watch one selector until stopped or the deadline, pushing to ``sink`` (a queue).
+
+    Messages put on the sink, each a tuple starting with the observer's ``key``:
+
+    - ``(key, "listed", list_result)``: a successful list (first one, or the re-list after a drop).
+    - ``(key, "event", event_type, obj, epoch_seconds)``: ADDED / MODIFIED / DELETED.
+    - ``(key, "error", query_dict)``: a failed list or a dropped watch; the selector is unknown
+      until the next ``listed``.
+
+    Watches resume from the last resourceVersion (bookmarks keep it fresh); after an error it
+    re-lists once and watches again from the list's resourceVersion.
+    """
+
+    def __init__(self, key, resource, sink, deadline, namespace=None, name=None, label_selector=None,
+                 request_timeout=DEFAULT_REQUEST_TIMEOUT, watch_window=30):
+        super(Observer, self).__init__(name="observer-%s" % key)
+        self.daemon = True
+        self.key = key
+        self.resource = resource
+        self.sink = sink
+        self.deadline = deadline  # time.monotonic() value
+        self.namespace = namespace
+        self.obj_name = name
+        self.label_selector = label_selector
+        self.request_timeout = request_timeout
+        self.watch_window = watch_window
+        self._stop_event = threading.Event()
+        self._resp = None
+        self.relists = 0
+
+    def stop(self):
+        """Ask the thread to end; never blocks (closing a response being read can block, so a
+        helper thread does it)."""
+        self._stop_event.set()
+        resp = self._resp
+        if resp is not None:
+            def _close():
+                try:
+                    resp.shutdown() if hasattr(resp, "shutdown") else resp.close()
+                except Exception:
+                    pass
+            t = threading.Thread(target=_close, name="close-%s" % self.key)
+            t.daemon = True
+            t.start()
+
+    def _keep_resp(self, resp):
+        self._resp = resp
+
+    def run(self):
+        rv = None
+        need_list = True
+        backoff = 0.2
+        while not self._stop_event.is_set() and time.monotonic() < self.deadline:
+            if need_list:
+                res = list_objects(self.resource, self.namespace, self.obj_name, self.label_selector,
+                                   request_timeout=self.request_timeout)
+                if self._stop_event.is_set():
+                    return
+                if not res["ok"]:
+                    self.sink.put((self.key, "error", res["query"]))
+                    self._stop_event.wait(backoff)
+                    backoff = min(backoff * 2, 2.0)
+                    continue
+                self.relists += 1
+                self.sink.put((self.key, "listed", res))
+                rv = res["resource_version"]
+                need_list = False
+                backoff = 0.2
+            started = time.time()
+            remaining = self.deadline - time.monotonic()
+            window = max(1, min(self.watch_window, int(remaining) + 1))
+            try:
+                for etype, obj in watch_stream(self.resource, self.namespace, self.obj_name, self.label_selector,
+                                               rv, timeout_seconds=window,
+                                               read_timeout=window + self.request_timeout,
+                                               on_response=self._keep_resp):
+                    if self._stop_event.is_set():
+                        return
+                    new_rv = (obj.get("metadata") or {}).get("resourceVersion")
+                    if new_rv:
+                        rv = new_rv
+                    if etype == "BOOKMARK":
+                        continue
+                    self.sink.put((self.key, "event", etype, obj, time.time()))
+            except WatchExpired:
+                need_list = True  # history compacted: re-list, the state is still known
+            except Exception as e:
+                if self._stop_event.is_set():
+                    return
+                self.sink.put((self.key, "error", _query("watch", started, error=_error_text(e))))
+                need_list = True
+                self._stop_event.wait(backoff)
+                backoff = min(backoff * 2, 2.0)
+            finally:
+                self._resp = None
+
+
+def object_summary(obj):
+    """The deletion-relevant fields of an object dict, flat; pods get their grace deadline."""
+    meta = obj.get("metadata") or {}
+    status = obj.get("status") or {}
+    out = {
+        "api_version": obj.get("apiVersion"),
+        "kind": obj.get("kind"),
+        "name": meta.get("name"),
+        "namespace": meta.get("namespace"),
+        "uid": meta.get("uid"),
+        "resource_version": meta.get("resourceVersion"),
+        "deletion_timestamp": meta.get("deletionTimestamp"),
+        "finalizers": list(meta.get("finalizers") or []),
+        "conditions": [dict((k, c.get(k)) for k in ("type", "status", "reason", "message", "lastTransitionTime")
+                            if c.get(k) is not None)
+                       for c in (status.get("conditions") or []) if isinstance(c, dict)],
+    }
+    if meta.get("deletionGracePeriodSeconds") is not None:
+        out["deletion_grace_period_seconds"] = meta.get("deletionGracePeriodSeconds")
+    if obj.get("kind") == "Pod":
+        spec = obj.get("spec") or {}
+        if spec.get("terminationGracePeriodSeconds") is not None:
+            out["termination_grace_period_seconds"] = spec.get("terminationGracePeriodSeconds")
+        # for a pod, deletionTimestamp is the end of the grace period, not the request time
+        if meta.get("deletionTimestamp"):
+            out["grace_deadline"] = meta.get("deletionTimestamp")
+    return out
+
+
+def owner_uids(obj):
+    return [r.get("uid") for r in ((obj.get("metadata") or {}).get("ownerReferences") or []) if r.get("uid")]
+
+
+def _discover_listable(dyn, namespaced, request_timeout):
+    """(group_version, kind, plural) of every listable kind, preferred versions only."""
+    to = _timeout_tuple(request_timeout)
+    out = []
+    errors = []
+    group_versions = ["v1"]
+    try:
+        groups = json.loads(dyn.request("get", "/apis", serialize=False, _request_timeout=to).data)
+        for g in groups.get("groups") or []:
+            pv = (g.get("preferredVersion") or {}).get("groupVersion")
+            if pv:
+                group_versions.append(pv)
+    except Exception as e:
+        errors.append("discovery /apis: %s" % _error_text(e))
+    for gv in group_versions:
+        path = "/api/v1" if gv == "v1" else "/apis/%s" % gv
+        try:
+            doc = json.loads(dyn.request("get", path, serialize=False, _request_timeout=to).data)
+        except Exception as e:
+            errors.append("discovery %s: %s" % (path, _error_text(e)))
+            continue
+        for r in doc.get("resources") or []:
+            if "/" in r.get("name", "") or "list" not in (r.get("verbs") or []):
+                continue
+            if bool(r.get("namespaced")) != bool(namespaced):
+                continue
+            out.append((gv, r.get("kind"), r.get("name")))
+    return out, errors
+
+
+def list_contents(dyn, namespace=None, request_timeout=DEFAULT_REQUEST_TIMEOUT, skip_kinds=("Event",)):
+    """List every object of every listable kind in ``namespace`` (or every cluster-scoped one).
+
+    ``dyn`` is a DynamicClient (``get_api_client(...).client``). Returns
+    ``{"ok": bool, "items": [object_summary + owner_uids], "errors": [str], "query": {...}}``;
+    ``ok`` is False when discovery or any list failed: the contents are then incomplete (unknown),
+    never "empty".
+    """
+    started = time.time()
+    kinds, errors = _discover_listable(dyn, namespaced=namespace is not None, request_timeout=request_timeout)
+    to = _timeout_tuple(request_timeout)
+    items = []
+    for gv, kind, plural in kinds:
+        if kind in skip_kinds:
+            continue
+        base = "/api/v1" if gv == "v1" else "/apis/%s" % gv
+        path = "%s/namespaces/%s/%s" % (base, namespace, plural) if namespace else "%s/%s" % (base, plural)
+        try:
+            doc = json.loads(dyn.request("get", path, serialize=False, _request_timeout=to).data)
+        except Exception as e:
+            if _status_of(e) in (404, 405):
+                continue
+            errors.append("list %s: %s" % (path, _error_text(e)))
+            continue
+        for item in doc.get("items") or []:
+            item.setdefault("apiVersion", gv)
+            item.setdefault("kind", kind)
+            summary = object_summary(item)
+            summary["owner_uids"] = owner_uids(item)
+            items.append(summary)
+    return {"ok": not errors, "items": items, "errors": errors,
+            "query": _query("list-contents", started, error="; ".join(errors) if errors else None)}

@@ -1,0 +1,330 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: teardown.gates contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: wait_gate
+short_description: Wait, by watch, until Kubernetes objects are gone, have a condition, or hold only named finalizers
+version_added: 0.1.0
+author:
+  - teardown.gates developers (@teardown-gates)
+description:
+  - Waits for each gate of O(gates), in the order given. A gate spans one or more selectors (kinds,
+    namespaces, a name or a label selector) and holds when its O(gates[].until) is met.
+  - V(absent) is matched by UID - the objects seen by the first successful list are the ones that must
+    go; an object created later, even with the same name, is reported in RV(gates[].new_objects) and
+    never taken for the old one. Only a successful list or a DELETED watch event proves absence.
+  - Built on watches (with C(resourceVersion) and bookmarks), not on sleeps between polls; after a dropped
+    watch it re-lists once and watches again.
+  - A failed or timed-out query makes the state V(unknown). The module keeps trying until the timeout
+    and then fails with state V(unknown) - it never passes on an unknown state. At the deadline one
+    verifying list per selector tells V(timeout) (the server answered, objects remain) from V(unknown).
+  - On failure the result carries the partial timeline and, for each remaining object, what to inspect
+    next (see M(teardown.gates.deletion_info)).
+  - The module sends only reads; check mode waits the same way.
+  - A module cannot print while it runs; for progress on long waits use the C(teardown.gates.gate_progress)
+    callback with C(async) and C(poll) (see the collection docs).
+extends_documentation_fragment:
+  - kubernetes.core.k8s_auth_options
+options:
+  gates:
+    description: The gates, waited for in this order; the module stops at the first that does not pass.
+    type: list
+    elements: dict
+    required: true
+    suboptions:
+      name:
+        description: The gate's label in the output (unique).
+        type: str
+        required: true
+      resources:
+        description: Selectors; one gate may span several kinds.
+        type: list
+        elements: dict
+        required: true
+        suboptions:
+          api_version:
+            description: API version, for example C(cluster.x-k8s.io/v1beta1).
+            type: str
+            required: true
+          kind:
+            description: Kind.
+            type: str
+            required: true
+          namespace:
+            description: Namespace (omit for cluster-scoped kinds, or to select across all namespaces).
+            type: str
+          name:
+            description: One object's name. Exactly one of O(gates[].resources[].name) and O(gates[].resources[].label_selector).
+            type: str
+          label_selector:
+            description: A label selector, for example C(cluster.x-k8s.io/cluster-name=demo).
+            type: str
+      until:
+        description:
+          - V(absent) - every object the first list found is gone (by UID).
+          - V(condition) - every matched object (at least one) has O(gates[].condition).
+          - V(finalizers_only) - every matched object holds only O(gates[].finalizers) (gone counts too).
+        type: str
+        choices: [absent, condition, finalizers_only]
+        default: absent
+      condition:
+        description: The condition for O(gates[].until=condition).
+        type: dict
+        suboptions:
+          type:
+            description: Condition type.
+            type: str
+          status:
+            description: Condition status.
+            type: str
+            default: "True"
+          reason:
+            description: Condition reason (any when omitted).
+            type: str
+      finalizers:
+        description: The finalizers allowed to remain for O(gates[].until=finalizers_only).
+        type: list
+        elements: str
+      timeout:
+        description: Seconds this gate may take (also bounded by O(timeout)).
+        type: float
+  timeout:
+    description: Seconds all gates together may take. V(0) checks once without waiting.
+    type: float
+    default: 300
+  request_timeout:
+    description: Seconds one list may take before it counts as failed (the state is then unknown).
+    type: float
+    default: 10
+notes:
+  - Times are UTC ISO-8601 with milliseconds.
+seealso:
+  - module: teardown.gates.deletion_info
+  - module: teardown.gates.finalizer
+  - module: kubernetes.core.k8s
+"""
+
+EXAMPLES = r"""
+- name: Wait until the workers are gone, then the CAPI Cluster
+  teardown.gates.wait_gate:
+    timeout: 1800
+    gates:
+      - name: workers gone
+        resources:
+          - {api_version: hypershift.openshift.io/v1beta1, kind: NodePool, namespace: clusters, label_selector: "hypershift.openshift.io/cluster=demo"}
+          - {api_version: cluster.x-k8s.io/v1beta1, kind: Machine, namespace: clusters-demo, label_selector: "cluster.x-k8s.io/cluster-name=demo"}
+      - name: CAPI cluster gone
+        resources:
+          - {api_version: cluster.x-k8s.io/v1beta1, kind: Cluster, namespace: clusters-demo, name: demo-infra}
+
+- name: Wait like the destroy CLI - until only its finalizer is left on the HostedCluster
+  teardown.gates.wait_gate:
+    timeout: 600
+    gates:
+      - name: HO done
+        until: finalizers_only
+        finalizers: [openshift.io/destroy-cluster]
+        resources:
+          - {api_version: hypershift.openshift.io/v1beta1, kind: HostedCluster, namespace: clusters, name: demo}
+
+- name: Wait for a condition
+  teardown.gates.wait_gate:
+    gates:
+      - name: CVO scaled down
+        until: condition
+        condition: {type: CVOScaledDown, status: "True"}
+        resources:
+          - {api_version: hypershift.openshift.io/v1beta1, kind: HostedControlPlane, namespace: clusters-demo, name: demo}
+"""
+
+RETURN = r"""
+gates:
+  description: One entry per gate, in the order given.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: The gate's name.
+      type: str
+    until:
+      description: The gate's kind of wait.
+      type: str
+    state:
+      description: V(passed), V(timeout) (objects remain), V(unknown) (the last query failed), or V(not_started) (an earlier gate failed).
+      type: str
+    started:
+      description: When the gate opened.
+      type: str
+    ended:
+      description: When it passed or gave up.
+      type: str
+    passed_at:
+      description: When it passed (null otherwise).
+      type: str
+    duration:
+      description: Seconds from started to ended.
+      type: float
+    first_observed_terminating:
+      description: Earliest first observation of a C(deletionTimestamp) among the tracked objects.
+      type: str
+    first_observed_absent:
+      description: For a passed V(absent) gate, when the last tracked object was first observed absent.
+      type: str
+    objects:
+      description:
+        - The tracked objects (from the first list) with kind, name, namespace, uid, finalizers, conditions,
+          deletion_timestamp, deletion_grace_period_seconds, grace_deadline (pods), first_observed,
+          first_observed_terminating, first_observed_absent and absence_proven_by.
+      type: list
+      elements: dict
+    remaining:
+      description: The objects that hold the gate (empty when passed), with C(inspect_next) hints on failure.
+      type: list
+      elements: dict
+    new_objects:
+      description: Objects that appeared after the first list (C(recreates_uid) when one has a tracked object's name).
+      type: list
+      elements: dict
+    queries:
+      description: Counts of lists, watch events and failed queries.
+      type: dict
+    unknown_selectors:
+      description: Selectors whose last query failed, with the error.
+      type: list
+      elements: dict
+    timeline:
+      description: What was observed, in order (at, event, kind, name, uid, detail).
+      type: list
+      elements: dict
+  sample:
+    - name: workers gone
+      state: passed
+      started: "2026-01-01T10:00:00.000Z"
+      passed_at: "2026-01-01T10:02:11.402Z"
+      duration: 131.402
+"""
+
+import traceback
+
+from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
+
+from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import inspect_next
+from ansible_collections.teardown.gates.plugins.module_utils.gates import (
+    UNKNOWN,
+    run_gates,
+    validate_gates,
+)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
+    ResourceLookupError,
+    resolve_resource,
+)
+
+SELECTOR_SPEC = dict(
+    api_version=dict(type="str", required=True),
+    kind=dict(type="str", required=True),
+    namespace=dict(type="str"),
+    name=dict(type="str"),
+    label_selector=dict(type="str"),
+)
+GATE_SPEC = dict(
+    name=dict(type="str", required=True),
+    resources=dict(type="list", elements="dict", required=True, options=SELECTOR_SPEC),
+    until=dict(type="str", choices=["absent", "condition", "finalizers_only"], default="absent"),
+    condition=dict(type="dict", options=dict(type=dict(type="str"), status=dict(type="str", default="True"),
+                                             reason=dict(type="str"))),
+    finalizers=dict(type="list", elements="str"),
+    timeout=dict(type="float"),
+)
+
+
+def argument_spec():
+    spec = dict(
+        gates=dict(type="list", elements="dict", required=True, options=GATE_SPEC),
+        timeout=dict(type="float", default=300),
+        request_timeout=dict(type="float", default=10),
+    )
+    spec.update(AUTH_ARG_SPEC)
+    return spec
+
+
+def clean_selector(sel):
+    return dict((k, v) for k, v in sel.items() if v is not None)
+
+
+def describe(rec):
+    ns = (rec.get("namespace") + "/") if rec.get("namespace") else ""
+    fins = rec.get("finalizers") or []
+    fin_text = (", finalizers: " + ", ".join(fins)) if fins else ""
+    return "%s %s%s (uid %s%s)" % (rec.get("kind"), ns, rec.get("name"), rec.get("uid"), fin_text)
+
+
+def main():
+    module = AnsibleK8SModule(argument_spec=argument_spec(), supports_check_mode=True)
+    p = module.params
+    gates = []
+    for g in p["gates"]:
+        g = dict(g)
+        g["resources"] = [clean_selector(s) for s in g.get("resources") or []]
+        gates.append(g)
+    errors = validate_gates(gates, p["timeout"])
+    if p["request_timeout"] <= 0:
+        errors.append("request_timeout: must be more than 0 seconds")
+    if errors:
+        module.fail_json(msg="invalid input: " + "; ".join(errors))
+
+    try:
+        from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
+        client = get_api_client(module=module)
+    except Exception as e:
+        module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
+
+    resources = []
+    for g in gates:
+        row = []
+        for sel in g["resources"]:
+            try:
+                res = resolve_resource(client, sel["api_version"], sel["kind"])
+            except ResourceLookupError as e:
+                module.fail_json(msg="gate %r: %s" % (g["name"], e), state=UNKNOWN if e.unknown else None)
+            if not res.namespaced and sel.get("namespace"):
+                module.fail_json(msg="gate %r: namespace given for cluster-scoped kind %s" % (g["name"], sel["kind"]))
+            row.append(res)
+        resources.append(row)
+
+    results, failed = run_gates(gates, resources, p["timeout"], request_timeout=p["request_timeout"])
+    if failed is None:
+        module.exit_json(changed=False, gates=results)
+
+    res = results[failed]
+    for rec in res.get("remaining") or []:
+        rec["inspect_next"] = inspect_next(rec, state="present")
+    hints = []
+    if res["state"] == UNKNOWN:
+        hints = inspect_next(None, state="unknown")
+        errs = "; ".join("%s %s: %s" % (s.get("kind"), s.get("name") or s.get("label_selector"), s.get("error"))
+                         for s in res.get("unknown_selectors") or [])
+        msg = ("gate %r: state unknown after %.1f s - the last query failed (%s); absence is not proven"
+               % (res["name"], res["duration"], errs))
+    else:
+        left = res.get("remaining") or []
+        msg = "gate %r: timeout after %.1f s; %d object(s) hold it: %s" % (
+            res["name"], res["duration"], len(left), "; ".join(describe(r) for r in left[:10]))
+        for rec in left:
+            for h in rec["inspect_next"]:
+                if h not in hints:
+                    hints.append(h)
+    if hints:
+        msg += ". Inspect next: " + " | ".join(hints[:3])
+    module.fail_json(msg=msg, changed=False, gates=results, failed_gate=res["name"], inspect_next=hints)
+
+
+if __name__ == "__main__":
+    main()
