@@ -376,17 +376,21 @@ def main():
               "deletionPolicy": ((obj or {}).get("spec") or {}).get("deletionPolicy")}
     after = copy.deepcopy(before)
     if p["action"] == "restore":
+        value = str(p["backup_serial"])
+        if diag.get("deleting") and before["annotations"].get(captf.RESTORE_ANNOTATION) == value and \
+                value not in diag.get("failed_restores", []):
+            # a second run: CAPTF restores (or has restored) from this serial; nothing to change
+            result["msg"] = "%s=%s is already set; CAPTF restores from it" % (captf.RESTORE_ANNOTATION, value)
+            module.exit_json(**result)
         why = captf.check_restore(diag, p["backup_serial"])
         if why:
             module.fail_json(msg=why, **result)
-        value = str(p["backup_serial"])
-        if before["annotations"].get(captf.RESTORE_ANNOTATION) == value:
-            result["msg"] = "%s=%s is already set; CAPTF restores from it" % (captf.RESTORE_ANNOTATION, value)
-            module.exit_json(**result)
         ops = captf.annotation_patch(obj, captf.RESTORE_ANNOTATION, value)
         after["annotations"][captf.RESTORE_ANNOTATION] = value
     else:
-        why = captf.check_abandon(diag, p["confirm_uid"])
+        already = diag.get("exists") and diag.get("deleting") and p["confirm_uid"] == diag["uid"] and (
+            before["annotations"].get(captf.ABANDON_ANNOTATION) == diag["uid"] or before["deletionPolicy"] == "Retain")
+        why = None if already else captf.check_abandon(diag, p["confirm_uid"])
         if why:
             module.fail_json(msg=why, **result)
         if diag["deletion_policy"]["supported"] is None:
