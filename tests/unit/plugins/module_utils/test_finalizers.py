@@ -1,0 +1,145 @@
+# -*- coding: utf-8 -*-
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+
+import jsonpatch
+import pytest
+
+from ansible_collections.teardown.gates.plugins.module_utils import finalizers as F
+
+
+def obj(fins, uid="u-1", rv="10"):
+    o = {"metadata": {"name": "x", "uid": uid, "resourceVersion": rv}}
+    if fins is not None:
+        o["metadata"]["finalizers"] = list(fins)
+    return o
+
+
+@pytest.mark.parametrize("name", ["kubernetes", "openshift.io/destroy-cluster", "a.b-c.io/x_y.z", "foregroundDeletion"])
+def test_valid_names(name):
+    assert F.validate_finalizer_name(name) is None
+
+
+@pytest.mark.parametrize("name", ["", "a/b/c", "Bad_Prefix.io/x", "x.io/", "x.io/-bad", "has space", "x" * 64, None])
+def test_invalid_names(name):
+    assert F.validate_finalizer_name(name)
+
+
+def test_remove_patch_keeps_a_finalizer_added_concurrently():
+    seen = obj(["a.io/x", "mine.io/f", "b.io/y"])
+    patch = F.build_remove_patch(seen, ["mine.io/f"])
+    assert patch[0] == {"op": "test", "path": "/metadata/uid", "value": "u-1"}
+    # a controller appends its own finalizer between our read and our patch
+    server = copy.deepcopy(seen)
+    server["metadata"]["finalizers"].append("ctrl.io/new")
+    after = jsonpatch.apply_patch(server, patch)
+    assert after["metadata"]["finalizers"] == ["a.io/x", "b.io/y", "ctrl.io/new"]
+
+
+def test_remove_patch_fails_when_the_list_shifted():
+    seen = obj(["a.io/x", "mine.io/f"])
+    patch = F.build_remove_patch(seen, ["mine.io/f"])
+    server = obj(["mine.io/f"])  # someone removed a.io/x: index 1 no longer holds ours
+    with pytest.raises(jsonpatch.JsonPatchException):
+        jsonpatch.apply_patch(server, patch)
+
+
+def test_remove_patch_refuses_a_recreated_object():
+    patch = F.build_remove_patch(obj(["mine.io/f"], uid="old"), ["mine.io/f"])
+    with pytest.raises(jsonpatch.JsonPatchException):
+        jsonpatch.apply_patch(obj(["mine.io/f"], uid="new"), patch)
+
+
+def test_remove_several_and_duplicates_highest_index_first():
+    seen = obj(["m/a", "k.io/keep", "m/a", "m/b"])
+    patch = F.build_remove_patch(seen, ["m/a", "m/b"])
+    paths = [op["path"] for op in patch if op["op"] == "remove"]
+    assert paths == ["/metadata/finalizers/3", "/metadata/finalizers/2", "/metadata/finalizers/0"]
+    assert jsonpatch.apply_patch(seen, patch)["metadata"]["finalizers"] == ["k.io/keep"]
+
+
+def test_nothing_to_do_gives_empty_patches():
+    assert F.build_remove_patch(obj(["a.io/x"]), ["b.io/y"]) == []
+    assert F.build_add_patch(obj(["a.io/x"]), ["a.io/x"]) == []
+
+
+def test_add_appends_and_keeps_concurrent_additions():
+    seen = obj(["a.io/x"])
+    patch = F.build_add_patch(seen, ["mine.io/f"])
+    server = obj(["a.io/x", "ctrl.io/new"])
+    assert jsonpatch.apply_patch(server, patch)["metadata"]["finalizers"] == ["a.io/x", "ctrl.io/new", "mine.io/f"]
+
+
+def test_add_to_missing_list_is_guarded_by_resource_version():
+    seen = obj(None, rv="10")
+    patch = F.build_add_patch(seen, ["mine.io/f"])
+    assert jsonpatch.apply_patch(seen, patch)["metadata"]["finalizers"] == ["mine.io/f"]
+    server = obj(["ctrl.io/new"], rv="11")  # the list was created meanwhile
+    with pytest.raises(jsonpatch.JsonPatchException):
+        jsonpatch.apply_patch(server, patch)
+
+
+def test_desired_and_namespace_body():
+    assert F.desired_finalizers(["a", "b"], ["b", "c", "c"], "present") == ["a", "b", "c"]
+    assert F.desired_finalizers(["a", "b", "a"], ["a"], "absent") == ["b"]
+    ns = {"metadata": {"name": "n", "uid": "u", "resourceVersion": "5"}, "spec": {"finalizers": ["kubernetes"]}}
+    body = F.namespace_finalize_body(ns, ["kubernetes"], "absent")
+    assert body["spec"]["finalizers"] == [] and body["metadata"]["resourceVersion"] == "5"
+    assert F.namespace_finalize_body(ns, ["kubernetes"], "present") is None
+
+
+class Err(Exception):
+    def __init__(self, status, body=""):
+        super(Err, self).__init__("HTTP %s" % status)
+        self.status = status
+        self.body = body
+
+
+def test_conflict_classification():
+    assert F.is_conflict(Err(409))
+    assert F.is_conflict(Err(422, '{"message":"the server rejected our request due to an error in our request"}'))
+    assert not F.is_conflict(Err(403, "forbidden"))
+    assert not F.is_conflict(Err(422, "no new finalizers can be added if the object is being deleted"))
+    assert F.is_deleting_refusal(Err(422, "Forbidden: no new finalizers can be added if the object is being deleted"))
+
+
+def test_apply_with_retry_rereads_after_conflict():
+    state = {"obj": obj(["mine.io/f"]), "sends": 0}
+
+    def fetch():
+        return copy.deepcopy(state["obj"])
+
+    def send(o, patch):
+        state["sends"] += 1
+        if state["sends"] == 1:
+            state["obj"]["metadata"]["finalizers"].insert(0, "ctrl.io/new")  # the race
+        state["obj"] = jsonpatch.apply_patch(state["obj"], patch)  # raises on a failed test
+        return state["obj"]
+
+    def send_wrapped(o, patch):
+        try:
+            return send(o, patch)
+        except jsonpatch.JsonPatchException:
+            raise Err(422, "error in our request")
+
+    before, after, tries = F.apply_with_retry(fetch, lambda o: F.build_remove_patch(o, ["mine.io/f"]) or None,
+                                              send_wrapped, attempts=3)
+    assert tries == 2
+    assert after["metadata"]["finalizers"] == ["ctrl.io/new"]
+
+
+def test_apply_with_retry_gives_up_and_propagates_other_errors():
+    def always_conflict(o, p):
+        raise Err(409)
+    with pytest.raises(Err):
+        F.apply_with_retry(lambda: obj(["a/b"]), lambda o: [1], always_conflict, attempts=2)
+
+    def forbidden(o, p):
+        raise Err(403)
+    calls = []
+    with pytest.raises(Err):
+        F.apply_with_retry(lambda: calls.append(1) or obj(["a/b"]), lambda o: [1], forbidden, attempts=5)
+    assert len(calls) == 1

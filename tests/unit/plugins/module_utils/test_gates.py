@@ -1,0 +1,190 @@
+# -*- coding: utf-8 -*-
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+import pytest
+
+from ansible_collections.teardown.gates.plugins.module_utils import gates as G
+
+NP = {"api_version": "hypershift.openshift.io/v1beta1", "kind": "NodePool", "namespace": "clusters", "name": "np"}
+
+
+def k8s(name, uid, fins=None, deleting=False, conditions=None, kind="NodePool"):
+    meta = {"name": name, "uid": uid, "namespace": "clusters", "resourceVersion": "1"}
+    if fins:
+        meta["finalizers"] = fins
+    if deleting:
+        meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    return {"apiVersion": "hypershift.openshift.io/v1beta1", "kind": kind, "metadata": meta,
+            "status": {"conditions": conditions or []}}
+
+
+def listed(*items):
+    return {"ok": True, "items": list(items), "resource_version": "5", "query": {}}
+
+
+def gate(**kw):
+    g = {"name": "g", "resources": [dict(NP)], "until": "absent"}
+    g.update(kw)
+    return g
+
+
+# --- validation ---------------------------------------------------------------------------------
+
+def test_valid_gate_has_no_errors():
+    assert G.validate_gates([gate()], 10) == []
+
+
+@pytest.mark.parametrize("bad, words", [
+    ([], "non-empty"),
+    ([gate(resources=[{"api_version": "v1", "kind": "ConfigMap"}])], "name or label_selector is required"),
+    ([gate(resources=[dict(NP, label_selector="a=b")])], "not both"),
+    ([gate(until="gone")], "until"),
+    ([gate(until="condition")], "condition.type"),
+    ([gate(until="finalizers_only", finalizers=["Not A Name"])], "finalizers"),
+    ([gate(timeout=-1)], "timeout"),
+    ([gate(), gate()], "used by another gate"),
+    ([gate(resources=[{"kind": "NodePool", "name": "x"}])], "api_version: required"),
+])
+def test_invalid_gates_are_named(bad, words):
+    errors = G.validate_gates(bad, 10)
+    assert errors and any(words in e for e in errors), errors
+
+
+def test_negative_global_timeout():
+    assert any("timeout" in e for e in G.validate_gates([gate()], -5))
+
+
+# --- absent by UID -----------------------------------------------------------------------------
+
+def test_absent_passes_only_when_the_listed_uid_is_gone():
+    st = G.GateState(gate())
+    assert not st.evaluate()  # nothing listed yet: not a pass
+    st.on_listed(0, listed(k8s("np", "old", fins=["f/x"], deleting=True)))
+    assert not st.evaluate()
+    st.on_event(0, "DELETED", k8s("np", "old", deleting=True))
+    assert st.evaluate()
+    res = st.result(G.PASSED)
+    assert res["objects"][0]["absence_proven_by"] == "watch DELETED event"
+    assert res["objects"][0]["first_observed_terminating"]
+
+
+def test_recreated_object_is_reported_not_mistaken():
+    st = G.GateState(gate())
+    st.on_listed(0, listed(k8s("np", "old")))
+    st.on_event(0, "ADDED", k8s("np", "new"))  # same name, new UID, old still present
+    assert not st.evaluate()
+    res = st.result(G.TIMEOUT)
+    assert [r["uid"] for r in res["remaining"]] == ["old"]
+    assert res["new_objects"][0]["uid"] == "new"
+    # the old one goes; the new one stays: the gate holds (it waits for the UIDs seen at the start)
+    st.on_event(0, "DELETED", k8s("np", "old"))
+    assert st.evaluate()
+    assert st.result(G.PASSED)["new_objects"][0]["recreates_uid"] == "old"
+
+
+def test_relist_without_the_uid_proves_absence_and_with_a_new_uid_does_not_confuse():
+    st = G.GateState(gate())
+    st.on_listed(0, listed(k8s("np", "old")))
+    st.on_error(0, {"error": "watch dropped"})
+    assert not st.evaluate()
+    st.on_listed(0, listed(k8s("np", "new")))
+    assert st.evaluate()
+    assert st.records["old"]["absence_proven_by"] == "list"
+
+
+def test_failed_first_list_is_unknown_never_absent():
+    st = G.GateState(gate())
+    st.on_error(0, {"error": "connection refused"})
+    assert not st.evaluate()
+    assert st.unknown_selectors() == [0]
+
+
+def test_empty_first_list_passes_absent():
+    st = G.GateState(gate())
+    st.on_listed(0, listed())
+    assert st.evaluate()
+
+
+# --- condition and finalizers_only --------------------------------------------------------------
+
+def test_condition_gate_waits_for_every_object_and_known_state():
+    g = gate(until="condition", condition={"type": "Ready", "status": "False", "reason": None},
+             resources=[dict(NP, name=None, label_selector="a=b")])
+    st = G.GateState(g)
+    st.on_listed(0, listed())
+    assert not st.evaluate()  # nothing to hold the condition
+    st.on_event(0, "ADDED", k8s("a", "1", conditions=[{"type": "Ready", "status": "False"}]))
+    st.on_event(0, "ADDED", k8s("b", "2", conditions=[{"type": "Ready", "status": "True"}]))
+    assert not st.evaluate()
+    st.on_event(0, "MODIFIED", k8s("b", "2", conditions=[{"type": "Ready", "status": "False"}]))
+    assert st.evaluate()
+    st.on_error(0, {"error": "x"})
+    assert not st.evaluate()  # never on stale data
+
+
+def test_finalizers_only_gate():
+    g = gate(until="finalizers_only", finalizers=["openshift.io/destroy-cluster"])
+    st = G.GateState(g)
+    st.on_listed(0, listed(k8s("np", "1", fins=["openshift.io/destroy-cluster", "hypershift.openshift.io/finalizer"])))
+    assert not st.evaluate()
+    st.on_event(0, "MODIFIED", k8s("np", "1", fins=["openshift.io/destroy-cluster"]))
+    assert st.evaluate()
+
+
+# --- run_gate with a scripted observer ---------------------------------------------------------
+
+class ScriptedObserver(object):
+    script = []
+
+    def __init__(self, key, resource, sink, deadline, **kw):
+        self.key, self.sink = key, sink
+
+    def start(self):
+        for msg in self.script:
+            self.sink.put((self.key,) + msg)
+
+    def stop(self):
+        pass
+
+
+class FakeResource(object):
+    namespaced = True
+    kind = "NodePool"
+
+    def __init__(self, fail):
+        self.fail = fail
+
+    def get(self, **kw):
+        if self.fail:
+            raise IOError("timed out")
+        return {"items": [k8s("np", "old")], "metadata": {"resourceVersion": "9"}}
+
+
+def test_run_gate_unknown_when_the_final_check_fails():
+    ScriptedObserver.script = [("listed", listed(k8s("np", "old"))), ("error", {"error": "read timed out"})]
+    res = G.run_gate(gate(), [FakeResource(fail=True)], time.monotonic() + 0.2, observer_factory=ScriptedObserver)
+    assert res["state"] == G.UNKNOWN
+    assert res["unknown_selectors"] and "timed out" in res["unknown_selectors"][0]["error"]
+
+
+def test_run_gate_timeout_when_the_server_answers():
+    ScriptedObserver.script = [("listed", listed(k8s("np", "old")))]
+    res = G.run_gate(gate(), [FakeResource(fail=False)], time.monotonic() + 0.2, observer_factory=ScriptedObserver)
+    assert res["state"] == G.TIMEOUT
+    assert res["remaining"][0]["uid"] == "old"
+
+
+def test_run_gates_stops_at_the_first_failure():
+    ScriptedObserver.script = [("listed", listed(k8s("np", "old"))), ("event", "DELETED", k8s("np", "old"), time.time())]
+    gates = [gate(name="a"), gate(name="b")]
+    results, failed = G.run_gates(gates, [[FakeResource(False)], [FakeResource(False)]], 5,
+                                  observer_factory=ScriptedObserver)
+    assert failed is None and [r["state"] for r in results] == ["passed", "passed"]
+    ScriptedObserver.script = [("error", {"error": "refused"})]
+    results, failed = G.run_gates(gates, [[FakeResource(True)], [FakeResource(True)]], 0.2,
+                                  observer_factory=ScriptedObserver)
+    assert failed == 0 and [r["state"] for r in results] == ["unknown", "not_started"]
