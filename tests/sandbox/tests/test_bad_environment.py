@@ -51,3 +51,24 @@ def test_unreachable_module_proxy_is_named(tmp_path):
     assert "module proxy" in out.stderr
     assert not _no_sandbox_processes(tmp_path)
     subprocess.run(["chmod", "-R", "u+w", str(tmp_path)], check=False)
+
+
+def test_up_is_idempotent_and_down_leaves_nothing_running(tmp_path):
+    env = _env(tmp_path, 22300, TEARDOWN_GATES_CACHE=os.environ.get(
+        "TEARDOWN_GATES_CACHE", os.path.join(os.path.expanduser("~"), ".cache", "teardown-gates")))
+    env["SANDBOX_HOME"] = str(tmp_path / "state")
+    first = subprocess.run([SANDBOX, "up"], capture_output=True, text=True, env=env, timeout=600, check=False)
+    try:
+        assert first.returncode == 0, first.stderr
+        pids = sorted(p.read_text() for p in (tmp_path / "state" / "run").glob("*.pid"))
+        assert len(pids) >= 4
+        second = subprocess.run([SANDBOX, "up"], capture_output=True, text=True, env=env, timeout=600, check=False)
+        assert second.returncode == 0, second.stderr
+        assert sorted(p.read_text() for p in (tmp_path / "state" / "run").glob("*.pid")) == pids
+        status = subprocess.run([SANDBOX, "status", "--json"], capture_output=True, text=True, env=env, timeout=60,
+                                check=False)
+        assert status.returncode == 0 and '"running": false' not in status.stdout
+    finally:
+        down = subprocess.run([SANDBOX, "down"], capture_output=True, text=True, env=env, timeout=120, check=False)
+    assert down.returncode == 0
+    assert not _no_sandbox_processes(tmp_path)
