@@ -1,0 +1,377 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: teardown.gates contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: convoy_release_info
+short_description: What deleting convoy Releases will do, why a deleting one has not gone, and what stayed
+version_added: 0.1.0
+author:
+  - teardown.gates developers
+description:
+  - Reads convoy Releases (C(core.convoy.kumodo.io/v1alpha1)) of one namespace, selected by name, label
+    selector or the Cluster they target, and for each returns what its deletion will do - the objects its
+    ReleaseInventory records, its delete hooks, C(spec.deletionPolicy.keepWorkloads) - and the Cluster check
+    convoy will make (it reads C(status.reachable) only when it must delete objects or run hooks).
+  - Warns, per Release, when deleting it now would leave its workloads running and untracked (Cluster not
+    reachable, absent, or unknown).
+  - For a Release that is being deleted, says why it has not gone from what is observable - a preDelete
+    hook Job that failed with C(onFailure: Fail), a deletion step that keeps failing (condition C(Deleting)
+    reason C(DeleteStepFailed), Warning events) - and the owner's ways out. Hook Jobs are looked up in the
+    Release's C(spec.targetNamespace) on the cluster this module talks to (the in-cluster target).
+  - With O(verify_objects), checks each given object's presence (by listing, so a failed query is
+    V(unknown), never V(absent)).
+  - Sends only reads; runs the same in check mode.
+extends_documentation_fragment:
+  - kubernetes.core.k8s_auth_options
+options:
+  namespace:
+    description: The namespace of the Releases (and of the Clusters they reference).
+    type: str
+    required: true
+  names:
+    description: Only these Releases. Names not found are returned in RV(absent_names).
+    type: list
+    elements: str
+    default: []
+  label_selector:
+    description: Only Releases matching this label selector.
+    type: str
+  cluster_name:
+    description: Only Releases whose C(spec.clusterRef.name) is this Cluster.
+    type: str
+  diagnose:
+    description: For deleting Releases, read their hook Jobs and Warning events to say why they have not gone.
+    type: bool
+    default: true
+  find_untracked:
+    description:
+      - Also list objects on the target labelled C(convoy.kumodo.io/release=<name>), of the kinds the
+        inventory records, that the inventory does not record (dropped by a sync with C(prune.orphaned=false));
+        convoy does not delete them.
+    type: bool
+    default: true
+  verify_objects:
+    description: Objects whose presence to check (keys C(apiVersion), C(kind), C(namespace), C(name)).
+    type: list
+    elements: dict
+    default: []
+  verify_plan:
+    description:
+      - The RV(releases) of an earlier run (the plan, read before the deletion). The module then checks that
+        each planned Release and its ReleaseInventory are absent and that each recorded object is absent, and
+        returns in RV(verification) what stayed, by name, and why (V(keepWorkloads), V(target_not_reachable),
+        V(not_in_inventory), V(release_still_present), V(not_deleted)).
+    type: list
+    elements: dict
+    default: []
+  request_timeout:
+    description: Seconds one request may take before it counts as failed (the state is then V(unknown)).
+    type: float
+    default: 10
+notes:
+  - Times are UTC ISO-8601 with milliseconds.
+seealso:
+  - module: teardown.gates.wait_gate
+  - module: kubernetes.core.k8s
+"""
+
+EXAMPLES = r"""
+- name: Record what the Releases of cluster dev-local manage before deleting them
+  teardown.gates.convoy_release_info:
+    namespace: default
+    cluster_name: dev-local
+  register: plan
+
+- name: Say why a deleting Release has not gone
+  teardown.gates.convoy_release_info:
+    namespace: default
+    names: [podinfo]
+  register: why
+
+- name: Verify recorded objects are gone
+  teardown.gates.convoy_release_info:
+    namespace: default
+    names: []
+    label_selector: "none=none"
+    verify_objects:
+      - {apiVersion: apps/v1, kind: Deployment, namespace: podinfo, name: podinfo}
+"""
+
+RETURN = r"""
+releases:
+  description: One entry per selected Release (see the module_utils C(convoy.summarize_release) for every key).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    name:
+      description: The Release's name.
+      type: str
+    state:
+      description: V(present), V(absent) or V(unknown).
+      type: str
+    uid:
+      description: Its UID.
+      type: str
+    deleting:
+      description: Whether it has a deletionTimestamp.
+      type: bool
+    cluster_check:
+      description: V(reachable), V(unreachable), V(absent), V(unknown), or V(not_needed) (keepWorkloads and no hooks).
+      type: str
+    keep_workloads:
+      description: C(spec.deletionPolicy.keepWorkloads).
+      type: bool
+    inventory:
+      description: The ReleaseInventory's state and recorded entries.
+      type: dict
+    orphan_warning:
+      description: Why deleting it now leaves workloads running and untracked (null when it does not).
+      type: str
+    orphans:
+      description: The recorded objects that would stay untracked.
+      type: list
+    untracked:
+      description: Objects labelled as the Release's that its inventory does not record.
+      type: list
+    blocked_by:
+      description: Failed preDelete hook Jobs whose onFailure is Fail.
+      type: list
+    diagnosis:
+      description: Why a deleting Release has not gone.
+      type: list
+      elements: str
+    ways_out:
+      description: What its owner can do.
+      type: list
+      elements: str
+absent_names:
+  description: Names asked for in O(names) that no Release has.
+  returned: always
+  type: list
+  elements: str
+clusters:
+  description: The namespace's Clusters (name, uid, state, reachable, prune_releases, deleting, finalizers).
+  returned: always
+  type: list
+  elements: dict
+objects:
+  description: O(verify_objects) with C(state) (V(present), V(absent), V(unknown)) and C(error).
+  returned: always
+  type: list
+  elements: dict
+verification:
+  description:
+    - With O(verify_plan) - C(releases) and C(inventories) (name, state), C(stayed) (objects still present, each
+      with C(release) and C(why)), C(unverified) (objects whose query failed), C(not_deleted) (present with no
+      reason to be: convoy should have deleted them).
+  returned: when O(verify_plan) is given
+  type: dict
+unknown:
+  description: Queries that failed (what, error).
+  returned: always
+  type: list
+  elements: dict
+query_times:
+  description: When the reads started and finished.
+  returned: always
+  type: dict
+"""
+
+import time
+import traceback
+from datetime import datetime, timezone
+
+from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
+
+from ansible_collections.teardown.gates.plugins.module_utils.convoy import (
+    ABSENT,
+    API_VERSION,
+    LABEL_RELEASE,
+    LABEL_RELEASE_UID,
+    PRESENT,
+    UNKNOWN,
+    cluster_name,
+    prune_releases,
+    summarize_release,
+    target_namespace,
+    what_stayed,
+)
+
+
+def utc_iso(ts=None):
+    ts = time.time() if ts is None else ts
+    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (int(ts * 1000) % 1000)
+
+
+class Reader(object):
+    """Lists and gets with three outcomes; every failure is recorded as unknown."""
+
+    def __init__(self, client, request_timeout):
+        self.client = client
+        self.timeout = request_timeout
+        self.unknown = []
+        self._res = {}
+
+    def resource(self, api_version, kind):
+        key = (api_version, kind)
+        if key not in self._res:
+            self._res[key] = self.client.resource(kind, api_version)
+        return self._res[key]
+
+    def list(self, api_version, kind, namespace=None, label_selector=None, field_selector=None):
+        what = "list %s %s in %s%s" % (api_version, kind, namespace or "all namespaces",
+                                       " (%s)" % (label_selector or field_selector) if label_selector or field_selector else "")
+        try:
+            params = dict(namespace=namespace, _request_timeout=self.timeout)
+            if label_selector:
+                params["label_selector"] = label_selector
+            if field_selector:
+                params["field_selector"] = field_selector
+            res = self.resource(api_version, kind).get(**params)
+            return {"state": PRESENT, "items": [i.to_dict() for i in res.items]}
+        except Exception as e:  # a failed query is unknown, whatever failed
+            self.unknown.append({"what": what, "error": str(e)})
+            return {"state": UNKNOWN, "items": None, "error": str(e)}
+
+    def get(self, api_version, kind, name, namespace=None):
+        """Presence by listing with a field selector: an empty successful list proves absence."""
+        obs = self.list(api_version, kind, namespace, field_selector="metadata.name=%s" % name)
+        if obs["state"] == UNKNOWN:
+            return {"state": UNKNOWN, "object": None, "error": obs["error"]}
+        if obs["items"]:
+            return {"state": PRESENT, "object": obs["items"][0], "error": None}
+        return {"state": ABSENT, "object": None, "error": None}
+
+
+def main():
+    spec = dict(
+        namespace=dict(type="str", required=True),
+        names=dict(type="list", elements="str", default=[]),
+        label_selector=dict(type="str"),
+        cluster_name=dict(type="str"),
+        diagnose=dict(type="bool", default=True),
+        find_untracked=dict(type="bool", default=True),
+        verify_objects=dict(type="list", elements="dict", default=[]),
+        verify_plan=dict(type="list", elements="dict", default=[]),
+        request_timeout=dict(type="float", default=10),
+    )
+    spec.update(AUTH_ARG_SPEC)
+    module = AnsibleK8SModule(argument_spec=spec, supports_check_mode=True)
+    p = module.params
+    if p["request_timeout"] <= 0:
+        module.fail_json(msg="request_timeout: must be more than 0 seconds")
+    for i, o in enumerate(p["verify_objects"]):
+        missing = [k for k in ("apiVersion", "kind", "name") if not o.get(k)]
+        if missing:
+            module.fail_json(msg="verify_objects[%d]: missing %s" % (i, ", ".join(missing)))
+    started = time.time()
+    try:
+        from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
+        reader = Reader(get_api_client(module=module), p["request_timeout"])
+    except Exception as e:
+        module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
+    ns = p["namespace"]
+
+    objects = []
+    for o in p["verify_objects"]:
+        obs = reader.get(o["apiVersion"], o["kind"], o["name"], o.get("namespace"))
+        objects.append(dict(o, state=obs["state"], error=obs.get("error")))
+
+    want_releases = bool(p["names"] or p["label_selector"] or p["cluster_name"]) or not (
+        p["verify_objects"] or p["verify_plan"])
+    releases, absent_names, clusters = [], [], []
+    if want_releases:
+        listing = reader.list(API_VERSION, "Release", ns, label_selector=p["label_selector"])
+        if listing["state"] == UNKNOWN:
+            module.fail_json(msg="could not list the Releases in %s (state unknown, nothing is taken as absent): %s"
+                             % (ns, listing["error"]), unknown=reader.unknown, query_times=dict(
+                                 started=utc_iso(started), finished=utc_iso()))
+        items = listing["items"]
+        if p["names"]:
+            by_name = dict((r["metadata"]["name"], r) for r in items)
+            absent_names = [n for n in p["names"] if n not in by_name]
+            items = [by_name[n] for n in p["names"] if n in by_name]
+        if p["cluster_name"]:
+            items = [r for r in items if cluster_name(r) == p["cluster_name"]]
+        cl = reader.list(API_VERSION, "Cluster", ns)
+        inv = reader.list(API_VERSION, "ReleaseInventory", ns)
+        cl_by = dict((c["metadata"]["name"], c) for c in cl["items"] or [])
+        inv_by = dict((i["metadata"]["name"], i) for i in inv["items"] or [])
+        for c in cl["items"] or []:
+            md = c["metadata"]
+            clusters.append({"name": md["name"], "uid": md.get("uid"), "state": PRESENT,
+                             "reachable": (c.get("status") or {}).get("reachable"),
+                             "prune_releases": prune_releases(c), "deleting": bool(md.get("deletionTimestamp")),
+                             "finalizers": md.get("finalizers") or []})
+        if p["cluster_name"] and cl["state"] == PRESENT and p["cluster_name"] not in cl_by:
+            clusters.append({"name": p["cluster_name"], "state": ABSENT})
+
+        def obs_from(listing, by, name):
+            if listing["state"] == UNKNOWN:
+                return {"state": UNKNOWN, "object": None, "error": listing["error"]}
+            return {"state": PRESENT, "object": by[name], "error": None} if name in by else \
+                {"state": ABSENT, "object": None, "error": None}
+
+        for r in items:
+            md = r["metadata"]
+            jobs = events = None
+            if p["diagnose"] and md.get("deletionTimestamp"):
+                jobs = reader.list("batch/v1", "Job", target_namespace(r),
+                                   label_selector="%s=%s" % (LABEL_RELEASE_UID, md["uid"]))["items"]
+                events = reader.list("v1", "Event", ns, field_selector="involvedObject.uid=%s" % md["uid"])["items"]
+            s = summarize_release(md["name"], ns, {"state": PRESENT, "object": r},
+                                  obs_from(cl, cl_by, cluster_name(r)), obs_from(inv, inv_by, md["name"]), jobs, events)
+            s["selector"] = {"api_version": API_VERSION, "kind": "Release", "namespace": ns, "name": md["name"]}
+            s["untracked"] = []
+            if p["find_untracked"] and s["inventory"]["entries"]:
+                recorded = set((e["apiVersion"], e["kind"], e.get("namespace"), e["name"]) for e in s["inventory"]["entries"])
+                for av, kind in sorted(set((e["apiVersion"], e["kind"]) for e in s["inventory"]["entries"])):
+                    for tns in sorted(set(e.get("namespace") for e in s["inventory"]["entries"] if e["kind"] == kind)):
+                        found = reader.list(av, kind, tns, label_selector="%s=%s" % (LABEL_RELEASE, md["name"]))
+                        for o in found["items"] or []:
+                            key = (av, kind, o["metadata"].get("namespace"), o["metadata"]["name"])
+                            if key not in recorded:
+                                s["untracked"].append({"apiVersion": av, "kind": kind, "namespace": key[2],
+                                                       "name": key[3]})
+            releases.append(s)
+
+    result = {}
+    if p["verify_plan"]:
+        result["verification"] = verify(reader, p["verify_plan"])
+    module.exit_json(changed=False, releases=releases, absent_names=absent_names, clusters=clusters,
+                     objects=objects, unknown=reader.unknown,
+                     query_times=dict(started=utc_iso(started), finished=utc_iso()), **result)
+
+
+def verify(reader, plan):
+    """Each planned Release, its inventory and its recorded (and untracked) objects: present, absent or unknown."""
+    rel_states, inv_states, obj_states = {}, {}, {}
+    for r in plan:
+        if r.get("state") != PRESENT:
+            continue
+        ns = r.get("namespace")
+        rel = reader.get(API_VERSION, "Release", r["name"], ns)
+        if rel["state"] == PRESENT and rel["object"]["metadata"].get("uid") != r.get("uid"):
+            rel = {"state": ABSENT, "object": None, "error": None, "recreated_uid": rel["object"]["metadata"].get("uid")}
+        rel_states[r["name"]] = rel["state"]
+        inv_states[r["name"]] = reader.get(API_VERSION, "ReleaseInventory", r["name"], ns)["state"]
+        for e in list((r.get("inventory") or {}).get("entries") or []) + list(r.get("untracked") or []):
+            key = (e["apiVersion"], e["kind"], e.get("namespace"), e["name"])
+            if key not in obj_states:
+                obj_states[key] = reader.get(e["apiVersion"], e["kind"], e["name"], e.get("namespace"))["state"]
+    out = what_stayed(plan, obj_states, rel_states)
+    out["releases"] = [{"name": n, "state": s} for n, s in sorted(rel_states.items())]
+    out["inventories"] = [{"name": n, "state": s} for n, s in sorted(inv_states.items())]
+    return out
+
+
+if __name__ == "__main__":
+    main()
