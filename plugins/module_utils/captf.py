@@ -63,7 +63,7 @@ def parse_time(value):
     """Epoch seconds of an RFC 3339 time (second precision is enough here), or None."""
     if not value:
         return None
-    text = str(value).replace("Z", "").split(".")[0].split("+")[0]
+    text = str(value).replace("Z", "").split(".", maxsplit=1)[0].split("+", maxsplit=1)[0]
     try:
         return calendar.timegm(time.strptime(text, "%Y-%m-%dT%H:%M:%S"))
     except ValueError:

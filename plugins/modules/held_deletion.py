@@ -14,7 +14,7 @@ short_description: Diagnose a held CAPTF deletion, restore a state backup, or ab
 version_added: "0.1.0"
 description:
   - A CAPTF object (C(TerraformCluster), C(TerraformMachine), C(TerraformMachinePool)) whose Terraform
-    state is missing or unreadable keeps its finalizer: CAPTF will not destroy against a state it cannot
+    state is missing or unreadable keeps its finalizer. CAPTF will not destroy against a state it cannot
     read, and will not drop the finalizer while the state may describe live resources. A failing
     destroy is retried forever. This module says why a deletion is held and ends the hold through
     CAPTF's own release paths only.
@@ -30,7 +30,7 @@ description:
   - Every patch is a JSON patch with a C(test) on C(metadata.uid). Check mode sends no mutating request.
     A failed query is reported as unknown, never as "not held".
 author:
-  - teardown.gates contributors
+  - teardown.gates contributors (@teardown-gates)
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:
@@ -133,7 +133,7 @@ action:
 diagnosis:
   description:
     - The facts the decision rests on. Keys include C(exists), C(deleting), C(deletion_timestamp), C(finalizers),
-      C(paused), C(blocked_by_dependents), C(dependents), C(ever_applied) (C(value) and C(signals):
+      C(paused), C(blocked_by_dependents), C(dependents), C(ever_applied) (C(value) and C(signals), which are
       C(provisioned), C(inputs_applied), C(pinned_digest), C(backups)), C(backups) (C(serial), C(secret_name),
       C(created_at), C(age_seconds), C(complete), C(restore_failed), C(usable)), C(failed_restores),
       C(state_readable), C(last_destroy), C(abandon_annotation), C(restore_annotation), C(deletion_policy),
