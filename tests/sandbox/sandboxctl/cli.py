@@ -30,6 +30,8 @@ CORE = ["etcd", "kube-apiserver", "kube-controller-manager", "aws-layer"]
 TWINS = [  # one line per twin: ("hypershift", "sandboxctl.twins.hypershift"), ...
     ("captf", "sandboxctl.twins.captf"),
     ("convoy", "sandboxctl.twins.convoy"),
+    ("hypershift", "sandboxctl.twins.hypershift"),
+    ("capi", "sandboxctl.twins.capi"),
 ]
 
 

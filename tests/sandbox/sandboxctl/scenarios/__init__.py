@@ -13,6 +13,7 @@ SCENARIOS = {
     "aws-infra": "aws_infra",
     "captf": "captf",
     "releases": "releases",
+    "hosted-cluster": "hosted_cluster",
 }
 
 

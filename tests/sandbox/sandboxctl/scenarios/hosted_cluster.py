@@ -1,0 +1,389 @@
+"""hosted-cluster: a running HyperShift HostedCluster on AWS, as the teardown seed describes it.
+
+Kubernetes: the HostedCluster (finalizers `hypershift.openshift.io/finalizer`,
+`hypershift.io/aws-oidc-discovery`), its NodePools, the HCP namespace `<ns>-<name>` (labelled as an
+HCP namespace) with the HostedControlPlane, the CAPI Cluster named after the infra ID
+(controlPlaneRef -> HCP, infrastructureRef -> AWSCluster), per NodePool a MachineDeployment, a
+MachineSet, Machines and AWSMachines (with instance IDs), control-plane Deployments and pods (with a
+nodeName and terminationGracePeriodSeconds), LoadBalancer Services backed by ELBs, a PVC backed by
+an EBS volume, and AWSEndpointServices: each with the finalizers FACTS.md names.
+
+AWS: the worker-VPC infrastructure of the infra ID (from `aws_infra.seed` when that scenario
+exists, else a VPC and a subnet made here), worker instances, the guest's cloud resources that HCCO
+removes (a router ELB, a PV's EBS volume, the image-registry bucket, all tagged with the infra ID),
+the management side's ELBs and volume behind the HCP Services and PVC, and the OIDC documents under
+`<infraID>/` in the shared OIDC bucket.
+
+Knobs (`--knob K=V`; each is also written as `sandbox.teardown.gates/knob-K` on the HC, its NodePools
+and the HCP namespace, where the twins read them; `set_knob()` changes one later):
+  shape:    nodepools=N (1), replicas=N (2), infra_id=ID, region=R
+  real annotations: cleanup_cloud_resources=true, skip_namespace_delete=true, destroy_grace_period=DUR
+  timings:  grace_period=DUR (pods' terminationGracePeriodSeconds, 2s), requeue=DUR (1s),
+            hcco_requeue=DUR (2s), cleanup_timeout=DUR (60s), endpoint_timeout=DUR (10m),
+            nat_seconds=N (NAT gateway deleting -> deleted, through the AWS realism layer)
+  failures: ho|nodepool|capi|capa|cpo|hcco|kubelet=down, credentials=invalid, cleanup=timeout,
+            pod_stuck=true (kube-apiserver pods) or a pod name
+"""
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import urllib.request
+import uuid
+
+from botocore.exceptions import ClientError
+from kubernetes.client import ApiException
+
+from ..twins.hostedcommon import (AWSCLUSTER_FINALIZER, AWSMACHINE_FINALIZER, BUCKET_ANN, CAPA, CAPI, CLEANUP_ANN,
+                                  CLUSTER_FINALIZER, CLUSTER_NAME_LABEL, CPO_FINALIZER, ELB_ANN, GRACE_ANN,
+                                  HCP_NS_LABEL, HO_FINALIZER, HS, LB_FINALIZER, MACHINE_FINALIZER, NODEPOOL_ANN,
+                                  OIDC_FINALIZER, PVC_FINALIZER, SKIP_NS_ANN, VOLUME_ANN, parse_duration)
+from .common import aws, core_v1, ensure_namespace, kube
+
+KNOB = "sandbox.teardown.gates/knob-"
+OIDC_BUCKET = "sandbox-hypershift-oidc"
+MGMT_TAG = "kubernetes.io/cluster/sandbox-management"
+RELEASE = "quay.io/openshift-release-dev/ocp-release:4.18.0-multi"
+HO_IMAGE = "quay.io/hypershift/hypershift-operator:sandbox"
+CPO_IMAGE = "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:" + "0" * 64
+SEED_ONLY = {"nodepools", "replicas", "infra_id", "region"}
+# passed on to the aws-infra scenario when it exists
+AWS_INFRA_KNOBS = ("zones", "base_domain", "oidc_bucket", "faults", "nat_deleting_seconds",
+                   "instance_shutting_down_seconds", "elb_eni_linger_seconds")
+
+
+def _h(*parts, n=8):
+    return hashlib.sha256("/".join(parts).encode()).hexdigest()[:n]
+
+
+def _tags(d):
+    return [{"Key": k, "Value": v} for k, v in d.items()]
+
+
+class _Seeder:
+    def __init__(self, name, namespace, knobs):
+        self.name, self.ns, self.knobs = name, namespace, knobs
+        self.hcp_ns = f"{namespace}-{name}"
+        self.infra = knobs.get("infra_id") or f"{name}-{uuid.uuid4().hex[:5]}"
+        self.region = knobs.get("region") or os.environ.get("AWS_DEFAULT_REGION", "us-east-1")
+        self.dyn = kube()
+        self.objects = []
+        self.cluster_tag = f"kubernetes.io/cluster/{self.infra}"
+
+    # -- kubernetes --------------------------------------------------------------------------
+    def create(self, api_version, kind, body, status=None):
+        api = self.dyn.resources.get(api_version=api_version, kind=kind)
+        body = dict(body, apiVersion=api_version, kind=kind)
+        ns = body["metadata"].get("namespace")
+        obj = api.create(body=body, namespace=ns).to_dict()
+        if status:
+            obj["status"] = status
+            obj = api.status.replace(body=obj, namespace=ns).to_dict()
+        md = obj["metadata"]
+        self.objects.append({"apiVersion": api_version, "kind": kind, "name": md["name"], "namespace": md.get("namespace"),
+                             "uid": md["uid"], "finalizers": md.get("finalizers") or []})
+        return obj
+
+    def knob_annotations(self):
+        return {KNOB + k: str(v) for k, v in self.knobs.items() if k not in SEED_ONLY}
+
+    # -- aws ---------------------------------------------------------------------------------
+    def aws_infra(self, workers):
+        """The worker-VPC infrastructure: the aws-infra scenario's when it exists, else a minimum
+        made here (VPC, private subnet, worker instances). Returns what the rest of the seed uses."""
+        mod = None
+        if importlib.util.find_spec(f"{__package__}.aws_infra") is not None:
+            mod = importlib.import_module(f"{__package__}.aws_infra")
+        net = {"source": "aws_infra" if mod else "hosted_cluster", "result": None, "oidc_bucket": None,
+               "router_elb": None, "registry_buckets": []}
+        if mod is not None:
+            fwd = {k: v for k, v in self.knobs.items() if k in AWS_INFRA_KNOBS}
+            if "nat_seconds" in self.knobs:
+                fwd["nat_deleting_seconds"] = self.knobs["nat_seconds"]
+            fwd.pop("nat_seconds", None)
+            fwd["workers"] = str(workers)
+            res = mod.seed(name=self.infra, namespace=None, knobs=fwd)
+            ids = res["aws"]
+            az = sorted(res["details"]["subnets"])[0]
+            net.update(result=res, vpc=ids["AWS::EC2::VPC"][0], az=az, subnet=res["details"]["subnets"][az]["private"],
+                       instances=list(ids["AWS::EC2::Instance"])[:workers], oidc_bucket=res.get("oidc_bucket"),
+                       registry_buckets=list(ids.get("AWS::S3::Bucket", [])))
+            elbs = ids.get("AWS::ElasticLoadBalancing::LoadBalancer", [])
+            if elbs:
+                # the router's ELB is the guest ingress Service's: the guest cloud provider tags it so
+                aws("elb").add_tags(LoadBalancerNames=[elbs[0]], Tags=[
+                    {"Key": "kubernetes.io/service-name", "Value": "openshift-ingress/router-default"}])
+                net["router_elb"] = elbs[0]
+            return net
+        ec2 = aws("ec2")
+        net["vpc"] = ec2.create_vpc(CidrBlock="10.0.0.0/16", TagSpecifications=[{"ResourceType": "vpc", "Tags": _tags(
+            {self.cluster_tag: "owned", "Name": f"{self.infra}-vpc"})}])["Vpc"]["VpcId"]
+        net["az"] = az = self.region + "a"
+        net["subnet"] = ec2.create_subnet(VpcId=net["vpc"], CidrBlock="10.0.128.0/20", AvailabilityZone=az, TagSpecifications=[{
+            "ResourceType": "subnet", "Tags": _tags({self.cluster_tag: "owned",
+                                                     "Name": f"{self.infra}-private-{az}"})}])["Subnet"]["SubnetId"]
+        if self.knobs.get("nat_seconds") not in (None, ""):
+            self._realism_knob("nat_deleting_seconds", float(self.knobs["nat_seconds"]))
+        r = ec2.run_instances(ImageId="ami-12c6146b", MinCount=workers, MaxCount=workers, InstanceType="m5.large",
+                              SubnetId=net["subnet"], TagSpecifications=[{"ResourceType": "instance", "Tags": _tags({
+                                  self.cluster_tag: "owned", "Name": f"{self.infra}-worker"})}])
+        net["instances"] = [i["InstanceId"] for i in r["Instances"]]
+        return net
+
+    def _realism_knob(self, key, value):
+        url = os.environ.get("SANDBOX_AWS_CONTROL")
+        if not url:
+            return
+        req = urllib.request.Request(url + "/realism/knobs", data=json.dumps({key: value}).encode(),
+                                     method="POST", headers={"Content-Type": "application/json"})
+        try:
+            urllib.request.urlopen(req, timeout=5).read()
+        except OSError:
+            pass
+
+    def elb(self, name, tags, subnet=None):
+        elb = aws("elb")
+        kw = {"Subnets": [subnet]} if subnet else {"AvailabilityZones": [self.region + "a"]}
+        dns = elb.create_load_balancer(LoadBalancerName=name, Listeners=[{
+            "Protocol": "TCP", "LoadBalancerPort": 443, "InstanceProtocol": "TCP", "InstancePort": 443}],
+            Tags=_tags(tags), **kw)["DNSName"]
+        return dns
+
+    def volume(self, az, tags):
+        return aws("ec2").create_volume(AvailabilityZone=az, Size=8, VolumeType="gp3", TagSpecifications=[{
+            "ResourceType": "volume", "Tags": _tags(tags)}])["VolumeId"]
+
+
+def seed(name=None, namespace=None, knobs=None):
+    name = name or "hc-" + uuid.uuid4().hex[:6]
+    namespace = namespace or "clusters"
+    knobs = dict(knobs or {})
+    s = _Seeder(name, namespace, knobs)
+    infra, hcp_ns, region = s.infra, s.hcp_ns, s.region
+    nodepools = int(knobs.get("nodepools", 1))
+    replicas = int(knobs.get("replicas", 2))
+    grace = int(parse_duration(knobs.get("grace_period"), 2))
+    creds_ok = str(knobs.get("credentials", "valid")).lower() != "invalid"
+    knob_ann = s.knob_annotations()
+
+    # ---- AWS -----------------------------------------------------------------------------------
+    net = s.aws_infra(nodepools * replicas)
+    instance_ids = net["instances"]
+    placement = {i["InstanceId"]: i["Placement"]["AvailabilityZone"] for r in aws("ec2").describe_instances(
+        InstanceIds=instance_ids)["Reservations"] for i in r["Instances"]}
+    s3 = aws("s3")
+    if net["router_elb"]:
+        guest_elb = net["router_elb"]
+    else:
+        guest_elb = "a" + _h(infra, "router-default", n=31)
+        s.elb(guest_elb, {s.cluster_tag: "owned", "kubernetes.io/service-name": "openshift-ingress/router-default"},
+              subnet=net["subnet"])
+    guest_volume = s.volume(net["az"], {s.cluster_tag: "owned", "kubernetes.io/created-for/pvc/name": "prometheus-data-0",
+                                        "kubernetes.io/created-for/pvc/namespace": "openshift-monitoring"})
+    registry_buckets = net["registry_buckets"]
+    if not registry_buckets:
+        registry_buckets = [f"{infra}-image-registry-{region}-{_h(infra, 'registry', n=12)}"[:63]]
+        s3.create_bucket(Bucket=registry_buckets[0])
+        s3.put_object(Bucket=registry_buckets[0], Key="docker/registry/v2/blobs/sha256/00/data", Body=b"layer")
+    oidc_bucket = net["oidc_bucket"] or OIDC_BUCKET
+    oidc_keys = [f"{infra}/.well-known/openid-configuration", f"{infra}/openid/v1/jwks"]
+    if not net["oidc_bucket"]:
+        try:
+            s3.create_bucket(Bucket=oidc_bucket)
+        except ClientError as e:
+            if e.response["Error"]["Code"] not in ("BucketAlreadyOwnedByYou", "BucketAlreadyExists"):
+                raise
+        for k in oidc_keys:
+            s3.put_object(Bucket=oidc_bucket, Key=k, Body=b"{}")
+    mgmt_elbs = {}
+    for svc in ("kube-apiserver", "router"):
+        lb = _h(hcp_ns, svc, infra, n=32)
+        mgmt_elbs[svc] = (lb, s.elb(lb, {MGMT_TAG: "owned", "kubernetes.io/service-name": f"{hcp_ns}/{svc}"}))
+    etcd_volume = s.volume(region + "a", {MGMT_TAG: "owned", "kubernetes.io/created-for/pvc/name": "data-etcd-0",
+                                          "kubernetes.io/created-for/pvc/namespace": hcp_ns})
+
+    # ---- HostedCluster and NodePools ------------------------------------------------------------
+    ensure_namespace(namespace)
+    hc_ann = dict(knob_ann, **{BUCKET_ANN: oidc_bucket})
+    if str(knobs.get("cleanup_cloud_resources", "")).lower() == "true":
+        hc_ann[CLEANUP_ANN] = "true"
+    if str(knobs.get("skip_namespace_delete", "")).lower() == "true":
+        hc_ann[SKIP_NS_ANN] = "true"
+    if knobs.get("destroy_grace_period"):
+        hc_ann[GRACE_ANN] = knobs["destroy_grace_period"]
+    ready = lambda t, ok=True, reason="AsExpected", msg="": (  # noqa: E731
+        {"type": t, "status": "True" if ok else "False", "reason": reason, "message": msg,
+         "lastTransitionTime": "2026-01-01T00:00:00Z"})
+    idp = ready("ValidAWSIdentityProvider") if creds_ok else ready(
+        "ValidAWSIdentityProvider", False, "InvalidIdentityProvider",
+        "InvalidClientTokenId: The security token included in the request is invalid.")
+    platform = {"type": "AWS", "aws": {"region": region, "cloudProviderConfig": {
+        "vpc": net["vpc"], "subnet": {"id": net["subnet"]}, "zone": net["az"]}}}
+    hc = s.create(HS, "HostedCluster", {
+        "metadata": {"name": name, "namespace": namespace, "finalizers": [HO_FINALIZER, OIDC_FINALIZER],
+                     "annotations": hc_ann},
+        "spec": {"infraID": infra, "clusterID": str(uuid.uuid4()), "release": {"image": RELEASE},
+                 "platform": platform, "issuerURL": f"https://{oidc_bucket}.s3.{region}.amazonaws.com/{infra}"}},
+        status={"conditions": [ready("Available"), ready("Progressing", False), idp],
+                "version": {"desired": {"image": RELEASE}}, "controlPlaneEndpoint": {
+                    "host": mgmt_elbs["kube-apiserver"][1], "port": 6443}})
+    zones = [region + z for z in "abcdef"]
+    nps = []
+    for i in range(nodepools):
+        nps.append(s.create(HS, "NodePool", {
+            "metadata": {"name": f"{name}-{zones[i % 6]}" + (f"-{i}" if i >= 6 else ""), "namespace": namespace,
+                         "finalizers": [HO_FINALIZER], "annotations": dict(knob_ann)},
+            "spec": {"clusterName": name, "replicas": replicas, "release": {"image": RELEASE},
+                     "platform": {"type": "AWS", "aws": {"instanceType": "m5.large", "subnet": {"id": net["subnet"]}}}}},
+            status={"replicas": replicas, "conditions": [ready("Ready")]}))
+
+    # ---- HCP namespace ---------------------------------------------------------------------------
+    v1 = core_v1()
+    v1.create_namespace({"metadata": {"name": hcp_ns, "labels": {HCP_NS_LABEL: "true"},
+                                      "annotations": dict(knob_ann)}})
+    ns_obj = v1.read_namespace(hcp_ns)
+    s.objects.append({"apiVersion": "v1", "kind": "Namespace", "name": hcp_ns, "namespace": None,
+                      "uid": ns_obj.metadata.uid, "finalizers": ns_obj.spec.finalizers or []})
+    hcp_ann = {CLEANUP_ANN: "true"} if hc_ann.get(CLEANUP_ANN) == "true" else {}
+    hcp = s.create(HS, "HostedControlPlane", {
+        "metadata": {"name": name, "namespace": hcp_ns, "finalizers": [HO_FINALIZER], "annotations": hcp_ann},
+        "spec": {"infraID": infra, "releaseImage": RELEASE, "platform": platform}},
+        status={"conditions": [ready("Available"), idp], "ready": True})
+    s.create(CAPA, "AWSCluster", {
+        "metadata": {"name": infra, "namespace": hcp_ns, "finalizers": [AWSCLUSTER_FINALIZER],
+                     "labels": {CLUSTER_NAME_LABEL: infra}, "annotations": {"cluster.x-k8s.io/managed-by": "external"}},
+        "spec": {"region": region}}, status={"ready": True})
+    cluster = s.create(CAPI, "Cluster", {
+        "metadata": {"name": infra, "namespace": hcp_ns, "finalizers": [CLUSTER_FINALIZER]},
+        "spec": {"controlPlaneRef": {"apiVersion": HS, "kind": "HostedControlPlane", "name": name, "namespace": hcp_ns},
+                 "infrastructureRef": {"apiVersion": CAPA, "kind": "AWSCluster", "name": infra, "namespace": hcp_ns}}},
+        status={"phase": "Provisioned", "conditions": [ready("Ready")]})
+
+    # ---- workers ---------------------------------------------------------------------------------
+    machines = []
+    it = iter(instance_ids)
+    for np in nps:
+        npn = np["metadata"]["name"]
+        np_ann = {NODEPOOL_ANN: f"{namespace}/{npn}"}
+        labels = {CLUSTER_NAME_LABEL: infra}
+        md = s.create(CAPI, "MachineDeployment", {
+            "metadata": {"name": npn, "namespace": hcp_ns, "labels": labels, "annotations": np_ann},
+            "spec": {"clusterName": infra, "replicas": replicas}}, status={"replicas": replicas})
+        msn = f"{npn}-{_h(npn, infra, n=5)}"
+        ms = s.create(CAPI, "MachineSet", {
+            "metadata": {"name": msn, "namespace": hcp_ns, "labels": dict(labels, **{"cluster.x-k8s.io/deployment-name": npn}),
+                         "annotations": np_ann, "ownerReferences": [_owner(md)]},
+            "spec": {"clusterName": infra, "replicas": replicas}}, status={"replicas": replicas})
+        for r in range(replicas):
+            iid = next(it)
+            mname = f"{msn}-{_h(msn, str(r), n=5)}"
+            m = s.create(CAPI, "Machine", {
+                "metadata": {"name": mname, "namespace": hcp_ns, "finalizers": [MACHINE_FINALIZER],
+                             "labels": dict(labels, **{"cluster.x-k8s.io/set-name": msn,
+                                                       "cluster.x-k8s.io/deployment-name": npn}),
+                             "annotations": np_ann, "ownerReferences": [_owner(ms)]},
+                "spec": {"clusterName": infra, "providerID": f"aws:///{placement.get(iid, net['az'])}/{iid}",
+                         "infrastructureRef": {"apiVersion": CAPA, "kind": "AWSMachine", "name": mname, "namespace": hcp_ns}}},
+                status={"phase": "Running", "conditions": [ready("Ready")]})
+            s.create(CAPA, "AWSMachine", {
+                "metadata": {"name": mname, "namespace": hcp_ns, "finalizers": [AWSMACHINE_FINALIZER],
+                             "labels": labels, "annotations": np_ann, "ownerReferences": [_owner(m)]},
+                "spec": {"instanceID": iid, "providerID": f"aws:///{placement.get(iid, net['az'])}/{iid}", "instanceType": "m5.large"}},
+                status={"instanceState": "running", "ready": True, "conditions": [ready("InstanceReady")]})
+            machines.append({"machine": mname, "instance_id": iid})
+
+    # ---- control-plane workloads -----------------------------------------------------------------
+    apps = ["kube-apiserver", "etcd", "cluster-version-operator", "control-plane-operator",
+            "hosted-cluster-config-operator"]
+    for app in apps:
+        if app == "etcd":
+            continue
+        s.create("apps/v1", "Deployment", {"metadata": {"name": app, "namespace": hcp_ns, "labels": {"app": app}},
+                                           "spec": {"replicas": 1, "selector": {"matchLabels": {"app": app}},
+                                                    "template": {"metadata": {"labels": {"app": app}},
+                                                                 "spec": {"containers": [{"name": app, "image": CPO_IMAGE}]}}}})
+    s.create("v1", "PersistentVolumeClaim", {
+        "metadata": {"name": "data-etcd-0", "namespace": hcp_ns, "annotations": {VOLUME_ANN: etcd_volume}},
+        "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "gp3-csi", "resources": {"requests": {"storage": "8Gi"}}}})
+    _ensure_finalizer(v1, hcp_ns, "data-etcd-0")
+    pods = []
+    for i, app in enumerate(apps):
+        pname = "etcd-0" if app == "etcd" else f"{app}-{_h(hcp_ns, app, n=10)}-{_h(app, n=5)}"
+        spec = {"nodeName": f"mgmt-worker-{i % 3}", "terminationGracePeriodSeconds": grace,
+                "containers": [{"name": app, "image": CPO_IMAGE}]}
+        if app == "etcd":
+            spec["volumes"] = [{"name": "data", "persistentVolumeClaim": {"claimName": "data-etcd-0"}}]
+        p = s.create("v1", "Pod", {"metadata": {"name": pname, "namespace": hcp_ns, "labels": {"app": app}}, "spec": spec})
+        try:
+            v1.patch_namespaced_pod_status(pname, hcp_ns, {"status": {"phase": "Running"}})
+        except ApiException:
+            pass
+        pods.append(p["metadata"]["name"])
+    for svc, (lb, dns) in mgmt_elbs.items():
+        port = 6443 if svc == "kube-apiserver" else 443
+        s.create("v1", "Service", {
+            "metadata": {"name": svc, "namespace": hcp_ns, "finalizers": [LB_FINALIZER], "annotations": {ELB_ANN: lb}},
+            "spec": {"type": "LoadBalancer", "selector": {"app": svc}, "ports": [{"port": port, "targetPort": port}]}})
+        v1.patch_namespaced_service_status(svc, hcp_ns, {"status": {"loadBalancer": {"ingress": [{"hostname": dns}]}}})
+    s.create("v1", "Service", {"metadata": {"name": "etcd-client", "namespace": hcp_ns},
+                               "spec": {"selector": {"app": "etcd"}, "ports": [{"port": 2379}]}})
+    for ep in ("kube-apiserver-private", "private-router"):
+        s.create(HS, "AWSEndpointService", {
+            "metadata": {"name": ep, "namespace": hcp_ns, "finalizers": [CPO_FINALIZER]},
+            "spec": {"networkLoadBalancerName": f"{infra}-{ep}"[:32]}},
+            status={"endpointServiceName": f"com.amazonaws.vpce.{region}.vpce-svc-{_h(infra, ep, n=17)}"})
+
+    return {
+        "scenario": "hosted-cluster", "name": name, "namespace": namespace, "hcp_namespace": hcp_ns,
+        "infra_id": infra, "region": region, "uid": hc["metadata"]["uid"], "knobs": knobs,
+        "release_image": RELEASE, "operator_images": {"hypershift-operator": HO_IMAGE, "control-plane-operator": CPO_IMAGE},
+        "capi_cluster": {"name": cluster["metadata"]["name"], "namespace": hcp_ns, "uid": cluster["metadata"]["uid"]},
+        "hcp": {"name": hcp["metadata"]["name"], "namespace": hcp_ns, "uid": hcp["metadata"]["uid"]},
+        "machines": machines, "pods": pods,
+        "objects": s.objects,
+        # the worker-VPC infrastructure by CloudFormation type (all of aws-infra's when it made it)
+        "aws": dict(net["result"]["aws"]) if net["result"] else {
+            "AWS::EC2::VPC": [net["vpc"]], "AWS::EC2::Subnet": [net["subnet"]], "AWS::EC2::Instance": instance_ids},
+        "aws_source": net["source"],
+        "aws_infra": net["result"],
+        "guest_cloud": {
+            "AWS::ElasticLoadBalancing::LoadBalancer": [guest_elb],
+            "AWS::EC2::Volume": [guest_volume], "AWS::S3::Bucket": registry_buckets},
+        "management_cloud": {
+            "AWS::ElasticLoadBalancing::LoadBalancer": [lb for lb, _ in mgmt_elbs.values()],
+            "dns": {svc: dns for svc, (_, dns) in mgmt_elbs.items()},
+            "AWS::EC2::Volume": [etcd_volume]},
+        "oidc": {"bucket": oidc_bucket, "prefix": f"{infra}/", "keys": oidc_keys},
+    }
+
+
+def _owner(obj):
+    return {"apiVersion": obj["apiVersion"], "kind": obj["kind"], "name": obj["metadata"]["name"],
+            "uid": obj["metadata"]["uid"], "controller": True, "blockOwnerDeletion": True}
+
+
+def _ensure_finalizer(v1, ns, pvc):
+    """The StorageObjectInUseProtection admission plugin adds pvc-protection; make sure of it."""
+    cur = v1.read_namespaced_persistent_volume_claim(pvc, ns)
+    if PVC_FINALIZER not in (cur.metadata.finalizers or []):
+        v1.patch_namespaced_persistent_volume_claim(pvc, ns, {"metadata": {"finalizers": (cur.metadata.finalizers or []) + [PVC_FINALIZER]}})
+
+
+def set_knob(name, namespace, key, value):
+    """Set (or, with value None, clear) a knob for a seeded hosted cluster: on its HostedCluster,
+    NodePools and HCP namespace. Objects that are gone are skipped."""
+    dyn = kube()
+    patch = {"metadata": {"annotations": {KNOB + key: None if value is None else str(value)}}}
+    targets = [(HS, "HostedCluster", name, namespace)]
+    np_api = dyn.resources.get(api_version=HS, kind="NodePool")
+    targets += [(HS, "NodePool", np.metadata.name, namespace) for np in np_api.get(namespace=namespace).items
+                if (np.spec or {}).get("clusterName") == name]
+    targets.append(("v1", "Namespace", f"{namespace}-{name}", None))
+    for av, kind, n, ns in targets:
+        try:
+            dyn.resources.get(api_version=av, kind=kind).patch(
+                name=n, namespace=ns, body=patch, content_type="application/merge-patch+json")
+        except ApiException as e:
+            if e.status != 404:
+                raise

@@ -1,0 +1,439 @@
+"""HyperShift twins: HO (HostedCluster), the NodePool controller, CPO, HCCO, and the management
+cluster's node-side parts (kubelet, cloud provider, CSI, pvc-protection) for HCP namespaces.
+
+They follow FACTS.md ("HyperShift") and the teardown seed step by step:
+
+HO, on a deleting HostedCluster (requeued every `requeue`, 1 s here, 5 s for real): copy the cleanup
+annotation to the HCP; request NodePool deletion (no wait); request CAPI Cluster deletion and wait
+for its absence; delete AWSEndpointServices (dropping their CPO finalizer itself with invalid
+credentials or after `endpoint_timeout`); delete the HCP if still present and wait; delete the OIDC
+documents under `<infraID>/` and drop `hypershift.io/aws-oidc-discovery`; unless the skip
+annotation is "true", delete the HCP namespace and wait for its absence; honour the destroy grace
+period (HostedClusterDestroyed=True/WaitingForGracePeriod); remove its finalizer.
+While it waits it says on what in HostedClusterDestroyed=False (reasons WaitingForCAPIClusterDeletion,
+WaitingForAWSEndpointServiceDeletion, WaitingForHostedControlPlaneDeletion, WaitingForNamespaceDeletion:
+the twin's own wording, for diagnosis).
+
+NodePool controller: deletes its MachineDeployments/MachineSets, waits for their Machines, drops
+its finalizer. CPO: on a deleting HCP with cleanup on and valid credentials, scales CVO down
+(CVOScaledDown=True), waits for CloudResourcesDestroyed=True or gives up after `cleanup_timeout`
+(CloudResourcesDestroyed=False/CloudResourcesDeletionTimedOut), then drops the HCP finalizer.
+HCCO: deletes the guest's cloud resources it finds in AWS (classic ELBs with a service-name tag,
+EBS volumes made for guest PVCs, image-registry buckets, all of the infra ID) and reports
+"Remaining resources: ..." every `hcco_requeue` (2 s here, 30 s for real).
+
+Knobs (annotation `sandbox.teardown.gates/knob-<name>` on the object, else on its namespace):
+ho, nodepool, cpo, hcco, kubelet = down; credentials=invalid; cleanup=timeout (HCCO cannot delete);
+cleanup_timeout (duration, default 60s; 10m for real); pod_stuck=true (kube-apiserver pods) or a pod
+name; requeue, hcco_requeue, endpoint_timeout (durations).
+"""
+import calendar
+import logging
+import time
+
+from botocore.exceptions import ClientError
+
+from ..scenarios.common import aws
+from .base import Twin
+from .hostedcommon import (BUCKET_ANN, CLEANUP_ANN, CLI_FINALIZER, CPO_FINALIZER, CAPI, ELB_ANN, GRACE_ANN,
+                           HCP_NS_LABEL, HO_FINALIZER, HS, LB_FINALIZER, NODEPOOL_ANN, OIDC_FINALIZER,
+                           PVC_FINALIZER, SKIP_NS_ANN, VOLUME_ANN, HostedTwinMixin, annotations, cond,
+                           cond_age, deleting, parse_duration, run_all)
+
+log = logging.getLogger("twin")
+
+
+def creds_invalid(twin, obj):
+    return str(twin.cluster_knob(obj, "credentials", "valid")).lower() == "invalid"
+
+
+class HostedClusterOperator(HostedTwinMixin, Twin):
+    NAME = "hypershift-operator"
+    WATCHES = [(HS, "HostedCluster")]
+
+    def reconcile(self, hc):
+        if self.down(hc, "ho"):
+            return 5
+        md = hc["metadata"]
+        ns, name = md["namespace"], md["name"]
+        hcp_ns = f"{ns}-{name}"
+        if not deleting(hc):
+            self.add_finalizer(hc, HO_FINALIZER)
+            self._propagate_cleanup(hc, hcp_ns)
+            return None
+        if HO_FINALIZER not in (md.get("finalizers") or []):
+            return None
+        rq = self.requeue_s(hc)
+        infra = (hc.get("spec") or {}).get("infraID") or name
+        self._propagate_cleanup(hc, hcp_ns)
+
+        # 1. NodePools: request deletion, do not wait
+        for np in self.list(HS, "NodePool", namespace=ns):
+            if (np.get("spec") or {}).get("clusterName") == name and not deleting(np):
+                self.delete(HS, "NodePool", np["metadata"]["name"], ns)
+                self.event(hc, "Normal", "DeletingNodePool", f"requested deletion of NodePool {ns}/{np['metadata']['name']}")
+        # 2. CAPI Cluster: request deletion, wait for absence
+        cluster = self.get(CAPI, "Cluster", infra, hcp_ns)
+        if cluster is not None:
+            if not deleting(cluster):
+                self.delete(CAPI, "Cluster", infra, hcp_ns)
+                self.event(hc, "Normal", "DeletingCAPICluster", f"requested deletion of CAPI Cluster {hcp_ns}/{infra}")
+            return self._waiting(hc, "WaitingForCAPIClusterDeletion",
+                                 f"Waiting for CAPI Cluster {hcp_ns}/{infra} to be deleted", rq)
+        # 3. AWSEndpointServices (credentials and RBAC are not modelled)
+        eps = self.list(HS, "AWSEndpointService", namespace=hcp_ns)
+        if eps:
+            timeout = parse_duration(self.cluster_knob(hc, "endpoint_timeout", None), 600)
+            for ep in eps:
+                if not deleting(ep):
+                    self.delete(HS, "AWSEndpointService", ep["metadata"]["name"], hcp_ns)
+                elif CPO_FINALIZER in (ep["metadata"].get("finalizers") or []) and (
+                        creds_invalid(self, hc) or _age(ep["metadata"]["deletionTimestamp"]) > timeout):
+                    if self.remove_finalizer(ep, CPO_FINALIZER):
+                        self.event(hc, "Warning", "AWSEndpointServiceFinalizerRemoved",
+                                   f"removed {CPO_FINALIZER} from AWSEndpointService {hcp_ns}/{ep['metadata']['name']} "
+                                   + ("(invalid credentials)" if creds_invalid(self, hc) else f"after {timeout:.0f} s"))
+            return self._waiting(hc, "WaitingForAWSEndpointServiceDeletion",
+                                 "Waiting for AWSEndpointServices to be deleted: "
+                                 + ", ".join(sorted(e["metadata"]["name"] for e in eps)), rq)
+        # 4. HCP: a fallback delete for paths without an operational CAPI controller
+        hcp = self.get(HS, "HostedControlPlane", name, hcp_ns)
+        if hcp is not None:
+            if not deleting(hcp):
+                self.delete(HS, "HostedControlPlane", name, hcp_ns)
+            return self._waiting(hc, "WaitingForHostedControlPlaneDeletion",
+                                 f"Waiting for HostedControlPlane {hcp_ns}/{name} to be deleted", rq)
+        # 5. OIDC documents
+        if OIDC_FINALIZER in (md.get("finalizers") or []):
+            bucket = annotations(hc).get(BUCKET_ANN)
+            if bucket:
+                self._delete_oidc(bucket, infra)
+            self.remove_finalizer(hc, OIDC_FINALIZER)
+            self.event(hc, "Normal", "OIDCDocumentsDeleted", f"deleted s3://{bucket}/{infra}/")
+            return 0.05
+        # 6. HCP namespace
+        if annotations(hc).get(SKIP_NS_ANN) != "true":
+            nso = self.get("v1", "Namespace", hcp_ns)
+            if nso is not None:
+                if not deleting(nso):
+                    self.delete("v1", "Namespace", hcp_ns)
+                    self.event(hc, "Normal", "DeletingNamespace", f"requested deletion of namespace {hcp_ns}")
+                return self._waiting(hc, "WaitingForNamespaceDeletion", f"Waiting for namespace {hcp_ns} to be deleted", rq)
+        # 7. destroy grace period
+        grace = parse_duration(annotations(hc).get(GRACE_ANN), 0)
+        if grace > 0:
+            c = cond(hc, "HostedClusterDestroyed")
+            if not (c and c.get("status") == "True" and c.get("reason") == "WaitingForGracePeriod"):
+                self.set_conditions(hc, [("HostedClusterDestroyed", "True", "WaitingForGracePeriod",
+                                          f"Waiting for grace period ({annotations(hc).get(GRACE_ANN)})")])
+                return min(grace, rq) if grace < rq else rq
+            left = grace - cond_age(c)
+            if left > 0:
+                return min(left, 5)
+        else:
+            self.set_conditions(hc, [("HostedClusterDestroyed", "True", "AsExpected",
+                                      "The hosted cluster's resources were destroyed")])
+        # 8. HO's finalizer
+        cur = self.get(HS, "HostedCluster", name, ns)
+        if cur is not None and self.remove_finalizer(cur, HO_FINALIZER):
+            log.info("removed %s from HostedCluster %s/%s", HO_FINALIZER, ns, name)
+            return None
+        return 0.2
+
+    def _waiting(self, hc, reason, message, rq):
+        self.set_conditions(hc, [("HostedClusterDestroyed", "False", reason, message)])
+        return rq
+
+    def _propagate_cleanup(self, hc, hcp_ns):
+        if annotations(hc).get(CLEANUP_ANN) != "true":
+            return
+        hcp = self.get(HS, "HostedControlPlane", hc["metadata"]["name"], hcp_ns)
+        if hcp is not None and annotations(hcp).get(CLEANUP_ANN) != "true":
+            self.patch_merge(hcp, {"metadata": {"annotations": {CLEANUP_ANN: "true"}}})
+
+    def _delete_oidc(self, bucket, infra):
+        s3 = aws("s3")
+        try:
+            keys = [o["Key"] for o in s3.list_objects_v2(Bucket=bucket, Prefix=f"{infra}/").get("Contents", [])]
+            if keys:
+                s3.delete_objects(Bucket=bucket, Delete={"Objects": [{"Key": k} for k in keys]})
+        except ClientError as e:
+            if e.response["Error"]["Code"] != "NoSuchBucket":
+                raise
+
+
+def _age(ts):
+    try:
+        return time.time() - calendar.timegm(time.strptime(ts[:19], "%Y-%m-%dT%H:%M:%S"))
+    except (TypeError, ValueError):
+        return 0.0
+
+
+class NodePoolController(HostedTwinMixin, Twin):
+    NAME = "nodepool-controller"
+    WATCHES = [(HS, "NodePool")]
+
+    def reconcile(self, np):
+        if self.down(np, "nodepool"):
+            return 5
+        md = np["metadata"]
+        if not deleting(np):
+            self.add_finalizer(np, HO_FINALIZER)
+            return None
+        if HO_FINALIZER not in (md.get("finalizers") or []):
+            return None
+        ns, name = md["namespace"], md["name"]
+        hcp_ns = f"{ns}-{(np.get('spec') or {}).get('clusterName')}"
+        key = f"{ns}/{name}"
+        mine = lambda o: annotations(o).get(NODEPOOL_ANN) == key  # noqa: E731
+        mds = [o for o in self.list(CAPI, "MachineDeployment", namespace=hcp_ns) if mine(o)]
+        mss = [o for o in self.list(CAPI, "MachineSet", namespace=hcp_ns) if mine(o)]
+        for kind, objs in (("MachineDeployment", mds), ("MachineSet", mss)):
+            for o in objs:
+                if not deleting(o):
+                    self.delete(CAPI, kind, o["metadata"]["name"], hcp_ns)
+        machines = [o for o in self.list(CAPI, "Machine", namespace=hcp_ns) if mine(o)]
+        if mds or mss or machines:
+            return self.requeue_s(np)
+        if self.remove_finalizer(np, HO_FINALIZER):
+            log.info("NodePool %s: machines gone; removed %s", key, HO_FINALIZER)
+            return None
+        return 0.2
+
+
+class ControlPlaneOperator(HostedTwinMixin, Twin):
+    NAME = "control-plane-operator"
+    WATCHES = [(HS, "HostedControlPlane"), (HS, "AWSEndpointService")]
+
+    def reconcile(self, obj):
+        if self.down(obj, "cpo"):
+            return 5
+        if obj["kind"] == "AWSEndpointService":
+            return self._endpoint_service(obj)
+        hcp, md = obj, obj["metadata"]
+        if not deleting(hcp):
+            self.add_finalizer(hcp, HO_FINALIZER)
+            return None
+        if HO_FINALIZER not in (md.get("finalizers") or []):
+            return None
+        rq = self.requeue_s(hcp)
+        if annotations(hcp).get(CLEANUP_ANN) == "true":
+            if creds_invalid(self, hcp):
+                self._once(hcp, "CloudResourceCleanupSkipped",
+                           "guest cloud cleanup skipped: the cloud credentials are invalid")
+            elif not self._remove_cloud_resources(hcp):
+                return rq
+        # remaining HCP cleanup, then the finalizer
+        cur = self.get(HS, "HostedControlPlane", md["name"], md["namespace"])
+        if cur is not None and self.remove_finalizer(cur, HO_FINALIZER):
+            log.info("HCP %s/%s finalized", md["namespace"], md["name"])
+            return None
+        return 0.2
+
+    def _once(self, hcp, reason, message):
+        if not getattr(self, "_said", None):
+            self._said = set()
+        if (hcp["metadata"]["uid"], reason) not in self._said:
+            self._said.add((hcp["metadata"]["uid"], reason))
+            self.event(hcp, "Warning", reason, message)
+
+    def _remove_cloud_resources(self, hcp):
+        destroyed = cond(hcp, "CloudResourcesDestroyed")
+        if destroyed and (destroyed.get("status") == "True" or destroyed.get("reason") == "CloudResourcesDeletionTimedOut"):
+            return True
+        cvo = cond(hcp, "CVOScaledDown")
+        if cvo and cvo.get("status") == "True":
+            elapsed = cond_age(destroyed) if destroyed else cond_age(cvo)
+            timeout = parse_duration(self.cluster_knob(hcp, "cleanup_timeout", None), 60)
+            if elapsed > timeout:
+                last = (destroyed or {}).get("message") or "no report from HCCO"
+                self.set_conditions(hcp, [("CloudResourcesDestroyed", "False", "CloudResourcesDeletionTimedOut",
+                                           f"Giving up on guest cloud resource deletion after {elapsed:.0f}s. {last}")])
+                self.event(hcp, "Warning", "CloudResourcesDeletionTimedOut",
+                           f"guest cloud resource cleanup timed out after {elapsed:.0f} s: {last}")
+                return True
+            return False
+        # scale CVO down
+        ns = hcp["metadata"]["namespace"]
+        dep = self.get("apps/v1", "Deployment", "cluster-version-operator", ns)
+        if dep is not None and (dep.get("spec") or {}).get("replicas") != 0:
+            self.patch_merge(dep, {"spec": {"replicas": 0}})
+        for pod in self.list("v1", "Pod", namespace=ns, label_selector="app=cluster-version-operator"):
+            if not deleting(pod):
+                self.delete("v1", "Pod", pod["metadata"]["name"], ns)
+        self.set_conditions(hcp, [("CVOScaledDown", "True", "AsExpected", "CVO scaled down for guest cloud cleanup")])
+        self.event(hcp, "Normal", "CVOScaledDown", "scaled down cluster-version-operator; waiting for guest cloud cleanup")
+        return False
+
+    def _endpoint_service(self, ep):
+        if not deleting(ep):
+            self.add_finalizer(ep, CPO_FINALIZER)
+            return None
+        if CPO_FINALIZER not in (ep["metadata"].get("finalizers") or []):
+            return None
+        if creds_invalid(self, ep):
+            self.set_conditions(ep, [("AWSEndpointServiceAvailable", "False", "ErrorDeletingEndpointService",
+                                      "InvalidClientTokenId: The security token included in the request is invalid.")])
+            return self.requeue_s(ep, default=5)
+        # the VPC endpoint service itself is removed by the CLI's AWS pass in this sandbox
+        self.remove_finalizer(ep, CPO_FINALIZER)
+        return None
+
+
+def guest_cloud_resources(infra):
+    """What HCCO would find of the guest's: {category: [ids]} (categories with something only)."""
+    tag = f"kubernetes.io/cluster/{infra}"
+    out = {}
+    elb = aws("elb")
+    names = [d["LoadBalancerName"] for d in elb.describe_load_balancers().get("LoadBalancerDescriptions", [])]
+    lbs = []
+    for i in range(0, len(names), 20):
+        for td in elb.describe_tags(LoadBalancerNames=names[i:i + 20]).get("TagDescriptions", []):
+            keys = {t["Key"] for t in td.get("Tags", [])}
+            if tag in keys and "kubernetes.io/service-name" in keys:
+                lbs.append(td["LoadBalancerName"])
+    if lbs:
+        out["load-balancers"] = sorted(lbs)
+    vols = aws("ec2").describe_volumes(Filters=[{"Name": "tag-key", "Values": [tag]},
+                                                {"Name": "tag-key", "Values": ["kubernetes.io/created-for/pvc/name"]}])
+    vids = [v["VolumeId"] for v in vols.get("Volumes", []) if v.get("State") not in ("deleted", "deleting")]
+    if vids:
+        out["persistent-volumes"] = sorted(vids)
+    buckets = [b["Name"] for b in aws("s3").list_buckets().get("Buckets", [])
+               if b["Name"].startswith(f"{infra}-image-registry")]
+    if buckets:
+        out["image-registry"] = sorted(buckets)
+    return out
+
+
+def delete_guest_cloud_resources(found):
+    for name in found.get("load-balancers", []):
+        aws("elb").delete_load_balancer(LoadBalancerName=name)
+    ec2 = aws("ec2")
+    for vid in found.get("persistent-volumes", []):
+        try:
+            ec2.delete_volume(VolumeId=vid)
+        except ClientError as e:
+            if e.response["Error"]["Code"] != "InvalidVolume.NotFound":
+                log.warning("delete volume %s: %s", vid, e)
+    s3 = aws("s3")
+    for b in found.get("image-registry", []):
+        try:
+            for page in s3.get_paginator("list_object_versions").paginate(Bucket=b):
+                objs = [{"Key": o["Key"], "VersionId": o["VersionId"]}
+                        for o in page.get("Versions", []) + page.get("DeleteMarkers", [])]
+                if objs:
+                    s3.delete_objects(Bucket=b, Delete={"Objects": objs})
+            s3.delete_bucket(Bucket=b)
+        except ClientError as e:
+            if e.response["Error"]["Code"] != "NoSuchBucket":
+                log.warning("delete bucket %s: %s", b, e)
+
+
+def describe_remaining(found):
+    return "Remaining resources: " + "; ".join(f"{k}: {', '.join(v)}" for k, v in sorted(found.items()))
+
+
+class HostedClusterConfigOperator(HostedTwinMixin, Twin):
+    NAME = "hosted-cluster-config-operator"
+    WATCHES = [(HS, "HostedControlPlane")]
+
+    def reconcile(self, hcp):
+        if self.down(hcp, "hcco"):
+            return 5
+        if not deleting(hcp) or annotations(hcp).get(CLEANUP_ANN) != "true":
+            return None
+        done = cond(hcp, "CloudResourcesDestroyed")
+        if done and (done.get("status") == "True" or done.get("reason") == "CloudResourcesDeletionTimedOut"):
+            return None
+        cvo = cond(hcp, "CVOScaledDown")
+        if not (cvo and cvo.get("status") == "True"):
+            return self.requeue_s(hcp)
+        rq = self.requeue_s(hcp, "hcco_requeue", 2.0)
+        infra = (hcp.get("spec") or {}).get("infraID")
+        found = guest_cloud_resources(infra)
+        if found and str(self.cluster_knob(hcp, "cleanup", "")).lower() != "timeout" and not creds_invalid(self, hcp):
+            delete_guest_cloud_resources(found)
+            found = guest_cloud_resources(infra)
+        if found:
+            self.set_conditions(hcp, [("CloudResourcesDestroyed", "False", "RemainingCloudResources",
+                                       describe_remaining(found))])
+            return rq
+        self.set_conditions(hcp, [("CloudResourcesDestroyed", "True", "AsExpected", "All guest resources destroyed")])
+        self.event(hcp, "Normal", "CloudResourcesDestroyed", "guest cloud resources destroyed")
+        return None
+
+
+class ManagementNode(HostedTwinMixin, Twin):
+    """The management cluster's node-side parts, for HCP namespaces only: the kubelet (honours a
+    terminating pod's grace period, then removes it), the cloud provider (deletes a LoadBalancer
+    Service's ELB, drops `service.kubernetes.io/load-balancer-cleanup`), the CSI driver and the
+    pvc-protection controller (a PVC goes once no pod uses it; its EBS volume is deleted)."""
+    NAME = "management-node"
+    WATCHES = [("v1", "Pod"), ("v1", "Service"), ("v1", "PersistentVolumeClaim")]
+
+    def __init__(self):
+        super().__init__()
+        self._ns_cache = {}
+
+    def _hcp_namespace(self, ns):
+        hit = self._ns_cache.get(ns)
+        if hit and hit[1] > time.monotonic():
+            return hit[0]
+        nso = self.get("v1", "Namespace", ns)
+        val = bool(nso and ((nso["metadata"].get("labels") or {}).get(HCP_NS_LABEL) == "true"))
+        self._ns_cache[ns] = (val, time.monotonic() + 30)
+        return val
+
+    def reconcile(self, obj):
+        md = obj["metadata"]
+        if not deleting(obj) or not self._hcp_namespace(md["namespace"]):
+            return None
+        if obj["kind"] == "Pod":
+            return self._pod(obj)
+        if obj["kind"] == "Service":
+            if LB_FINALIZER in (md.get("finalizers") or []):
+                name = annotations(obj).get(ELB_ANN)
+                if name:
+                    aws("elb").delete_load_balancer(LoadBalancerName=name)
+                self.remove_finalizer(obj, LB_FINALIZER)
+            return None
+        if obj["kind"] == "PersistentVolumeClaim" and PVC_FINALIZER in (md.get("finalizers") or []):
+            users = [p["metadata"]["name"] for p in self.list("v1", "Pod", namespace=md["namespace"])
+                     if any(((v.get("persistentVolumeClaim") or {}).get("claimName") == md["name"])
+                            for v in (p.get("spec") or {}).get("volumes") or [])]
+            if users:
+                return 1
+            vid = annotations(obj).get(VOLUME_ANN)
+            if vid:
+                try:
+                    aws("ec2").delete_volume(VolumeId=vid)
+                except ClientError as e:
+                    if e.response["Error"]["Code"] != "InvalidVolume.NotFound":
+                        raise
+            self.remove_finalizer(obj, PVC_FINALIZER)
+        return None
+
+    def _pod(self, pod):
+        md = pod["metadata"]
+        if not (pod.get("spec") or {}).get("nodeName"):
+            return None
+        if self.down(pod, "kubelet"):
+            return 5
+        stuck = str(self.cluster_knob(pod, "pod_stuck", "") or "").lower()
+        app = (md.get("labels") or {}).get("app", "")
+        if stuck and stuck not in ("false", "0", "no") and (
+                stuck == md["name"] or (stuck == "true" and app == "kube-apiserver")):
+            log.info("pod %s/%s stays terminating (knob pod_stuck=%s)", md["namespace"], md["name"], stuck)
+            return 5
+        left = -_age(md["deletionTimestamp"])
+        if left > 0:
+            return left + 0.05
+        self.delete_with("v1", "Pod", md["name"], md["namespace"], grace=0, uid=md["uid"])
+        return None
+
+
+TWINS = [HostedClusterOperator, NodePoolController, ControlPlaneOperator, HostedClusterConfigOperator, ManagementNode]
+
+if __name__ == "__main__":
+    run_all([cls() for cls in TWINS], "hypershift")
