@@ -67,6 +67,8 @@ sandbox-status: $(STAMP)
 
 build: $(STAMP)
 	$(VENV)/bin/ansible-galaxy collection build --force --output-path build/
+	@# a fixed name for the execution environment definition (extensions/ee) to pick up
+	cp "$$(ls -t build/teardown-gates-*.tar.gz | grep -v latest | head -1)" build/teardown-gates-latest.tar.gz
 
 changelog: $(STAMP)
 	$(VENV)/bin/antsibull-changelog lint
