@@ -99,6 +99,7 @@ def seed(name=None, namespace=None, knobs=None):
         {"Key": "domain-name", "Values": [f"{region}.compute.internal"]},
         {"Key": "domain-name-servers", "Values": ["AmazonProvidedDNS"]}],
         TagSpecifications=spec("dhcp-options", f"{infra}-dhcp"))["DhcpOptions"]["DhcpOptionsId"]
+    ec2.create_tags(Resources=[dopt], Tags=_tags(infra, f"{infra}-dhcp"))  # moto ignores the TagSpecifications here
     ec2.associate_dhcp_options(DhcpOptionsId=dopt, VpcId=vpc)
     ids["AWS::EC2::DHCPOptions"].append(dopt)
     igw = ec2.create_internet_gateway(TagSpecifications=spec("internet-gateway", f"{infra}-igw"))[
@@ -230,7 +231,9 @@ def seed(name=None, namespace=None, knobs=None):
     r53.change_resource_record_sets(HostedZoneId=public_id, ChangeBatch={"Changes": [
         {"Action": "UPSERT", "ResourceRecordSet": {"Name": apps, "Type": "CNAME", "TTL": 60,
                                                    "ResourceRecords": [{"Value": f"{lb}.elb.amazonaws.com"}]}}]})
-    ids["AWS::Route53::RecordSet"].append(f"{public_id}/{apps.replace('*', chr(92) + '052')}/CNAME")
+    listed = r53.list_resource_record_sets(HostedZoneId=public_id, StartRecordName=apps, StartRecordType="CNAME",
+                                           MaxItems="1")["ResourceRecordSets"][0]["Name"]  # as Route 53 spells it
+    ids["AWS::Route53::RecordSet"].append(f"{public_id}/{listed}/CNAME")
 
     return {"scenario": "aws-infra", "name": infra, "infra_id": infra, "region": region,
             "base_domain": base_domain, "oidc_bucket": oidc_bucket, "public_zone": public_id,

@@ -1,0 +1,1079 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, teardown.gates contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Executor for an ordered AWS cleanup: observe, delete in dependency order, wait on the real
+blocker, verify by ID.
+
+* Observe: every resource of the manifest is looked up by ID first (one filtered call per type where
+  the API allows it). What is already absent or terminal costs no mutating call; this is what makes a
+  re-run after completion change nothing, and a re-run after an interruption finish the job.
+* Execute: a type's deletes start when every type it waits for (aws_graph.TYPE_DEPS) is done; the
+  deletes of a type run in parallel; a semaphore bounds the requests in flight (``concurrency``).
+* Refusals (DependencyViolation, InvalidIPAddress.InUse, DeleteConflict, ...): the blocker is looked
+  up (ENIs by subnet/group/VPC, the NAT gateway still ``deleting``, the rule that references a group,
+  the instance still ``shutting-down``), and the refused delete is retried only once that blocker is
+  gone, by polling the blocker's own state by ID. A blocker that is not in the manifest and is not
+  going away is reported by ID with what to do, never retried forever.
+* Throttling and 5xx answers back off with jitter (amazon.aws's AWSRetry, on top of botocore's own).
+* Verify: every non-retained resource is looked up by ID again; a failed query is ``unknown``, never
+  ``absent``.
+"""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import functools
+import threading
+import time
+
+try:
+    import botocore.exceptions
+except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
+    pass
+
+from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
+from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
+
+NOT_FOUND = frozenset([
+    "InvalidInstanceID.NotFound", "InvalidVpcID.NotFound", "InvalidSubnetID.NotFound", "InvalidGroup.NotFound",
+    "InvalidGroupId.NotFound", "InvalidRouteTableID.NotFound", "InvalidInternetGatewayID.NotFound",
+    "NatGatewayNotFound", "InvalidAllocationID.NotFound", "InvalidVpcEndpointId.NotFound",
+    "InvalidDhcpOptionID.NotFound", "InvalidDhcpOptionsID.NotFound", "InvalidNetworkInterfaceID.NotFound",
+    "InvalidAssociationID.NotFound", "Gateway.NotAttached", "NoSuchEntity", "NoSuchBucket", "NoSuchHostedZone",
+    "LoadBalancerNotFound", "TargetGroupNotFound", "AccessPointNotFound", "NoSuchKey", "404",
+])
+REFUSALS = frozenset([
+    "DependencyViolation", "InvalidIPAddress.InUse", "DeleteConflict", "HostedZoneNotEmpty", "BucketNotEmpty",
+    "ResourceInUse", "InvalidNetworkInterface.InUse", "CannotDelete", "AuthFailure",
+])
+MUTATING_PREFIXES = ("Delete", "Terminate", "Detach", "Disassociate", "Release", "Revoke", "Remove",
+                     "Change", "Put", "Create", "Attach", "Associate", "Modify")
+
+
+def error_code(exc):
+    try:
+        return exc.response["Error"]["Code"]
+    except (AttributeError, KeyError, TypeError):
+        return None
+
+
+def error_text(exc):
+    try:
+        err = exc.response["Error"]
+        return "%s: %s" % (err.get("Code"), err.get("Message"))
+    except (AttributeError, KeyError, TypeError):
+        return "%s: %s" % (type(exc).__name__, exc)
+
+
+class CheckModeViolation(Exception):
+    pass
+
+
+class Clients:
+    """boto3 clients shared by the executor's threads: jittered retries, a bound on requests in flight,
+    a count of every HTTP attempt by service and action, and a guard that no mutating call leaves in
+    check mode."""
+
+    def __init__(self, factory, concurrency=8, check_mode=False, retries=8, delay=0.5, max_delay=8):
+        self._factory = factory
+        self._clients = {}
+        self._lock = threading.Lock()
+        self.sem = threading.BoundedSemaphore(max(1, int(concurrency)))
+        self.check_mode = check_mode
+        self.calls = {}
+        self.errors = {}
+        self._retry = AWSRetry.jittered_backoff(retries=retries, delay=delay, max_delay=max_delay)
+
+    def client(self, service):
+        with self._lock:
+            if service not in self._clients:
+                c = self._factory(service)
+                inner = getattr(c, "client", c)  # RetryingBotoClientWrapper keeps the boto3 client here
+                events = getattr(getattr(inner, "meta", None), "events", None)
+                if events is not None:
+                    events.register("before-send", functools.partial(self._count, service))
+                self._clients[service] = inner
+            return self._clients[service]
+
+    def _count(self, service, **kwargs):
+        action = kwargs.get("event_name", "").split(".")[-1]
+        with self._lock:
+            svc = self.calls.setdefault(service, {})
+            svc[action] = svc.get(action, 0) + 1
+        return None
+
+    def call(self, service, operation, **params):
+        method = getattr(self.client(service), operation)
+        op_name = "".join(w.capitalize() for w in operation.split("_"))
+        if self.check_mode and op_name.startswith(MUTATING_PREFIXES):
+            raise CheckModeViolation("check mode: refusing %s.%s" % (service, op_name))
+
+        def do():
+            return method(**params)
+
+        try:
+            with self.sem:
+                return self._retry(do)()
+        except botocore.exceptions.ClientError as e:
+            code = error_code(e)
+            with self._lock:
+                self.errors[code] = self.errors.get(code, 0) + 1
+            raise
+
+
+class Blocker:
+    """Something that holds a refused delete: by type and ID, its state, and what to do about it."""
+
+    def __init__(self, rtype, rid, state, going_away=False, note=None, action=None):
+        self.type, self.id, self.state, self.going_away, self.note, self.action = rtype, rid, state, going_away, note, action
+
+    def as_dict(self):
+        out = {"type": self.type, "id": self.id, "state": self.state}
+        if self.note:
+            out["what_to_do"] = self.note
+        return out
+
+
+ENI = "AWS::EC2::NetworkInterface"
+
+
+def _chunks(seq, n):
+    seq = list(seq)
+    for i in range(0, len(seq), n):
+        yield seq[i:i + n]
+
+
+class Executor:
+    """Run a plan (aws_graph.plan) against AWS through ``clients``."""
+
+    def __init__(self, clients, plan, wait_timeout=900, sleep=time.sleep, clock=time.monotonic,
+                 poll_interval=1.0, max_poll_interval=4.0):
+        self.c = clients
+        self.plan = plan
+        self.manifest = plan["manifest"]
+        self.active = {t: ids for t, ids in self.manifest.items()
+                       if not any(r["type"] == t for r in plan["retained"])}
+        self.in_manifest = set((t, i) for t, ids in self.manifest.items() for i in ids)
+        self.wait_timeout = wait_timeout
+        self.sleep = sleep
+        self.clock = clock
+        self.poll_interval = poll_interval
+        self.max_poll_interval = max_poll_interval
+        self.observed = {}
+        self.results = {}
+        self.done = {}
+        self.lock = threading.Lock()
+        self.deadline = None
+        self._poll_lock = threading.Lock()
+        self._polls = {}
+
+    # ------------------------------------------------------------------ observation by ID
+    def probe(self, rtype, ids):
+        """{id: {"state": absent|terminal|pending|present|unknown, ...details}} for one type."""
+        ids = list(ids)
+        if not ids:
+            return {}
+        fn = PROBES.get(rtype)
+        try:
+            found = fn(self, ids)
+        except Exception as e:  # noqa: BLE001 - a failed query is unknown, never absent
+            return dict((i, {"state": "unknown", "error": error_text(e)}) for i in ids)
+        return dict((i, found.get(i, {"state": "absent"})) for i in ids)
+
+    def observe_all(self):
+        for rtype, ids in self.active.items():
+            self.observed[rtype] = self.probe(rtype, ids)
+        return self.observed
+
+    def check_plan(self):
+        """The plan annotated with what the observation found: nothing is changed."""
+        self.observe_all()
+        levels = []
+        for level in self.plan["levels"]:
+            rows = []
+            for r in level:
+                o = self.observed.get(r["type"], {}).get(r["id"], {"state": "unknown"})
+                row = dict(r, observed=o["state"])
+                if o["state"] in ("absent", "terminal"):
+                    row["action"] = "none: already %s" % ("absent" if o["state"] == "absent" else g.TERMINAL.get(r["type"]))
+                elif o["state"] == "unknown":
+                    row["action"] = "delete (state unknown: %s)" % o.get("error")
+                else:
+                    row["action"] = "delete"
+                rows.append(row)
+            levels.append(rows)
+        return levels
+
+    # ------------------------------------------------------------------ waiting on one resource by ID
+    def state_of(self, rtype, rid):
+        """Current state of one resource; concurrent waiters on one type share one batched query."""
+        now = self.clock()
+        with self._poll_lock:
+            slot = self._polls.setdefault(rtype, {"ids": set(), "at": None, "states": {}, "interval": self.poll_interval})
+            if rid not in slot["ids"]:
+                slot["ids"].add(rid)
+                slot["interval"] = self.poll_interval
+                slot["at"] = None
+            if slot["at"] is None or now - slot["at"] >= slot["interval"] or rid not in slot["states"]:
+                before = dict(slot["states"])
+                slot["states"].update(dict((k, v["state"]) for k, v in self.probe(rtype, sorted(slot["ids"])).items()))
+                slot["at"] = self.clock()
+                slot["interval"] = self.poll_interval if slot["states"] != before else min(
+                    self.max_poll_interval, slot["interval"] * 1.5)
+            return slot["states"].get(rid, "unknown")
+
+    def forget(self, rtype, rid):
+        with self._poll_lock:
+            slot = self._polls.get(rtype)
+            if slot:
+                slot["ids"].discard(rid)
+                slot["states"].pop(rid, None)
+
+    def wait_gone(self, rtype, rid):
+        """Wait until a resource is absent or terminal; returns its last state."""
+        interval = 0.25
+        try:
+            while True:
+                state = self.state_of(rtype, rid)
+                if state in ("absent", "terminal"):
+                    return state
+                if self.clock() >= self.deadline:
+                    return state
+                self.sleep(min(interval, max(0.0, self.deadline - self.clock())))
+                interval = min(1.0, interval * 2)
+        finally:
+            self.forget(rtype, rid)
+
+    # ------------------------------------------------------------------ execution
+    def _set(self, rtype, rid, **res):
+        with self.lock:
+            self.results[(rtype, rid)] = dict({"type": rtype, "id": rid}, **res)
+
+    def run(self):
+        t0 = self.clock()
+        self.deadline = t0 + self.wait_timeout
+        self.observe_all()
+        for r in self.plan["retained"]:
+            self._set(r["type"], r["id"], outcome="retained", reason=r["reason"])
+        events = dict((t, threading.Event()) for t in self.active)
+        threads = []
+        for rtype in self.active:
+            th = threading.Thread(target=self._run_type, args=(rtype, events), name="cleanup-" + rtype)
+            th.daemon = True
+            th.start()
+            threads.append(th)
+        for th in threads:
+            th.join()
+        verification = self.verify()
+        return verification
+
+    def _run_type(self, rtype, events):
+        try:
+            waits = self.plan["waits"].get(rtype, [])
+            for dep in waits:
+                events[dep].wait()
+            failed_deps = []
+            for dep in waits:
+                for i in self.active.get(dep, []):
+                    res = self.results.get((dep, i), {})
+                    if res.get("outcome") == "failed":
+                        failed_deps.append("%s %s" % (dep, i))
+            ids = self.active[rtype]
+            if failed_deps:
+                for i in ids:
+                    self._set(rtype, i, outcome="failed", error="not attempted: it waits on %s, which could not be "
+                              "deleted" % ", ".join(failed_deps))
+                return
+            obs = self.observed.get(rtype, {})
+            todo = [i for i in ids if obs.get(i, {}).get("state") not in ("absent", "terminal")]
+            for i in ids:
+                if i not in todo:
+                    self._set(rtype, i, outcome="absent")
+            prepare = PREPARE.get(rtype)
+            if prepare and todo:
+                try:
+                    prepare(self, todo)
+                except Exception as e:  # noqa: BLE001
+                    for i in todo:
+                        self._set(rtype, i, outcome="failed", error="preparing the deletes failed: " + error_text(e))
+                    return
+            threads = []
+            for i in todo:
+                th = threading.Thread(target=self._run_one, args=(rtype, i))
+                th.daemon = True
+                th.start()
+                threads.append(th)
+            for th in threads:
+                th.join()
+        except Exception as e:  # noqa: BLE001 - never leave dependents waiting forever
+            for i in self.active.get(rtype, []):
+                if (rtype, i) not in self.results:
+                    self._set(rtype, i, outcome="failed", error="internal error: %r" % (e,))
+        finally:
+            events[rtype].set()
+
+    def _run_one(self, rtype, rid):
+        t0 = self.clock()
+        obs = self.observed.get(rtype, {}).get(rid, {})
+        refusals = []
+        try:
+            if obs.get("state") == "pending":
+                # already going away (someone else started it): wait, and it was not us who deleted it
+                state = self.wait_gone(rtype, rid)
+                if state in ("absent", "terminal"):
+                    self._set(rtype, rid, outcome="absent", seconds=round(self.clock() - t0, 3))
+                else:
+                    self._set(rtype, rid, outcome="failed", error="still %s after wait_timeout" % state)
+                return
+            outcome = self._delete_with_blockers(rtype, rid, obs, refusals)
+            res = {"outcome": outcome[0], "seconds": round(self.clock() - t0, 3)}
+            if refusals:
+                res["refusals"] = refusals
+            if outcome[0] == "failed":
+                res["error"] = outcome[1]
+                if outcome[2]:
+                    res["blockers"] = outcome[2]
+            self._set(rtype, rid, **res)
+        except Exception as e:  # noqa: BLE001
+            self._set(rtype, rid, outcome="failed", error=error_text(e), refusals=refusals)
+
+    def _delete_with_blockers(self, rtype, rid, obs, refusals):
+        deleter = DELETES[rtype]
+        quiet_retries = 0
+        while True:
+            try:
+                result = deleter(self, rid, obs)
+            except botocore.exceptions.ClientError as e:
+                code = error_code(e)
+                if code in NOT_FOUND:
+                    return ("absent", None, None)
+                if code not in REFUSALS:
+                    return ("failed", error_text(e), None)
+                blockers = BLOCKERS.get(rtype, _no_blockers)(self, rid, obs, code)
+                refusals.append({"error": error_text(e), "blockers": [b.as_dict() for b in blockers]})
+                stuck = [b for b in blockers if not b.going_away and b.action is None]
+                if stuck:
+                    return ("failed", "%s refused: %s; blocked by resources that are not in the manifest and "
+                            "not going away" % (rtype, error_text(e)), [b.as_dict() for b in stuck])
+                if self.clock() >= self.deadline:
+                    return ("failed", "wait_timeout reached; last refusal: " + error_text(e),
+                            [b.as_dict() for b in blockers])
+                if not blockers:
+                    quiet_retries += 1
+                    if quiet_retries > 3:
+                        return ("failed", "%s refused %d times and no blocker could be found: %s" % (
+                            rtype, quiet_retries, error_text(e)), None)
+                    self.sleep(min(2.0 * quiet_retries, max(0.0, self.deadline - self.clock())))
+                    continue
+                for b in blockers:
+                    if b.action is not None:
+                        b.action()
+                    elif b.going_away:
+                        state = self.wait_gone(b.type, b.id)
+                        if state not in ("absent", "terminal"):
+                            return ("failed", "%s %s was still %s when wait_timeout ran out" % (b.type, b.id, state),
+                                    [b.as_dict()])
+                obs = {}
+                continue
+            if result == "pending":
+                state = self.wait_gone(rtype, rid)
+                if state not in ("absent", "terminal"):
+                    return ("failed", "delete started but %s %s was still %s at wait_timeout" % (rtype, rid, state), None)
+                return ("deleted", None, None)
+            return (result, None, None)
+
+    # ------------------------------------------------------------------ verification by ID
+    def verify(self):
+        out = {}
+        ok = True
+        for rtype, ids in self.active.items():
+            found = self.probe(rtype, ids)
+            for i in ids:
+                st = found[i]["state"]
+                res = self.results.setdefault((rtype, i), {"type": rtype, "id": i, "outcome": "failed",
+                                                           "error": "never processed"})
+                res["verified_state"] = st
+                if st not in ("absent", "terminal"):
+                    ok = False
+                    if res.get("outcome") in ("deleted", "absent"):
+                        res["outcome"] = "failed"
+                        res["error"] = "verification by ID found it %s%s" % (
+                            st, (": " + found[i]["error"]) if found[i].get("error") else "")
+                out.setdefault(rtype, {})[i] = st
+        return ok, out
+
+
+def _no_blockers(ex, rid, obs, code):
+    return []
+
+
+# ====================================================================== probes (batch, by ID)
+def _ec2_probe(describe, key, idfield, filter_name, state_fn=None, filter_param="Filters"):
+    def probe(ex, ids):
+        out = {}
+        for chunk in _chunks(ids, 150):
+            kw = {filter_param: [{"Name": filter_name, "Values": chunk}]}
+            resp = ex.c.call("ec2", describe, **kw)
+            items = resp.get(key, [])
+            if key == "Reservations":
+                items = [i for r in items for i in r.get("Instances", [])]
+            for item in items:
+                st = state_fn(item) if state_fn else "present"
+                out[item[idfield]] = dict(item, state=st)
+        return out
+    return probe
+
+
+def _probe_endpoints(ex, ids):
+    """By VpcEndpointIds (not every implementation filters on vpc-endpoint-id); one missing ID fails the
+    whole call, so fall back to one call per ID then."""
+    def one(chunk):
+        resp = ex.c.call("ec2", "describe_vpc_endpoints", VpcEndpointIds=chunk)
+        return dict((e["VpcEndpointId"], dict(e, state=_endpoint_state(e))) for e in resp.get("VpcEndpoints", []))
+    try:
+        return one(list(ids))
+    except botocore.exceptions.ClientError as e:
+        if error_code(e) not in NOT_FOUND:
+            raise
+    out = {}
+    for i in ids:
+        try:
+            out.update(one([i]))
+        except botocore.exceptions.ClientError as e:
+            if error_code(e) not in NOT_FOUND:
+                raise
+    return out
+
+
+def _instance_state(item):
+    name = item.get("State", {}).get("Name")
+    return {"terminated": "terminal", "shutting-down": "pending"}.get(name, "present")
+
+
+def _nat_state(item):
+    return {"deleted": "terminal", "deleting": "pending", "failed": "terminal"}.get(item.get("State"), "present")
+
+
+def _endpoint_state(item):
+    return {"deleted": "terminal", "deleting": "pending"}.get((item.get("State") or "").lower(), "present")
+
+
+def _probe_elb(ex, ids):
+    out = {}
+    for i in ids:
+        try:
+            resp = ex.c.call("elb", "describe_load_balancers", LoadBalancerNames=[i])
+        except botocore.exceptions.ClientError as e:
+            if error_code(e) in NOT_FOUND:
+                continue
+            raise
+        for lb in resp.get("LoadBalancerDescriptions", []):
+            out[lb["LoadBalancerName"]] = dict(lb, state="present")
+    return out
+
+
+def _probe_elbv2(kind):
+    def probe(ex, ids):
+        out = {}
+        for i in ids:
+            try:
+                if kind == "lb":
+                    items = ex.c.call("elbv2", "describe_load_balancers", LoadBalancerArns=[i]).get("LoadBalancers", [])
+                else:
+                    items = ex.c.call("elbv2", "describe_target_groups", TargetGroupArns=[i]).get("TargetGroups", [])
+            except botocore.exceptions.ClientError as e:
+                if error_code(e) in NOT_FOUND:
+                    continue
+                raise
+            for item in items:
+                out[i] = dict(item, state="present")
+        return out
+    return probe
+
+
+def split_record_id(rid):
+    zone, rest = rid.split("/", 1)
+    name, rtype = rest.rsplit("/", 1)
+    return zone, name, rtype
+
+
+def _norm_name(name):
+    return name.replace("\\052", "*").rstrip(".").lower()
+
+
+def _find_record(ex, rid):
+    zone, name, rtype = split_record_id(rid)
+    resp = ex.c.call("route53", "list_resource_record_sets", HostedZoneId=zone, StartRecordName=name,
+                     StartRecordType=rtype, MaxItems="1")
+    for rr in resp.get("ResourceRecordSets", []):
+        if _norm_name(rr["Name"]) == _norm_name(name) and rr["Type"] == rtype:
+            return zone, rr
+    return zone, None
+
+
+def _probe_records(ex, ids):
+    out = {}
+    for i in ids:
+        try:
+            zone, rr = _find_record(ex, i)
+        except botocore.exceptions.ClientError as e:
+            if error_code(e) in NOT_FOUND:
+                continue
+            raise
+        if rr is not None:
+            out[i] = {"state": "present", "record": rr}
+    return out
+
+
+def _probe_zones(ex, ids):
+    out = {}
+    for i in ids:
+        try:
+            z = ex.c.call("route53", "get_hosted_zone", Id=i)
+        except botocore.exceptions.ClientError as e:
+            if error_code(e) in NOT_FOUND:
+                continue
+            raise
+        out[i] = {"state": "present", "name": z["HostedZone"]["Name"]}
+    return out
+
+
+def _probe_buckets(ex, ids):
+    names = set(b["Name"] for b in ex.c.call("s3", "list_buckets").get("Buckets", []))
+    return dict((i, {"state": "present"}) for i in ids if i in names)
+
+
+def split_prefix_id(rid):
+    bucket, prefix = rid.split("/", 1)
+    return bucket, prefix
+
+
+def _probe_prefixes(ex, ids):
+    out = {}
+    for i in ids:
+        bucket, prefix = split_prefix_id(i)
+        try:
+            resp = ex.c.call("s3", "list_object_versions", Bucket=bucket, Prefix=prefix, MaxKeys=1)
+        except botocore.exceptions.ClientError as e:
+            if error_code(e) in NOT_FOUND:
+                continue
+            raise
+        if resp.get("Versions") or resp.get("DeleteMarkers"):
+            out[i] = {"state": "present"}
+    return out
+
+
+def _iam_list(ex, op, key, name_key):
+    out = {}
+    marker = None
+    while True:
+        kw = {"Marker": marker} if marker else {}
+        if op == "list_policies":
+            kw["Scope"] = "Local"
+        resp = ex.c.call("iam", op, **kw)
+        for item in resp.get(key, []):
+            out[item[name_key]] = dict(item, state="present")
+        if not resp.get("IsTruncated"):
+            return out
+        marker = resp.get("Marker")
+
+
+PROBES = {
+    g.INSTANCE: _ec2_probe("describe_instances", "Reservations", "InstanceId", "instance-id", _instance_state),
+    g.NAT: _ec2_probe("describe_nat_gateways", "NatGateways", "NatGatewayId", "nat-gateway-id", _nat_state,
+                      filter_param="Filter"),
+    g.SUBNET: _ec2_probe("describe_subnets", "Subnets", "SubnetId", "subnet-id"),
+    g.SG: _ec2_probe("describe_security_groups", "SecurityGroups", "GroupId", "group-id"),
+    g.ROUTE_TABLE: _ec2_probe("describe_route_tables", "RouteTables", "RouteTableId", "route-table-id"),
+    g.IGW: _ec2_probe("describe_internet_gateways", "InternetGateways", "InternetGatewayId", "internet-gateway-id"),
+    g.EIP: _ec2_probe("describe_addresses", "Addresses", "AllocationId", "allocation-id"),
+    g.ENDPOINT: _probe_endpoints,
+    g.VPC: _ec2_probe("describe_vpcs", "Vpcs", "VpcId", "vpc-id"),
+    g.DHCP: _ec2_probe("describe_dhcp_options", "DhcpOptions", "DhcpOptionsId", "dhcp-options-id"),
+    ENI: _ec2_probe("describe_network_interfaces", "NetworkInterfaces", "NetworkInterfaceId", "network-interface-id"),
+    g.ELB: _probe_elb,
+    g.ELBV2: _probe_elbv2("lb"),
+    g.TARGET_GROUP: _probe_elbv2("tg"),
+    g.RECORD: _probe_records,
+    g.ZONE: _probe_zones,
+    g.BUCKET: _probe_buckets,
+    g.PREFIX: _probe_prefixes,
+    g.ROLE: lambda ex, ids: _iam_list(ex, "list_roles", "Roles", "RoleName"),
+    g.PROFILE: lambda ex, ids: _iam_list(ex, "list_instance_profiles", "InstanceProfiles", "InstanceProfileName"),
+    g.POLICY: lambda ex, ids: _iam_list(ex, "list_policies", "Policies", "Arn"),
+    g.OIDC: lambda ex, ids: dict((p["Arn"], {"state": "present"}) for p in ex.c.call(
+        "iam", "list_open_id_connect_providers").get("OpenIDConnectProviderList", [])),
+}
+
+
+# ====================================================================== deletes
+def _d_instance(ex, rid, obs):
+    ex.c.call("ec2", "terminate_instances", InstanceIds=[rid])
+    return "pending"
+
+
+def _d_nat(ex, rid, obs):
+    ex.c.call("ec2", "delete_nat_gateway", NatGatewayId=rid)
+    return "pending"
+
+
+def _d_elb(ex, rid, obs):
+    ex.c.call("elb", "delete_load_balancer", LoadBalancerName=rid)
+    return "deleted"
+
+
+def _d_elbv2(ex, rid, obs):
+    ex.c.call("elbv2", "delete_load_balancer", LoadBalancerArn=rid)
+    return "deleted"
+
+
+def _d_tg(ex, rid, obs):
+    ex.c.call("elbv2", "delete_target_group", TargetGroupArn=rid)
+    return "deleted"
+
+
+def _d_record(ex, rid, obs):
+    zone, rr = _find_record(ex, rid) if not obs.get("record") else (split_record_id(rid)[0], obs["record"])
+    if rr is None:
+        return "absent"
+    ex.c.call("route53", "change_resource_record_sets", HostedZoneId=zone,
+              ChangeBatch={"Changes": [{"Action": "DELETE", "ResourceRecordSet": rr}]})
+    return "deleted"
+
+
+def _empty_zone(ex, zone):
+    changes = []
+    marker = {}
+    while True:
+        resp = ex.c.call("route53", "list_resource_record_sets", HostedZoneId=zone, **marker)
+        changes += [{"Action": "DELETE", "ResourceRecordSet": rr} for rr in resp.get("ResourceRecordSets", [])
+                    if rr["Type"] not in ("NS", "SOA")]
+        if not resp.get("IsTruncated"):
+            break
+        marker = {"StartRecordName": resp["NextRecordName"], "StartRecordType": resp["NextRecordType"]}
+    for chunk in _chunks(changes, 500):
+        ex.c.call("route53", "change_resource_record_sets", HostedZoneId=zone, ChangeBatch={"Changes": chunk})
+
+
+def _d_zone(ex, rid, obs):
+    try:
+        _empty_zone(ex, rid)
+        ex.c.call("route53", "delete_hosted_zone", Id=rid)
+    except botocore.exceptions.ClientError as e:
+        if error_code(e) != "HostedZoneNotEmpty":
+            raise
+        _empty_zone(ex, rid)  # a record written meanwhile: the zone's own contents, deleted with it
+        ex.c.call("route53", "delete_hosted_zone", Id=rid)
+    return "deleted"
+
+
+def _empty_bucket(ex, bucket, prefix=""):
+    kw = {"Bucket": bucket}
+    if prefix:
+        kw["Prefix"] = prefix
+    while True:
+        resp = ex.c.call("s3", "list_object_versions", **kw)
+        objs = [{"Key": v["Key"], "VersionId": v["VersionId"]} for v in resp.get("Versions", []) + resp.get(
+            "DeleteMarkers", [])]
+        for chunk in _chunks(objs, 1000):
+            ex.c.call("s3", "delete_objects", Bucket=bucket, Delete={"Objects": chunk, "Quiet": True})
+        if not resp.get("IsTruncated"):
+            return
+        kw["KeyMarker"] = resp.get("NextKeyMarker")
+        kw["VersionIdMarker"] = resp.get("NextVersionIdMarker")
+
+
+def _d_bucket(ex, rid, obs):
+    _empty_bucket(ex, rid)
+    try:
+        ex.c.call("s3", "delete_bucket", Bucket=rid)
+    except botocore.exceptions.ClientError as e:
+        if error_code(e) != "BucketNotEmpty":
+            raise
+        _empty_bucket(ex, rid)  # objects written meanwhile
+        ex.c.call("s3", "delete_bucket", Bucket=rid)
+    return "deleted"
+
+
+def _d_prefix(ex, rid, obs):
+    bucket, prefix = split_prefix_id(rid)
+    _empty_bucket(ex, bucket, prefix)
+    return "deleted"
+
+
+def _d_endpoint(ex, rid, obs):
+    resp = ex.c.call("ec2", "delete_vpc_endpoints", VpcEndpointIds=[rid])
+    for u in resp.get("Unsuccessful", []):
+        code = u.get("Error", {}).get("Code")
+        if code in NOT_FOUND:
+            return "absent"
+        raise botocore.exceptions.ClientError({"Error": u.get("Error", {})}, "DeleteVpcEndpoints")
+    return "deleted"
+
+
+def _d_route_table(ex, rid, obs):
+    assocs = obs.get("Associations")
+    if assocs is None:
+        found = PROBES[g.ROUTE_TABLE](ex, [rid])
+        if rid not in found:
+            return "absent"
+        assocs = found[rid].get("Associations", [])
+    for a in assocs:
+        if not a.get("Main") and a.get("RouteTableAssociationId"):
+            try:
+                ex.c.call("ec2", "disassociate_route_table", AssociationId=a["RouteTableAssociationId"])
+            except botocore.exceptions.ClientError as e:
+                if error_code(e) not in NOT_FOUND:
+                    raise
+    ex.c.call("ec2", "delete_route_table", RouteTableId=rid)
+    return "deleted"
+
+
+def _d_igw(ex, rid, obs):
+    atts = obs.get("Attachments")
+    if atts is None:
+        found = PROBES[g.IGW](ex, [rid])
+        if rid not in found:
+            return "absent"
+        atts = found[rid].get("Attachments", [])
+    for a in atts:
+        if a.get("VpcId"):
+            try:
+                ex.c.call("ec2", "detach_internet_gateway", InternetGatewayId=rid, VpcId=a["VpcId"])
+            except botocore.exceptions.ClientError as e:
+                if error_code(e) not in NOT_FOUND:
+                    raise
+    ex.c.call("ec2", "delete_internet_gateway", InternetGatewayId=rid)
+    return "deleted"
+
+
+def _d_sg(ex, rid, obs):
+    ex.c.call("ec2", "delete_security_group", GroupId=rid)
+    return "deleted"
+
+
+def _d_subnet(ex, rid, obs):
+    ex.c.call("ec2", "delete_subnet", SubnetId=rid)
+    return "deleted"
+
+
+def _d_eip(ex, rid, obs):
+    ex.c.call("ec2", "release_address", AllocationId=rid)
+    return "deleted"
+
+
+def _d_vpc(ex, rid, obs):
+    ex.c.call("ec2", "delete_vpc", VpcId=rid)
+    return "deleted"
+
+
+def _d_dhcp(ex, rid, obs):
+    ex.c.call("ec2", "delete_dhcp_options", DhcpOptionsId=rid)
+    return "deleted"
+
+
+def _d_profile(ex, rid, obs):
+    roles = obs.get("Roles")
+    if roles is None:
+        roles = ex.c.call("iam", "get_instance_profile", InstanceProfileName=rid)["InstanceProfile"].get("Roles", [])
+    for r in roles:
+        try:
+            ex.c.call("iam", "remove_role_from_instance_profile", InstanceProfileName=rid, RoleName=r["RoleName"])
+        except botocore.exceptions.ClientError as e:
+            if error_code(e) not in NOT_FOUND:
+                raise
+    ex.c.call("iam", "delete_instance_profile", InstanceProfileName=rid)
+    return "deleted"
+
+
+def _clear_role(ex, rid):
+    for p in ex.c.call("iam", "list_attached_role_policies", RoleName=rid).get("AttachedPolicies", []):
+        ex.c.call("iam", "detach_role_policy", RoleName=rid, PolicyArn=p["PolicyArn"])
+    for name in ex.c.call("iam", "list_role_policies", RoleName=rid).get("PolicyNames", []):
+        ex.c.call("iam", "delete_role_policy", RoleName=rid, PolicyName=name)
+
+
+def _d_role(ex, rid, obs):
+    _clear_role(ex, rid)
+    ex.c.call("iam", "delete_role", RoleName=rid)
+    return "deleted"
+
+
+def _d_policy(ex, rid, obs):
+    for v in ex.c.call("iam", "list_policy_versions", PolicyArn=rid).get("Versions", []):
+        if not v.get("IsDefaultVersion"):
+            ex.c.call("iam", "delete_policy_version", PolicyArn=rid, VersionId=v["VersionId"])
+    ex.c.call("iam", "delete_policy", PolicyArn=rid)
+    return "deleted"
+
+
+def _d_oidc(ex, rid, obs):
+    ex.c.call("iam", "delete_open_id_connect_provider", OpenIDConnectProviderArn=rid)
+    return "deleted"
+
+
+DELETES = {
+    g.INSTANCE: _d_instance, g.NAT: _d_nat, g.ELB: _d_elb, g.ELBV2: _d_elbv2, g.TARGET_GROUP: _d_tg,
+    g.RECORD: _d_record, g.ZONE: _d_zone, g.BUCKET: _d_bucket, g.PREFIX: _d_prefix, g.ENDPOINT: _d_endpoint,
+    g.ROUTE_TABLE: _d_route_table, g.IGW: _d_igw, g.SG: _d_sg, g.SUBNET: _d_subnet, g.EIP: _d_eip, g.VPC: _d_vpc,
+    g.DHCP: _d_dhcp, g.PROFILE: _d_profile, g.ROLE: _d_role, g.POLICY: _d_policy, g.OIDC: _d_oidc,
+}
+
+
+# ====================================================================== preparation per type
+def _group_refs(perm):
+    return [p for p in perm.get("UserIdGroupPairs", []) if p.get("GroupId")]
+
+
+def _revoke_group_refs(ex, group, only_to=None):
+    """Revoke the rules of ``group`` that reference other groups (or only ``only_to``)."""
+    for direction, key in (("ingress", "IpPermissions"), ("egress", "IpPermissionsEgress")):
+        perms = []
+        for perm in group.get(key, []):
+            pairs = [p for p in _group_refs(perm) if only_to is None or p["GroupId"] == only_to]
+            if pairs:
+                q = dict((k, v) for k, v in perm.items() if k in ("IpProtocol", "FromPort", "ToPort"))
+                q["UserIdGroupPairs"] = [{"GroupId": p["GroupId"]} for p in pairs]
+                perms.append(q)
+        if perms:
+            try:
+                ex.c.call("ec2", "revoke_security_group_%s" % direction, GroupId=group["GroupId"], IpPermissions=perms)
+            except botocore.exceptions.ClientError as e:
+                if error_code(e) not in NOT_FOUND and error_code(e) != "InvalidPermission.NotFound":
+                    raise
+
+
+def _prepare_sgs(ex, ids):
+    """Groups that reference each other cannot be deleted one by one: revoke those rules first."""
+    obs = ex.observed.get(g.SG, {})
+    for i in ids:
+        group = obs.get(i)
+        if group and group.get("state") == "present":
+            _revoke_group_refs(ex, group)
+
+
+PREPARE = {g.SG: _prepare_sgs}
+
+
+# ====================================================================== blocker lookup
+def _eni_blocker(ex, eni, nat_enis):
+    """Classify an ENI found in the way: whose it is, whether it is going away, what to do."""
+    eid = eni["NetworkInterfaceId"]
+    if eid in nat_enis:
+        return None  # the NAT gateway is the blocker, reported on its own
+    att = eni.get("Attachment") or {}
+    if att.get("InstanceId"):
+        return None  # the instance is the blocker, reported on its own
+    desc = eni.get("Description") or ""
+    if desc.startswith("ELB "):
+        lb = desc[4:]
+        if "/" in lb:  # ELBv2: app/name/id or net/name/id
+            owners = [a for a in ex.manifest.get(g.ELBV2, []) if a.endswith("loadbalancer/" + lb)]
+            alive = bool(owners) and any(ex.results.get((g.ELBV2, a), {}).get("outcome") == "failed" for a in owners)
+            known = bool(owners)
+        else:
+            known = lb in ex.manifest.get(g.ELB, [])
+            alive = bool(_probe_elb(ex, [lb]))
+        if not alive:
+            return Blocker(ENI, eid, eni.get("Status", "in-use"), going_away=True,
+                           note="ENI of load balancer %s, which is gone; AWS releases it shortly" % lb)
+        return Blocker(ENI, eid, eni.get("Status", "in-use"), going_away=False,
+                       note="ENI of load balancer %s, which still exists%s: delete that load balancer" % (
+                           lb, "" if known else " and is not in the manifest"))
+    if (ENI, eid) in ex.in_manifest:
+        return Blocker(ENI, eid, eni.get("Status"), going_away=False, note="in the manifest but not deletable here")
+    return Blocker(ENI, eid, eni.get("Status"), going_away=False,
+                   note="network interface %s (%s) is not in the manifest: find its owner (requester %s) and "
+                        "delete it there, or delete the ENI" % (eid, desc or "no description",
+                                                                 eni.get("RequesterId", "unknown")))
+
+
+def _nats(ex, name, value):
+    resp = ex.c.call("ec2", "describe_nat_gateways", Filter=[{"Name": name, "Values": [value]}])
+    return [n for n in resp.get("NatGateways", []) if n.get("State") != "deleted"]
+
+
+def _nat_blocker(ex, n):
+    if n.get("State") == "deleting":
+        return Blocker(g.NAT, n["NatGatewayId"], "deleting", going_away=True)
+    if (g.NAT, n["NatGatewayId"]) in ex.in_manifest:
+        return Blocker(g.NAT, n["NatGatewayId"], n.get("State"), going_away=False,
+                       note="in the manifest but not deleted; see its own result")
+    return Blocker(g.NAT, n["NatGatewayId"], n.get("State"), going_away=False,
+                   note="NAT gateway not in the manifest: delete it (it holds its ENI and EIP until 'deleted') "
+                        "or add it to the manifest")
+
+
+def _instance_blockers(ex, name, value):
+    resp = ex.c.call("ec2", "describe_instances", Filters=[{"Name": name, "Values": [value]}])
+    out = []
+    for r in resp.get("Reservations", []):
+        for i in r.get("Instances", []):
+            st = i.get("State", {}).get("Name")
+            if st == "terminated":
+                continue
+            going = st == "shutting-down"
+            out.append(Blocker(g.INSTANCE, i["InstanceId"], st, going_away=going,
+                               note=None if going else "instance not terminated and %s: terminate it" % (
+                                   "in the manifest" if (g.INSTANCE, i["InstanceId"]) in ex.in_manifest
+                                   else "not in the manifest")))
+    return out
+
+
+def _enis(ex, name, value):
+    return ex.c.call("ec2", "describe_network_interfaces",
+                     Filters=[{"Name": name, "Values": [value]}]).get("NetworkInterfaces", [])
+
+
+def _nat_eni_ids(nats):
+    return set(a.get("NetworkInterfaceId") for n in nats for a in n.get("NatGatewayAddresses", []))
+
+
+def _b_subnet(ex, rid, obs, code):
+    nats = _nats(ex, "subnet-id", rid)
+    out = [_nat_blocker(ex, n) for n in nats]
+    out += _instance_blockers(ex, "subnet-id", rid)
+    nat_enis = _nat_eni_ids(nats)
+    for eni in _enis(ex, "subnet-id", rid):
+        b = _eni_blocker(ex, eni, nat_enis)
+        if b is not None:
+            out.append(b)
+    return out
+
+
+def _b_sg(ex, rid, obs, code):
+    if code == "CannotDelete":
+        return [Blocker(g.SG, rid, "default", note="a VPC's default group goes with its VPC: remove it from the manifest")]
+    out = _instance_blockers(ex, "instance.group-id", rid)
+    for eni in _enis(ex, "group-id", rid):
+        b = _eni_blocker(ex, eni, set())
+        if b is not None:
+            out.append(b)
+    groups = ex.c.call("ec2", "describe_security_groups").get("SecurityGroups", [])
+    for other in groups:
+        if other["GroupId"] == rid:
+            continue
+        refs = any(p.get("GroupId") == rid for perm in other.get("IpPermissions", []) + other.get(
+            "IpPermissionsEgress", []) for p in _group_refs(perm))
+        if not refs:
+            continue
+        if (g.SG, other["GroupId"]) in ex.in_manifest:
+            # a group of the same infra: its rule goes with it, revoke it now (what the destroy command does)
+            out.append(Blocker(g.SG, other["GroupId"], "references %s" % rid,
+                               action=lambda o=other: _revoke_group_refs(ex, o, only_to=rid)))
+        else:
+            out.append(Blocker(g.SG, other["GroupId"], "references %s" % rid, going_away=False,
+                               note="a rule of group %s (not in the manifest) references %s: revoke that rule" % (
+                                   other["GroupId"], rid)))
+    return out
+
+
+def _b_igw(ex, rid, obs, code):
+    found = PROBES[g.IGW](ex, [rid]).get(rid, {})
+    out = []
+    for a in found.get("Attachments", []):
+        vpc = a.get("VpcId")
+        nats = _nats(ex, "vpc-id", vpc)
+        out += [_nat_blocker(ex, n) for n in nats]
+        nat_enis = _nat_eni_ids(nats)
+        for eni in _enis(ex, "vpc-id", vpc):
+            if eni["NetworkInterfaceId"] in nat_enis or not (eni.get("Association") or {}).get("PublicIp"):
+                continue
+            att = eni.get("Attachment") or {}
+            if att.get("InstanceId"):
+                out += [b for b in _instance_blockers(ex, "instance-id", att["InstanceId"])]
+            else:
+                out.append(Blocker(ENI, eni["NetworkInterfaceId"], "has public address %s" % eni["Association"]["PublicIp"],
+                                   note="disassociate the public address of this ENI (not in the manifest)"))
+    return out
+
+
+def _b_eip(ex, rid, obs, code):
+    addrs = PROBES[g.EIP](ex, [rid])
+    a = addrs.get(rid)
+    if not a:
+        return []
+    out = []
+    if a.get("NetworkInterfaceId"):
+        nats = [n for n in ex.c.call("ec2", "describe_nat_gateways").get("NatGateways", [])
+                if n.get("State") != "deleted"
+                and any(x.get("AllocationId") == rid for x in n.get("NatGatewayAddresses", []))]
+        if nats:
+            out += [_nat_blocker(ex, n) for n in nats]
+        elif a.get("InstanceId"):
+            out += _instance_blockers(ex, "instance-id", a["InstanceId"])
+        else:
+            out.append(Blocker(ENI, a["NetworkInterfaceId"], "holds %s" % a.get("PublicIp"),
+                               note="the address is associated with ENI %s: disassociate it (association %s)" % (
+                                   a["NetworkInterfaceId"], a.get("AssociationId"))))
+    elif a.get("InstanceId"):
+        out += _instance_blockers(ex, "instance-id", a["InstanceId"])
+    return out
+
+
+def _b_vpc(ex, rid, obs, code):
+    out = []
+
+    def add(rtype, ids, note):
+        for i in ids:
+            if (rtype, i) in ex.in_manifest:
+                res = ex.results.get((rtype, i), {})
+                out.append(Blocker(rtype, i, res.get("outcome", "pending"), note="in the manifest; its own result: %s" % (
+                    res.get("error") or res.get("outcome"))))
+            else:
+                out.append(Blocker(rtype, i, "present", note=note))
+
+    vf = [{"Name": "vpc-id", "Values": [rid]}]
+    add(g.SUBNET, [s["SubnetId"] for s in ex.c.call("ec2", "describe_subnets", Filters=vf).get("Subnets", [])],
+        "subnet not in the manifest: delete it or add it")
+    add(g.IGW, [i["InternetGatewayId"] for i in ex.c.call("ec2", "describe_internet_gateways", Filters=[
+        {"Name": "attachment.vpc-id", "Values": [rid]}]).get("InternetGateways", [])],
+        "internet gateway attached and not in the manifest: detach it")
+    add(g.SG, [s["GroupId"] for s in ex.c.call("ec2", "describe_security_groups", Filters=vf).get("SecurityGroups", [])
+               if s.get("GroupName") != "default"], "security group not in the manifest: delete it")
+    add(g.ROUTE_TABLE, [r["RouteTableId"] for r in ex.c.call("ec2", "describe_route_tables", Filters=vf).get(
+        "RouteTables", []) if not any(a.get("Main") for a in r.get("Associations", []))],
+        "route table not in the manifest: delete it")
+    add(g.ENDPOINT, [e["VpcEndpointId"] for e in ex.c.call("ec2", "describe_vpc_endpoints", Filters=vf).get(
+        "VpcEndpoints", []) if (e.get("State") or "").lower() not in ("deleted", "deleting")],
+        "VPC endpoint not in the manifest: delete it")
+    nats = _nats(ex, "vpc-id", rid)
+    out += [_nat_blocker(ex, n) for n in nats]
+    for eni in _enis(ex, "vpc-id", rid):
+        b = _eni_blocker(ex, eni, _nat_eni_ids(nats))
+        if b is not None:
+            out.append(b)
+    # blockers whose own deletion failed are not going away
+    return out
+
+
+def _b_dhcp(ex, rid, obs, code):
+    vpcs = ex.c.call("ec2", "describe_vpcs", Filters=[{"Name": "dhcp-options-id", "Values": [rid]}]).get("Vpcs", [])
+    return [Blocker(g.VPC, v["VpcId"], "uses these DHCP options",
+                    note="associate VPC %s with other options (or 'default'), or delete it" % v["VpcId"]) for v in vpcs]
+
+
+def _b_role(ex, rid, obs, code):
+    out = []
+    profiles = ex.c.call("iam", "list_instance_profiles_for_role", RoleName=rid).get("InstanceProfiles", [])
+    for p in profiles:
+        out.append(Blocker(g.PROFILE, p["InstanceProfileName"], "contains the role", action=lambda p=p: ex.c.call(
+            "iam", "remove_role_from_instance_profile", InstanceProfileName=p["InstanceProfileName"], RoleName=rid)))
+    if not profiles:
+        out.append(Blocker(g.ROLE, rid, "has policies", action=lambda: _clear_role(ex, rid)))
+    return out
+
+
+def _b_policy(ex, rid, obs, code):
+    resp = ex.c.call("iam", "list_entities_for_policy", PolicyArn=rid)
+    out = []
+    for kind, key, name in (("AWS::IAM::Role", "PolicyRoles", "RoleName"), ("AWS::IAM::User", "PolicyUsers", "UserName"),
+                            ("AWS::IAM::Group", "PolicyGroups", "GroupName")):
+        for e in resp.get(key, []):
+            out.append(Blocker(kind, e[name], "policy attached",
+                               note="detach %s from %s %s (not deleted by this run)" % (rid, kind, e[name])))
+    return out
+
+
+BLOCKERS = {g.SUBNET: _b_subnet, g.SG: _b_sg, g.IGW: _b_igw, g.EIP: _b_eip, g.VPC: _b_vpc, g.DHCP: _b_dhcp,
+            g.ROLE: _b_role, g.POLICY: _b_policy}
