@@ -873,7 +873,8 @@ def _eni_blocker(ex, eni, nat_enis):
             known = bool(owners)
         else:
             known = lb in ex.manifest.get(g.ELB, [])
-            alive = bool(_probe_elb(ex, [lb]))
+            ours = ex.results.get((g.ELB, lb), {}).get("outcome")
+            alive = False if ours in ("deleted", "absent") else bool(_probe_elb(ex, [lb]))
         if not alive:
             return Blocker(ENI, eid, eni.get("Status", "in-use"), going_away=True,
                            note="ENI of load balancer %s, which is gone; AWS releases it shortly" % lb)
