@@ -1,0 +1,398 @@
+"""The HyperShift, CAPI and CAPA twins against the `hosted-cluster` seed.
+
+Each test seeds a hosted cluster, deletes it the way the destroy command does (add
+`openshift.io/destroy-cluster`, delete, wait until only that finalizer is left, remove it) while a
+recorder takes snapshots, and checks the ORDER the controllers follow (FACTS.md, the seed) and the
+knobs' effects. Snapshots read the later object of each pair first, so an order that holds in
+every snapshot held in the world. No timing assertions: only generous bounds.
+"""
+import json
+import os
+import sys
+import threading
+import time
+import uuid
+
+import boto3
+import pytest
+from botocore.exceptions import ClientError
+from kubernetes.client import ApiException
+
+HS = "hypershift.openshift.io/v1beta1"
+CAPI = "cluster.x-k8s.io/v1beta1"
+CAPA = "infrastructure.cluster.x-k8s.io/v1beta2"
+HO_FIN = "hypershift.openshift.io/finalizer"
+CLI_FIN = "openshift.io/destroy-cluster"
+NS = "clusters"
+
+
+def _aws(service):
+    return boto3.client(service, endpoint_url=os.environ["AWS_ENDPOINT_URL"], region_name="us-east-1")
+
+
+def seed(sandbox_cli, **knobs):
+    name = "hc" + uuid.uuid4().hex[:6]
+    args = ["seed", "hosted-cluster", "--name", name, "--namespace", NS]
+    for k, v in knobs.items():
+        args += ["--knob", f"{k}={v}"]
+    r = sandbox_cli(*args)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+def set_knob(info, key, value):
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+    from sandboxctl.scenarios.hosted_cluster import set_knob as _set  # the seed's own helper
+    _set(info["name"], info["namespace"], key, value)
+
+
+def _get(dyn, av, kind, name, ns=None):
+    try:
+        return dyn.resources.get(api_version=av, kind=kind).get(name=name, namespace=ns).to_dict()
+    except ApiException as e:
+        if e.status == 404:
+            return None
+        raise
+
+
+def _list(dyn, av, kind, ns):
+    return [i.to_dict() for i in dyn.resources.get(api_version=av, kind=kind).get(namespace=ns).items]
+
+
+def _conds(obj):
+    return {c["type"]: c for c in ((obj or {}).get("status") or {}).get("conditions") or []}
+
+
+class Recorder(threading.Thread):
+    """Snapshots of the chain every 0.2 s; checks the order invariants in each one."""
+
+    def __init__(self, dyn, info):
+        super().__init__(daemon=True)
+        self.dyn, self.info = dyn, info
+        self.stop = threading.Event()
+        self.violations, self.hcp_conds, self.hc_conds, self.cluster_conds, self.machine_conds = [], set(), set(), set(), set()
+        self.hcp_messages = []
+        self.snapshots = 0
+        self.error = None
+
+    def start(self):
+        # every status write too, by watch: a condition can live shorter than a snapshot period
+        for av, kind, ns in ((HS, "HostedControlPlane", self.info["hcp_namespace"]),
+                             (HS, "HostedCluster", NS), (CAPI, "Cluster", self.info["hcp_namespace"]),
+                             (CAPI, "Machine", self.info["hcp_namespace"])):
+            api = self.dyn.resources.get(api_version=av, kind=kind)
+            rv = api.get(namespace=ns).metadata.resourceVersion
+            threading.Thread(target=self.watch, args=(api, ns, rv), daemon=True).start()
+        super().start()
+
+    def watch(self, api, ns, rv):
+        while not self.stop.is_set():
+            try:
+                for ev in api.watch(namespace=ns, resource_version=rv, timeout=2):
+                    obj = ev["object"].to_dict()
+                    rv = obj["metadata"]["resourceVersion"]
+                    self.note(obj)
+            except Exception:  # noqa: BLE001 - expired watch: carry on from now
+                rv = api.get(namespace=ns).metadata.resourceVersion
+
+    def note(self, obj):
+        bucket = {"HostedControlPlane": self.hcp_conds, "HostedCluster": self.hc_conds,
+                  "Cluster": self.cluster_conds, "Machine": self.machine_conds}[obj["kind"]]
+        if obj["kind"] == "HostedCluster" and obj["metadata"]["name"] != self.info["name"]:
+            return
+        for c in _conds(obj).values():
+            bucket.add((c["type"], c["status"], c["reason"]))
+            if c["type"] == "CloudResourcesDestroyed":
+                self.hcp_messages.append(c.get("message", ""))
+
+    def run(self):
+        try:
+            while not self.stop.is_set():
+                self.snap()
+                time.sleep(0.2)
+        except Exception as e:  # noqa: BLE001 - surfaced by the test
+            self.error = e
+
+    def snap(self):
+        d, i = self.dyn, self.info
+        hcp_ns, infra = i["hcp_namespace"], i["infra_id"]
+        skip_ns = str(i["knobs"].get("skip_namespace_delete", "")).lower() == "true"
+        # later-in-the-chain objects first
+        hc = _get(d, HS, "HostedCluster", i["name"], NS)
+        nso = _get(d, "v1", "Namespace", hcp_ns)
+        cluster = _get(d, CAPI, "Cluster", infra, hcp_ns)
+        hcp = _get(d, HS, "HostedControlPlane", i["name"], hcp_ns)
+        machines = _list(d, CAPI, "Machine", hcp_ns)
+        nps = [n for n in _list(d, HS, "NodePool", NS) if n["spec"].get("clusterName") == i["name"]]
+        self.snapshots += 1
+        for o in [hc, hcp, cluster] + machines:
+            if o:
+                self.note(o)
+
+        def bad(msg):
+            self.violations.append(msg)
+        if cluster and cluster["metadata"].get("deletionTimestamp") and any(
+                not n["metadata"].get("deletionTimestamp") for n in nps):
+            bad("CAPI Cluster deleting while a NodePool was not")
+        if (hcp is None or hcp["metadata"].get("deletionTimestamp")) and machines:
+            bad(f"HCP deleting/absent while Machines remain: {[m['metadata']['name'] for m in machines]}")
+        if (nso is None or nso["metadata"].get("deletionTimestamp")) and cluster is not None and not skip_ns:
+            bad("HCP namespace deleting/absent while the CAPI Cluster is present")
+        if hc is not None and HO_FIN not in (hc["metadata"].get("finalizers") or []):
+            left = [k for k, v in (("namespace", None if skip_ns else nso), ("cluster", cluster), ("hcp", hcp)) if v]
+            if left or nps:
+                bad(f"HO finalizer removed while {left + ['nodepools'] * bool(nps)} remain")
+
+
+def destroy(dyn, info, timeout=120, until_only_cli=True):
+    """As the destroy command: add its finalizer, delete the HC. With until_only_cli, wait until
+    only its finalizer is left and remove it; returns the seconds that took."""
+    api = dyn.resources.get(api_version=HS, kind="HostedCluster")
+    hc = api.get(name=info["name"], namespace=NS)
+    api.patch(name=info["name"], namespace=NS, content_type="application/json-patch+json", body=[
+        {"op": "test", "path": "/metadata/uid", "value": hc.metadata.uid},
+        {"op": "add", "path": "/metadata/finalizers/-", "value": CLI_FIN}])
+    api.delete(name=info["name"], namespace=NS)
+    if until_only_cli:
+        return finish(dyn, info, timeout)
+    return None
+
+
+def finish(dyn, info, timeout=120):
+    api = dyn.resources.get(api_version=HS, kind="HostedCluster")
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        hc = api.get(name=info["name"], namespace=NS)
+        fins = hc.metadata.finalizers or []
+        if fins == [CLI_FIN]:
+            api.patch(name=info["name"], namespace=NS, content_type="application/json-patch+json", body=[
+                {"op": "test", "path": "/metadata/uid", "value": hc.metadata.uid},
+                {"op": "test", "path": "/metadata/finalizers/0", "value": CLI_FIN},
+                {"op": "remove", "path": "/metadata/finalizers/0"}])
+            wait_for(lambda: _get(dyn, HS, "HostedCluster", info["name"], NS) is None, 20, "HC gone")
+            return time.monotonic() - t0
+        time.sleep(0.5)
+    raise AssertionError(f"HC {info['name']} still has {fins} after {timeout} s")
+
+
+def wait_for(pred, timeout, what):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < timeout:
+        v = pred()
+        if v:
+            return v
+        time.sleep(0.3)
+    raise AssertionError(f"timed out after {timeout} s waiting for: {what}")
+
+
+def audit_offset():
+    return os.path.getsize(os.environ["SANDBOX_AUDIT_LOG"])
+
+
+def audit_deletes(offset):
+    """(resource, namespace, name) of each delete request answered after offset, in order."""
+    out = []
+    with open(os.environ["SANDBOX_AUDIT_LOG"]) as f:
+        f.seek(offset)
+        for line in f:
+            try:
+                ev = json.loads(line)
+            except ValueError:
+                continue
+            if ev.get("verb") == "delete" and ev.get("stage") == "ResponseComplete":
+                ref = ev.get("objectRef") or {}
+                out.append((ref.get("resource"), ref.get("namespace"), ref.get("name")))
+    return out
+
+
+def elb_exists(name):
+    try:
+        return bool(_aws("elb").describe_load_balancers(LoadBalancerNames=[name])["LoadBalancerDescriptions"])
+    except ClientError as e:
+        if e.response["Error"]["Code"] in ("LoadBalancerNotFound", "AccessPointNotFound"):
+            return False
+        raise
+
+
+def volume_exists(vid):
+    try:
+        vols = _aws("ec2").describe_volumes(VolumeIds=[vid])["Volumes"]
+        return bool(vols) and vols[0]["State"] not in ("deleted",)
+    except ClientError as e:
+        if e.response["Error"]["Code"] == "InvalidVolume.NotFound":
+            return False
+        raise
+
+
+def instance_states(ids):
+    return {i["InstanceId"]: i["State"]["Name"] for r in _aws("ec2").describe_instances(InstanceIds=ids)["Reservations"]
+            for i in r["Instances"]}
+
+
+@pytest.fixture()
+def recorder(dyn):
+    recs = []
+
+    def start(info):
+        r = Recorder(dyn, info)
+        r.start()
+        recs.append(r)
+        return r
+    yield start
+    for r in recs:
+        r.stop.set()
+        r.join(5)
+
+
+def test_seed_is_a_running_hosted_cluster(dyn, core, sandbox_cli):
+    info = seed(sandbox_cli, nodepools=2, replicas=1)
+    hcp_ns, infra = info["hcp_namespace"], info["infra_id"]
+    assert hcp_ns == f"{NS}-{info['name']}"
+    hc = _get(dyn, HS, "HostedCluster", info["name"], NS)
+    assert set(hc["metadata"]["finalizers"]) == {HO_FIN, "hypershift.io/aws-oidc-discovery"}
+    assert hc["spec"]["infraID"] == infra and hc["metadata"]["uid"] == info["uid"]
+    cluster = _get(dyn, CAPI, "Cluster", infra, hcp_ns)
+    assert cluster["spec"]["controlPlaneRef"]["kind"] == "HostedControlPlane"
+    assert cluster["spec"]["infrastructureRef"]["kind"] == "AWSCluster"
+    assert "cluster.cluster.x-k8s.io" in cluster["metadata"]["finalizers"]
+    assert len([n for n in _list(dyn, HS, "NodePool", NS) if n["spec"]["clusterName"] == info["name"]]) == 2
+    ams = _list(dyn, CAPA, "AWSMachine", hcp_ns)
+    assert len(ams) == 2 and all(a["spec"]["instanceID"] for a in ams)
+    assert set(instance_states([a["spec"]["instanceID"] for a in ams]).values()) <= {"pending", "running"}
+    pods = core.list_namespaced_pod(hcp_ns).items
+    assert pods and all(p.spec.node_name and p.spec.termination_grace_period_seconds is not None for p in pods)
+    svcs = [s for s in core.list_namespaced_service(hcp_ns).items if s.spec.type == "LoadBalancer"]
+    assert svcs and all("service.kubernetes.io/load-balancer-cleanup" in s.metadata.finalizers for s in svcs)
+    assert "kubernetes.io/pvc-protection" in core.read_namespaced_persistent_volume_claim("data-etcd-0", hcp_ns).metadata.finalizers
+    eps = _list(dyn, HS, "AWSEndpointService", hcp_ns)
+    assert eps and all("hypershift.openshift.io/control-plane-operator-finalizer" in e["metadata"]["finalizers"] for e in eps)
+    uids = {(o["kind"], o["name"]): o["uid"] for o in info["objects"]}
+    assert uids[("HostedControlPlane", info["name"])] == info["hcp"]["uid"]
+    assert all(elb_exists(lb) for lb in info["guest_cloud"]["AWS::ElasticLoadBalancing::LoadBalancer"])
+    # leave nothing behind
+    destroy(dyn, info)
+
+
+def test_destroy_with_cleanup_follows_the_chain(dyn, sandbox_cli, recorder):
+    info = seed(sandbox_cli, cleanup_cloud_resources="true")
+    hcp_ns, infra = info["hcp_namespace"], info["infra_id"]
+    rec = recorder(info)
+    off = audit_offset()
+    destroy(dyn, info)
+    rec.stop.set()
+    rec.join(5)
+    assert rec.error is None, rec.error
+    assert rec.snapshots > 5
+    assert not rec.violations, rec.violations[:5]
+    # delete requests in the order HO, CAPI and the namespace need
+    deletes = audit_deletes(off)
+
+    def first(resource, name):
+        return next(i for i, d in enumerate(deletes) if d[0] == resource and d[2] == name)
+    np_names = [o["name"] for o in info["objects"] if o["kind"] == "NodePool"]
+    assert max(first("nodepools", n) for n in np_names) < first("clusters", infra)
+    assert first("clusters", infra) < first("hostedcontrolplanes", info["name"]) < first("namespaces", hcp_ns)
+    # the cleanup annotation: CPO scaled CVO down, HCCO reported and finished
+    assert ("CVOScaledDown", "True", "AsExpected") in rec.hcp_conds
+    assert ("CloudResourcesDestroyed", "True", "AsExpected") in rec.hcp_conds
+    assert ("Deleting", "True", "WaitingForWorkersDeletion") in rec.cluster_conds
+    assert ("Deleting", "True", "WaitingForInfrastructureDeletion") in rec.machine_conds
+    assert ("HostedClusterDestroyed", "False", "WaitingForCAPIClusterDeletion") in rec.hc_conds
+    guest = info["guest_cloud"]
+    assert not any(elb_exists(lb) for lb in guest["AWS::ElasticLoadBalancing::LoadBalancer"])
+    assert not any(volume_exists(v) for v in guest["AWS::EC2::Volume"])
+    buckets = {b["Name"] for b in _aws("s3").list_buckets()["Buckets"]}
+    assert not buckets & set(guest["AWS::S3::Bucket"])
+    # the management side's ELBs and volume went with the HCP namespace's Services and PVC
+    mgmt = info["management_cloud"]
+    assert not any(elb_exists(lb) for lb in mgmt["AWS::ElasticLoadBalancing::LoadBalancer"])
+    assert not any(volume_exists(v) for v in mgmt["AWS::EC2::Volume"])
+    # CAPA terminated the workers; HO deleted the OIDC documents
+    assert set(instance_states([m["instance_id"] for m in info["machines"]]).values()) == {"terminated"}
+    assert _aws("s3").list_objects_v2(Bucket=info["oidc"]["bucket"], Prefix=info["oidc"]["prefix"]).get("KeyCount", 0) == 0
+    assert _get(dyn, "v1", "Namespace", hcp_ns) is None
+
+
+def test_without_cleanup_guest_resources_stay_and_skip_namespace_is_honoured(dyn, sandbox_cli, recorder):
+    info = seed(sandbox_cli, skip_namespace_delete="true", destroy_grace_period="2s")
+    rec = recorder(info)
+    destroy(dyn, info)
+    rec.stop.set()
+    rec.join(5)
+    assert not rec.violations, rec.violations[:5]
+    assert not any(c[0] == "CVOScaledDown" for c in rec.hcp_conds)
+    assert ("HostedClusterDestroyed", "True", "WaitingForGracePeriod") in rec.hc_conds
+    # guest cloud resources are the CLI's to remove when cleanup is off
+    assert all(elb_exists(lb) for lb in info["guest_cloud"]["AWS::ElasticLoadBalancing::LoadBalancer"])
+    nso = _get(dyn, "v1", "Namespace", info["hcp_namespace"])
+    assert nso is not None and not nso["metadata"].get("deletionTimestamp")
+    assert _get(dyn, CAPI, "Cluster", info["infra_id"], info["hcp_namespace"]) is None
+    dyn.resources.get(api_version="v1", kind="Namespace").delete(name=info["hcp_namespace"])
+
+
+def test_capi_down_holds_cluster_and_nodepools_until_it_is_back(dyn, sandbox_cli):
+    info = seed(sandbox_cli, capi="down")
+    hcp_ns, infra = info["hcp_namespace"], info["infra_id"]
+    destroy(dyn, info, until_only_cli=False)
+    wait_for(lambda: (_get(dyn, CAPI, "Cluster", infra, hcp_ns) or {}).get("metadata", {}).get("deletionTimestamp"),
+             30, "CAPI Cluster deletion requested")
+    time.sleep(4)  # CAPI is down: nothing may move
+    cluster = _get(dyn, CAPI, "Cluster", infra, hcp_ns)
+    assert cluster is not None and "cluster.cluster.x-k8s.io" in cluster["metadata"]["finalizers"]
+    nps = [n for n in _list(dyn, HS, "NodePool", NS) if n["spec"]["clusterName"] == info["name"]]
+    assert nps and all(n["metadata"].get("deletionTimestamp") for n in nps)
+    hcp = _get(dyn, HS, "HostedControlPlane", info["name"], hcp_ns)
+    assert hcp is not None and not hcp["metadata"].get("deletionTimestamp")
+    hc = _get(dyn, HS, "HostedCluster", info["name"], NS)
+    assert _conds(hc)["HostedClusterDestroyed"]["reason"] == "WaitingForCAPIClusterDeletion"
+    set_knob(info, "capi", None)
+    finish(dyn, info)
+    assert _get(dyn, "v1", "Namespace", hcp_ns) is None
+
+
+def test_cleanup_timeout_is_reported_then_finalization_continues(dyn, sandbox_cli, recorder):
+    info = seed(sandbox_cli, cleanup_cloud_resources="true", cleanup="timeout", cleanup_timeout="3s")
+    rec = recorder(info)
+    destroy(dyn, info)
+    rec.stop.set()
+    rec.join(5)
+    assert not rec.violations, rec.violations[:5]
+    assert ("CloudResourcesDestroyed", "False", "RemainingCloudResources") in rec.hcp_conds
+    assert ("CloudResourcesDestroyed", "False", "CloudResourcesDeletionTimedOut") in rec.hcp_conds
+    assert any(m.startswith("Remaining resources: ") and "load-balancers" in m for m in rec.hcp_messages)
+    # what HCCO could not remove is still there, for the CLI's pass
+    assert all(elb_exists(lb) for lb in info["guest_cloud"]["AWS::ElasticLoadBalancing::LoadBalancer"])
+
+
+def test_pod_stuck_terminating_holds_the_namespace(dyn, core, sandbox_cli):
+    info = seed(sandbox_cli, pod_stuck="true", grace_period="1s")
+    hcp_ns = info["hcp_namespace"]
+    destroy(dyn, info, until_only_cli=False)
+    wait_for(lambda: (_get(dyn, "v1", "Namespace", hcp_ns) or {}).get("metadata", {}).get("deletionTimestamp"),
+             60, "HCP namespace deletion requested")
+
+    def only_apiserver_left():
+        pods = core.list_namespaced_pod(hcp_ns).items
+        return pods and all(p.metadata.labels.get("app") == "kube-apiserver" for p in pods)
+    wait_for(only_apiserver_left, 60, "only the kube-apiserver pod left")
+    time.sleep(3)
+    pods = core.list_namespaced_pod(hcp_ns).items
+    assert pods and all(p.metadata.deletion_timestamp for p in pods)
+    hc = _get(dyn, HS, "HostedCluster", info["name"], NS)
+    assert HO_FIN in hc["metadata"]["finalizers"]
+    assert _conds(hc)["HostedClusterDestroyed"]["reason"] == "WaitingForNamespaceDeletion"
+    set_knob(info, "pod_stuck", None)
+    finish(dyn, info)
+    assert _get(dyn, "v1", "Namespace", hcp_ns) is None
+
+
+def test_invalid_credentials_skip_guest_cleanup_and_release_endpoint_services(dyn, sandbox_cli, recorder):
+    info = seed(sandbox_cli, cleanup_cloud_resources="true", credentials="invalid")
+    rec = recorder(info)
+    destroy(dyn, info)
+    rec.stop.set()
+    rec.join(5)
+    assert not rec.violations, rec.violations[:5]
+    assert not any(c[0] == "CVOScaledDown" for c in rec.hcp_conds)
+    assert ("ValidAWSIdentityProvider", "False", "InvalidIdentityProvider") in rec.hcp_conds
+    assert all(elb_exists(lb) for lb in info["guest_cloud"]["AWS::ElasticLoadBalancing::LoadBalancer"])
