@@ -200,15 +200,19 @@ def summarize_release(name, namespace, release_obs, cluster_obs=None, inventory_
     if check in ("unreachable", ABSENT, UNKNOWN):
         if not keep:
             orphans = entries
-        out["orphan_warning"] = (
-            "Cluster %s is %s: deleting Release %s/%s now %s; convoy still deletes the ReleaseInventory, so "
-            "nothing tracks them afterwards"
-            % (cluster_name(release), {"unreachable": "not reachable (status.reachable is not true)",
-                                        ABSENT: "absent", UNKNOWN: "unknown (the query failed)"}[check],
-               namespace, name,
-               ("leaves its %d recorded object(s) running on the target%s" % (
-                   len(entries), (" and skips %d delete hook(s)" % (len(pre) + len(post))) if pre or post else ""))
-               if not keep else "skips its %d delete hook(s)" % (len(pre) + len(post))))
+        why = {"unreachable": "not reachable (status.reachable is not true)", ABSENT: "absent",
+               UNKNOWN: "unknown (the query failed)"}[check]
+        skipped = (" and skips %d delete hook(s)" % (len(pre) + len(post))) if pre or post else ""
+        if not keep:
+            out["orphan_warning"] = (
+                "Cluster %s is %s: deleting Release %s/%s now leaves its %d recorded object(s) running on the "
+                "target%s; convoy still deletes the ReleaseInventory, so nothing tracks them afterwards"
+                % (cluster_name(release), why, namespace, name, len(entries), skipped))
+        else:
+            out["orphan_warning"] = (
+                "Cluster %s is %s: deleting Release %s/%s now skips its %d delete hook(s) (its objects stay, as "
+                "keepWorkloads asks, and its ReleaseInventory goes)"
+                % (cluster_name(release), why, namespace, name, len(pre) + len(post)))
     else:
         out["orphan_warning"] = None
     out["orphans"] = orphans

@@ -12,7 +12,7 @@ module: convoy_release_info
 short_description: What deleting convoy Releases will do, why a deleting one has not gone, and what stayed
 version_added: 0.1.0
 author:
-  - teardown.gates developers
+  - teardown.gates developers (@teardown-gates)
 description:
   - Reads convoy Releases (C(core.convoy.kumodo.io/v1alpha1)) of one namespace, selected by name, label
     selector or the Cluster they target, and for each returns what its deletion will do - the objects its
@@ -21,7 +21,7 @@ description:
   - Warns, per Release, when deleting it now would leave its workloads running and untracked (Cluster not
     reachable, absent, or unknown).
   - For a Release that is being deleted, says why it has not gone from what is observable - a preDelete
-    hook Job that failed with C(onFailure: Fail), a deletion step that keeps failing (condition C(Deleting)
+    hook Job that failed with C(onFailure=Fail), a deletion step that keeps failing (condition C(Deleting)
     reason C(DeleteStepFailed), Warning events) - and the owner's ways out. Hook Jobs are looked up in the
     Release's C(spec.targetNamespace) on the cluster this module talks to (the in-cluster target).
   - With O(verify_objects), checks each given object's presence (by listing, so a failed query is
@@ -170,7 +170,7 @@ verification:
   description:
     - With O(verify_plan) - C(releases) and C(inventories) (name, state), C(stayed) (objects still present, each
       with C(release) and C(why)), C(unverified) (objects whose query failed), C(not_deleted) (present with no
-      reason to be: convoy should have deleted them).
+      reason to be - convoy should have deleted them).
   returned: when O(verify_plan) is given
   type: dict
 unknown:
