@@ -182,6 +182,11 @@ def diagnose(obj, kind, name, namespace, dependents=None, inputs=None, backup_se
         reason, message = "FinalizerGone", "the CAPTF finalizer is already off; other finalizers: %s" % (fins or "none")
     elif out["paused"]:
         reason, message = "Paused", "the object or its Cluster is paused: CAPTF neither destroys nor releases it"
+    elif status.get("activeJob") and status["activeJob"].get("type") == "destroy" and aj and \
+            aj.get("status") == "False" and aj.get("reason") in DESTROY_FAILURE_CAUSES:
+        # a failing destroy being retried: still held; an abandon takes effect once this try ends
+        held, reason, hold_type = True, aj["reason"], "destroy"
+        message = (aj.get("message") or "") + " (a retry is running now)"
     elif status.get("activeJob"):
         reason = "JobRunning"
         message = "a %s Job is running; the deletion waits for it" % (status["activeJob"].get("type") or "")

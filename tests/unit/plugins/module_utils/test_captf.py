@@ -159,3 +159,11 @@ def test_portable_secret_drops_identity():
     s = captf.portable_secret({"metadata": {"name": "x", "namespace": "ns", "uid": "u", "resourceVersion": "1",
                                             "ownerReferences": [{}], "managedFields": []}, "data": {"k": "dg=="}})
     assert s["metadata"] == {"name": "x", "namespace": "ns"} and s["data"] == {"k": "dg=="}
+
+
+def test_a_retry_of_a_failing_destroy_is_still_held_but_a_restore_job_is_not():
+    failing = [("ApplyJobSucceeded", "False", "DestroyFailed", "x")]
+    d = diag(obj(conds=failing, status_extra={"activeJob": {"type": "destroy"}}))
+    assert (d["held"], d["hold_type"], d["reason"]) == (True, "destroy", "DestroyFailed")
+    d = diag(obj(conds=[("StateReadable", "False", "StateLost", "")], status_extra={"activeJob": {"type": "restore"}}))
+    assert (d["held"], d["reason"]) == (False, "JobRunning")
