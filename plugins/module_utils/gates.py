@@ -183,7 +183,7 @@ class GateState(object):
                    "uid": uid, "first_observed": utc_iso(at), "first_observed_terminating": None,
                    "first_observed_absent": None, "selector": key}
             self.records[uid] = rec
-        for k in ("resource_version", "deletion_timestamp", "deletion_grace_period_seconds", "grace_deadline",
+        for k in ("resource_version", "deletion_timestamp", "spec_finalizers", "deletion_grace_period_seconds", "grace_deadline",
                   "termination_grace_period_seconds", "finalizers", "conditions"):
             if k in s:
                 rec[k] = s[k]

@@ -96,6 +96,24 @@ def _timeout_tuple(request_timeout):
     return (min(5.0, float(request_timeout)), float(request_timeout))
 
 
+def disable_retries(client):
+    """Make every request of ``client`` fail at its first timeout or connection error.
+
+    urllib3 retries a GET that timed out (three times by default), so a silent server would look
+    slow instead of unknown and a ``request_timeout`` would not bound a query. ``client`` is
+    kubernetes.core's K8SClient, a DynamicClient or an ApiClient. Returns True when applied.
+    """
+    api = getattr(client, "client", client)  # K8SClient -> DynamicClient
+    api = getattr(api, "client", api)  # DynamicClient -> ApiClient
+    rest = getattr(api, "rest_client", None)
+    pool = getattr(rest, "pool_manager", None)
+    if pool is None or not hasattr(pool, "connection_pool_kw"):
+        return False
+    pool.connection_pool_kw["retries"] = False
+    pool.clear()
+    return True
+
+
 def resolve_resource(client, api_version, kind):
     """Find the Resource for api_version/kind through discovery.
 
@@ -350,6 +368,8 @@ def object_summary(obj):
                             if c.get(k) is not None)
                        for c in (status.get("conditions") or []) if isinstance(c, dict)],
     }
+    if obj.get("kind") == "Namespace":
+        out["spec_finalizers"] = list((obj.get("spec") or {}).get("finalizers") or [])
     if meta.get("deletionGracePeriodSeconds") is not None:
         out["deletion_grace_period_seconds"] = meta.get("deletionGracePeriodSeconds")
     if obj.get("kind") == "Pod":

@@ -144,6 +144,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import 
     PRESENT,
     UNKNOWN,
     ResourceLookupError,
+    disable_retries,
     get_object,
     list_contents,
     object_summary,
@@ -212,6 +213,7 @@ def main():
     try:
         from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
         client = get_api_client(module=module)
+        disable_retries(client)
         resource = resolve_resource(client, p["api_version"], p["kind"])
     except ResourceLookupError as e:
         if e.unknown:

@@ -179,6 +179,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import 
     ABSENT,
     UNKNOWN,
     ResourceLookupError,
+    disable_retries,
     get_object,
     resolve_resource,
 )
@@ -257,6 +258,7 @@ def main():
     try:
         from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
         client = get_api_client(module=module)
+        disable_retries(client)
         resource = resolve_resource(client, p["api_version"], p["kind"])
     except ResourceLookupError as e:
         module.fail_json(msg="kind: %s" % e, object_state=UNKNOWN if e.unknown else None)

@@ -224,6 +224,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.gates import (
 )
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
     ResourceLookupError,
+    disable_retries,
     resolve_resource,
 )
 
@@ -261,7 +262,7 @@ def clean_selector(sel):
 
 def describe(rec):
     ns = (rec.get("namespace") + "/") if rec.get("namespace") else ""
-    fins = rec.get("finalizers") or []
+    fins = (rec.get("finalizers") or []) + ["spec:" + f for f in rec.get("spec_finalizers") or []]
     fin_text = (", finalizers: " + ", ".join(fins)) if fins else ""
     return "%s %s%s (uid %s%s)" % (rec.get("kind"), ns, rec.get("name"), rec.get("uid"), fin_text)
 
@@ -283,6 +284,7 @@ def main():
     try:
         from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
         client = get_api_client(module=module)
+        disable_retries(client)
     except Exception as e:
         module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
 
