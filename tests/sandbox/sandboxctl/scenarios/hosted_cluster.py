@@ -16,7 +16,9 @@ the management side's ELBs and volume behind the HCP Services and PVC, and the O
 
 Knobs (`--knob K=V`; each is also written as `sandbox.teardown.gates/knob-K` on the HC, its NodePools
 and the HCP namespace, where the twins read them; `set_knob()` changes one later):
-  shape:    nodepools=N (1), replicas=N (2), infra_id=ID, region=R
+  shape:    nodepools=N (1), replicas=N (2), infra_id=ID, region=R, aws_infra=false (only the minimum
+            AWS made here even when the aws-infra scenario exists: quicker, for tests of the twins),
+            zones, base_domain, oidc_bucket, faults (passed on to aws-infra)
   real annotations: cleanup_cloud_resources=true, skip_namespace_delete=true, destroy_grace_period=DUR
   timings:  grace_period=DUR (pods' terminationGracePeriodSeconds, 2s), requeue=DUR (1s),
             hcco_requeue=DUR (2s), cleanup_timeout=DUR (60s), endpoint_timeout=DUR (10m),
@@ -35,11 +37,11 @@ import uuid
 from botocore.exceptions import ClientError
 from kubernetes.client import ApiException
 
-from ..twins.hostedcommon import (AWSCLUSTER_FINALIZER, AWSMACHINE_FINALIZER, BUCKET_ANN, CAPA, CAPI, CLEANUP_ANN,
+from ..twins.hostedcommon import (aws, AWSCLUSTER_FINALIZER, AWSMACHINE_FINALIZER, BUCKET_ANN, CAPA, CAPI, CLEANUP_ANN,
                                   CLUSTER_FINALIZER, CLUSTER_NAME_LABEL, CPO_FINALIZER, ELB_ANN, GRACE_ANN,
                                   HCP_NS_LABEL, HO_FINALIZER, HS, LB_FINALIZER, MACHINE_FINALIZER, NODEPOOL_ANN,
                                   OIDC_FINALIZER, PVC_FINALIZER, SKIP_NS_ANN, VOLUME_ANN, parse_duration)
-from .common import aws, core_v1, ensure_namespace, kube
+from .common import core_v1, ensure_namespace, kube
 
 KNOB = "sandbox.teardown.gates/knob-"
 OIDC_BUCKET = "sandbox-hypershift-oidc"
@@ -47,7 +49,7 @@ MGMT_TAG = "kubernetes.io/cluster/sandbox-management"
 RELEASE = "quay.io/openshift-release-dev/ocp-release:4.18.0-multi"
 HO_IMAGE = "quay.io/hypershift/hypershift-operator:sandbox"
 CPO_IMAGE = "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:" + "0" * 64
-SEED_ONLY = {"nodepools", "replicas", "infra_id", "region"}
+SEED_ONLY = {"nodepools", "replicas", "infra_id", "region", "aws_infra"}
 # passed on to the aws-infra scenario when it exists
 AWS_INFRA_KNOBS = ("zones", "base_domain", "oidc_bucket", "faults", "nat_deleting_seconds",
                    "instance_shutting_down_seconds", "elb_eni_linger_seconds")
@@ -93,7 +95,8 @@ class _Seeder:
         """The worker-VPC infrastructure: the aws-infra scenario's when it exists, else a minimum
         made here (VPC, private subnet, worker instances). Returns what the rest of the seed uses."""
         mod = None
-        if importlib.util.find_spec(f"{__package__}.aws_infra") is not None:
+        wanted = str(self.knobs.get("aws_infra", "true")).lower() not in ("false", "0", "no", "minimal")
+        if wanted and importlib.util.find_spec(f"{__package__}.aws_infra") is not None:
             mod = importlib.import_module(f"{__package__}.aws_infra")
         net = {"source": "aws_infra" if mod else "hosted_cluster", "result": None, "oidc_bucket": None,
                "router_elb": None, "registry_buckets": []}

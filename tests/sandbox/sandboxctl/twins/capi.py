@@ -20,9 +20,8 @@ import logging
 
 from botocore.exceptions import ClientError
 
-from ..scenarios.common import aws
 from .base import Twin
-from .hostedcommon import (AWSCLUSTER_FINALIZER, AWSMACHINE_FINALIZER, CAPA, CAPI, CLUSTER_FINALIZER,
+from .hostedcommon import (aws, AWSCLUSTER_FINALIZER, AWSMACHINE_FINALIZER, CAPA, CAPI, CLUSTER_FINALIZER,
                            CLUSTER_NAME_LABEL, MACHINE_FINALIZER, HostedTwinMixin, deleting, run_all)
 
 log = logging.getLogger("twin")

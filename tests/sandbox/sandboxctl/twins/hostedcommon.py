@@ -7,6 +7,7 @@ So clearing a knob on the HC and the HCP namespace (see scenarios/hosted_cluster
 it for every controller of that cluster.
 """
 import calendar
+import functools
 import logging
 import re
 import threading
@@ -14,6 +15,7 @@ import time
 
 from kubernetes.client import ApiException
 
+from ..scenarios.common import aws as _new_aws_client
 from .base import KNOB_PREFIX, knob, set_condition
 
 log = logging.getLogger("twin")
@@ -46,6 +48,12 @@ VOLUME_ANN = "sandbox.teardown.gates/volume-id"
 BUCKET_ANN = "sandbox.teardown.gates/oidc-bucket"
 
 _DUR = re.compile(r"(\d+(?:\.\d+)?)(ms|h|m|s)")
+
+
+@functools.lru_cache(maxsize=None)
+def aws(service):
+    """One boto3 client per service and process (making one costs ~0.2 s; clients are thread-safe)."""
+    return _new_aws_client(service)
 
 
 def parse_duration(value, default=0.0):

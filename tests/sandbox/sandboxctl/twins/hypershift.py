@@ -33,9 +33,8 @@ import time
 
 from botocore.exceptions import ClientError
 
-from ..scenarios.common import aws
 from .base import Twin
-from .hostedcommon import (BUCKET_ANN, CLEANUP_ANN, CLI_FINALIZER, CPO_FINALIZER, CAPI, ELB_ANN, GRACE_ANN,
+from .hostedcommon import (aws, BUCKET_ANN, CLEANUP_ANN, CLI_FINALIZER, CPO_FINALIZER, CAPI, ELB_ANN, GRACE_ANN,
                            HCP_NS_LABEL, HO_FINALIZER, HS, LB_FINALIZER, NODEPOOL_ANN, OIDC_FINALIZER,
                            PVC_FINALIZER, SKIP_NS_ANN, VOLUME_ANN, HostedTwinMixin, annotations, cond,
                            cond_age, deleting, parse_duration, run_all)
