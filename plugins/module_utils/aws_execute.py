@@ -82,7 +82,9 @@ class Clients:
         self.check_mode = check_mode
         self.calls = {}
         self.errors = {}
-        self._retry = AWSRetry.jittered_backoff(retries=retries, delay=delay, max_delay=max_delay)
+        self._retry = AWSRetry.jittered_backoff(retries=retries, delay=delay, max_delay=max_delay,
+                                                catch_extra_error_codes=["SlowDown", "ThrottlingException",
+                                                                         "ServiceUnavailable", "503"])
 
     def client(self, service):
         with self._lock:
@@ -353,8 +355,10 @@ class Executor:
                 refusals.append({"error": error_text(e), "blockers": [b.as_dict() for b in blockers]})
                 stuck = [b for b in blockers if not b.going_away and b.action is None]
                 if stuck:
-                    return ("failed", "%s refused: %s; blocked by resources that are not in the manifest and "
-                            "not going away" % (rtype, error_text(e)), [b.as_dict() for b in stuck])
+                    return ("failed", "%s refused: %s; blocked by what is not in the manifest and not going "
+                            "away: %s" % (rtype, error_text(e), "; ".join(
+                                "%s %s (%s)%s" % (b.type, b.id, b.state, ": " + b.note if b.note else "")
+                                for b in stuck)), [b.as_dict() for b in stuck])
                 if self.clock() >= self.deadline:
                     return ("failed", "wait_timeout reached; last refusal: " + error_text(e),
                             [b.as_dict() for b in blockers])

@@ -331,6 +331,11 @@ class Realism:
             vpc_id = p.get("VpcId")
             if vpc_id in ec2.vpcs and self.vpc_dependents(ec2, vpc_id):
                 return refuse("DependencyViolation", f"The vpc '{vpc_id}' has dependencies and cannot be deleted.")
+            vpc = ec2.vpcs.get(vpc_id)
+            if vpc is not None and getattr(vpc, "dhcp_options", None) is not None:
+                # moto deletes the VPC's DHCP option set with it; AWS leaves it, unassociated
+                vpc.dhcp_options.vpc = None
+                vpc.dhcp_options = None
         elif a == "ReleaseAddress":
             alloc = p.get("AllocationId")
             for addr in ec2.addresses:

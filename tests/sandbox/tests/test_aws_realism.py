@@ -196,6 +196,20 @@ def test_vpc_with_dependencies(net):
     ec2.delete_vpc(VpcId=vpc)
 
 
+def test_dhcp_options_outlive_their_vpc(net):
+    ec2, vpc, subnet = net
+    dopt = ec2.create_dhcp_options(DhcpConfigurations=[{"Key": "domain-name", "Values": ["x.internal"]}])[
+        "DhcpOptions"]["DhcpOptionsId"]
+    ec2.associate_dhcp_options(DhcpOptionsId=dopt, VpcId=vpc)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.delete_dhcp_options(DhcpOptionsId=dopt)
+    assert code_of(e) == "DependencyViolation"
+    ec2.delete_subnet(SubnetId=subnet)
+    ec2.delete_vpc(VpcId=vpc)
+    assert ec2.describe_dhcp_options(DhcpOptionsIds=[dopt])["DhcpOptions"]
+    ec2.delete_dhcp_options(DhcpOptionsId=dopt)
+
+
 def test_elb_enis_linger_after_the_load_balancer(net):
     ec2, vpc, subnet = net
     elb = client("elb")
