@@ -34,7 +34,7 @@ import time
 from botocore.exceptions import ClientError
 
 from .base import Twin
-from .hostedcommon import (aws, BUCKET_ANN, CLEANUP_ANN, CLI_FINALIZER, CPO_FINALIZER, CAPI, ELB_ANN, GRACE_ANN,
+from .hostedcommon import (aws, BUCKET_ANN, CLEANUP_ANN, CPO_FINALIZER, CAPI, ELB_ANN, GRACE_ANN,
                            HCP_NS_LABEL, HO_FINALIZER, HS, LB_FINALIZER, NODEPOOL_ANN, OIDC_FINALIZER,
                            PVC_FINALIZER, SKIP_NS_ANN, VOLUME_ANN, HostedTwinMixin, annotations, cond,
                            cond_age, deleting, parse_duration, run_all)
@@ -125,7 +125,7 @@ class HostedClusterOperator(HostedTwinMixin, Twin):
             if not (c and c.get("status") == "True" and c.get("reason") == "WaitingForGracePeriod"):
                 self.set_conditions(hc, [("HostedClusterDestroyed", "True", "WaitingForGracePeriod",
                                           f"Waiting for grace period ({annotations(hc).get(GRACE_ANN)})")])
-                return min(grace, rq) if grace < rq else rq
+                return min(grace, rq)
             left = grace - cond_age(c)
             if left > 0:
                 return min(left, 5)
