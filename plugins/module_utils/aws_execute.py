@@ -887,10 +887,9 @@ def _eni_blocker(ex, eni, nat_enis):
                            lb, "" if known else " and is not in the manifest"))
     if (ENI, eid) in ex.in_manifest:
         return Blocker(ENI, eid, eni.get("Status"), going_away=False, note="in the manifest but not deletable here")
-    return Blocker(ENI, eid, eni.get("Status"), going_away=False,
-                   note="network interface %s (%s) is not in the manifest: find its owner (requester %s) and "
-                        "delete it there, or delete the ENI" % (eid, desc or "no description",
-                                                                 eni.get("RequesterId", "unknown")))
+    note = "network interface %s (%s) is not in the manifest: find its owner (requester %s) and delete it there, " \
+        "or delete the ENI" % (eid, desc or "no description", eni.get("RequesterId", "unknown"))
+    return Blocker(ENI, eid, eni.get("Status"), going_away=False, note=note)
 
 
 def _nats(ex, name, value):
@@ -986,7 +985,7 @@ def _b_igw(ex, rid, obs, code):
                 continue
             att = eni.get("Attachment") or {}
             if att.get("InstanceId"):
-                out += [b for b in _instance_blockers(ex, "instance-id", att["InstanceId"])]
+                out += _instance_blockers(ex, "instance-id", att["InstanceId"])
             else:
                 out.append(Blocker(ENI, eni["NetworkInterfaceId"], "has public address %s" % eni["Association"]["PublicIp"],
                                    note="disassociate the public address of this ENI (not in the manifest)"))

@@ -179,7 +179,7 @@ def plan(manifest, preserve_iam=False, deps=None):
     for t in active:
         lvl(t)
     depth = 1 + max(level.values()) if level else 0
-    levels = [[] for _ in range(depth)]
+    levels = [[] for dummy in range(depth)]
     for t in sorted(active, key=lambda x: (level[x], x)):
         for i in active[t]:
             levels[level[t]].append({

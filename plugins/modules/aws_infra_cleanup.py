@@ -29,7 +29,7 @@ description:
   - In check mode no mutating call is made; the module returns the whole ordered plan (levels, resources,
     the steps of each, what each waits on) with what the lookup by ID found.
 author:
-  - teardown.gates contributors
+  - teardown.gates developers (@teardown-gates)
 options:
   manifest:
     description:
@@ -183,7 +183,7 @@ except ImportError:
 
 def load_manifest(module, value):
     if isinstance(value, string_types):
-        path = os.path.expanduser(value)
+        path = value
         if not os.path.isfile(path):
             module.fail_json(msg="manifest: %r is neither a mapping nor a readable file" % value)
         with open(path) as f:
@@ -229,7 +229,7 @@ def main():
         except aws_graph.PlanError as e:
             module.fail_json(msg="manifest: %s" % e)
 
-    clients = Clients(lambda s: module.client(s), concurrency=p["concurrency"], check_mode=module.check_mode)
+    clients = Clients(module.client, concurrency=p["concurrency"], check_mode=module.check_mode)
     if manifest is None:
         try:
             manifest, dummy = discover(clients, p["infra_id"].strip(), base_domain=p["base_domain"],
@@ -266,9 +266,9 @@ def main():
                   refused=sum(len(r.get("refusals", [])) for r in result["resources"]))
     failed = [r for r in result["resources"] if r.get("outcome") == "failed"]
     if failed:
-        module.fail_json(msg="%d of %d resources could not be deleted: %s" % (
-            len(failed), len(result["resources"]), "; ".join("%s %s: %s" % (r["type"], r["id"], r.get("error"))
-                                                            for r in failed[:5])), **result)
+        detail = "; ".join("%s %s: %s" % (r["type"], r["id"], r.get("error")) for r in failed[:5])
+        module.fail_json(msg="%d of %d resources could not be deleted: %s" % (len(failed), len(result["resources"]), detail),
+                         **result)
     module.exit_json(**result)
 
 

@@ -26,7 +26,7 @@ description:
     detached or untagged resource vanishes from a tag filter without being deleted.
   - Read-only. A failed query fails the module; it never reads as "nothing there".
 author:
-  - teardown.gates contributors
+  - teardown.gates developers (@teardown-gates)
 options:
   infra_id:
     description: The infra ID (HyperShift C(spec.infraID)).
@@ -120,7 +120,7 @@ def main():
     infra_id = (module.params["infra_id"] or "").strip()
     if not infra_id:
         module.fail_json(msg="infra_id must not be empty: an empty infra ID would match every cluster's tag")
-    clients = Clients(lambda s: module.client(s), concurrency=4)
+    clients = Clients(module.client, concurrency=4)
     try:
         manifest, details = discover(clients, infra_id, base_domain=module.params["base_domain"],
                                      cluster_name=module.params["cluster_name"],

@@ -75,7 +75,7 @@ def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "mark":
         with open(os.environ["SANDBOX_AWS_LOG"]) as f:
-            print(sum(1 for _ in f))
+            print(sum(1 for dummy in f))
     elif cmd == "since":
         print(json.dumps(since(args[0])))
     elif cmd == "manifest":
