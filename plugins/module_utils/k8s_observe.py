@@ -96,6 +96,28 @@ def _timeout_tuple(request_timeout):
     return (min(5.0, float(request_timeout)), float(request_timeout))
 
 
+def api_client(module=None, **auth):
+    """kubernetes.core's client (``get_api_client``) for a module's auth options, retries off.
+
+    Creating the client already talks to the server (version, discovery). Raises
+    ResourceLookupError with ``unknown=True`` when the server did not answer (refused, TLS,
+    timeout: the state of everything is unknown) and ``unknown=False`` for a configuration error.
+    """
+    from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
+    try:
+        from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
+    except ImportError:  # pragma: no cover
+        CoreException = ValueError
+    try:
+        client = get_api_client(module=module, **auth)
+    except CoreException as e:
+        raise ResourceLookupError("could not configure the API client: %s" % e)
+    except Exception as e:
+        raise ResourceLookupError("the API server did not answer: %s" % _error_text(e), unknown=True)
+    disable_retries(client)
+    return client
+
+
 def disable_retries(client):
     """Make every request of ``client`` fail at its first timeout or connection error.
 

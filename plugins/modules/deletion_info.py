@@ -22,6 +22,8 @@ description:
     conditions; conditions can say "no content" while pods remain, so both are reported and C(namespace.believe)
     says which to trust.
   - Read-only; check mode runs the same reads.
+  - A read that fails (including discovery) is reported as RV(state=unknown) without failing the task;
+    test RV(state) before concluding anything. An unknown kind (served by no API) fails.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:
@@ -144,7 +146,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import 
     PRESENT,
     UNKNOWN,
     ResourceLookupError,
-    disable_retries,
+    api_client,
     get_object,
     list_contents,
     object_summary,
@@ -211,13 +213,13 @@ def main():
         module.fail_json(msg="invalid input: request_timeout: must be more than 0 seconds")
     where = "%s %s%s" % (p["kind"], (p["namespace"] + "/") if p["namespace"] else "", p["name"])
     try:
-        from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
-        client = get_api_client(module=module)
-        disable_retries(client)
+        client = api_client(module)
         resource = resolve_resource(client, p["api_version"], p["kind"])
     except ResourceLookupError as e:
-        if e.unknown:
-            module.fail_json(msg="kind: %s" % e, state=UNKNOWN, inspect_next=inspect_next(None, state=UNKNOWN))
+        if e.unknown:  # the server did not answer discovery: report unknown, like a failed read
+            module.exit_json(changed=False, msg="%s: %s; its state is unknown, not absent" % (where, e), state=UNKNOWN,
+                             deleting=False, finalizers=[], conditions=[], query={"ok": False, "error": str(e)},
+                             inspect_next=inspect_next(None, state=UNKNOWN))
         module.fail_json(msg="kind: %s" % e)
     except Exception as e:
         module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())

@@ -179,7 +179,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import 
     ABSENT,
     UNKNOWN,
     ResourceLookupError,
-    disable_retries,
+    api_client,
     get_object,
     resolve_resource,
 )
@@ -256,12 +256,12 @@ def main():
     where = "%s %s%s" % (p["kind"], (p["namespace"] + "/") if p["namespace"] else "", p["name"])
 
     try:
-        from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
-        client = get_api_client(module=module)
-        disable_retries(client)
+        client = api_client(module)
         resource = resolve_resource(client, p["api_version"], p["kind"])
     except ResourceLookupError as e:
-        module.fail_json(msg="kind: %s" % e, object_state=UNKNOWN if e.unknown else None)
+        if e.unknown:
+            module.fail_json(msg="%s: %s; its state is unknown, nothing was changed" % (where, e), object_state=UNKNOWN)
+        module.fail_json(msg="kind: %s" % e)
     except Exception as e:
         module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
     if resource.namespaced and not p["namespace"]:

@@ -224,7 +224,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.gates import (
 )
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
     ResourceLookupError,
-    disable_retries,
+    api_client,
     resolve_resource,
 )
 
@@ -282,9 +282,10 @@ def main():
         module.fail_json(msg="invalid input: " + "; ".join(errors))
 
     try:
-        from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
-        client = get_api_client(module=module)
-        disable_retries(client)
+        client = api_client(module)
+    except ResourceLookupError as e:
+        module.fail_json(msg="%s; absence is not proven" % e, state=UNKNOWN if e.unknown else None,
+                         inspect_next=inspect_next(None, state=UNKNOWN) if e.unknown else [])
     except Exception as e:
         module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
 
