@@ -169,3 +169,14 @@ def test_paused_object_does_nothing(sandbox_cli, dyn):
     dyn.resources.get(api_version=API, kind=d["kind"]).patch(
         name=d["name"], namespace=NS, content_type="application/merge-patch+json", body={"spec": {"paused": False}})
     assert wait_gone(dyn, d)
+
+
+def test_deletion_policy_retain_releases_like_the_abandon_annotation(sandbox_cli, dyn, core):
+    d = seed(sandbox_cli, state="lost", kind="TerraformMachinePool")
+    assert d["settled"]
+    dyn.resources.get(api_version=API, kind=d["kind"]).patch(
+        name=d["name"], namespace=NS, content_type="application/merge-patch+json",
+        body={"spec": {"deletionPolicy": "Retain"}})
+    assert wait_gone(dyn, d)
+    ev = events(core, d, "InfrastructureAbandoned")
+    assert ev and "spec.deletionPolicy is Retain" in ev[0].message

@@ -28,7 +28,8 @@ kubelet in the sandbox. Secrets (one namespace with the object):
 
 where <short> is tc, tm or tmp. Knobs (annotation sandbox.teardown.gates/knob-<name>):
 destroy=ok|fail|identity|credentials|deadline, restore=ok|fail, job-seconds (default 1),
-backoff-max (default 8), hold-requeue (default 60).
+backoff-max (default 8), hold-requeue (default 60). `spec.deletionPolicy: Retain` (the newer CAPTF
+generation's replacement for the abandon annotation) releases like the annotation.
 """
 import base64
 import json
@@ -219,8 +220,11 @@ class CaptfTwin(Twin):
             c = next((c for c in obj["status"].get("conditions") or [] if c.get("type") == "ApplyJobSucceeded"), None)
             if c and c.get("status") == "False" and c.get("reason") in DESTROY_FAILURES:
                 cause = DESTROY_FAILURES[c["reason"]]
-        if abandon == md["uid"] and cause:
-            return self.abandon(obj, cause)
+        # a newer CAPTF generation: spec.deletionPolicy Retain instead of the annotation
+        retain = (obj.get("spec") or {}).get("deletionPolicy") == "Retain"
+        if (abandon == md["uid"] or retain) and cause:
+            return self.abandon(obj, cause, "spec.deletionPolicy is Retain" if retain and abandon != md["uid"]
+                                else f"{ABANDON} names this object's uid")
         if reason in HOLD_REASONS:
             serial = ann.get(RESTORE)
             backups = obj["status"].get("stateBackups") or []
@@ -302,10 +306,10 @@ class CaptfTwin(Twin):
         self.release(obj, "destroy succeeded")
         return None
 
-    def abandon(self, obj, cause):
+    def abandon(self, obj, cause, how):
         fin = FINALIZER[obj["kind"]]
         self.event(obj, "Warning", "InfrastructureAbandoned",
-                   f"Removed finalizer {fin} without a destroy ({cause}): {ABANDON} names this object's uid. "
+                   f"Removed finalizer {fin} without a destroy ({cause}): {how}. "
                    "Whatever the module created keeps running and is no longer managed; the state backups go "
                    "with the object.")
         self.release(obj, f"abandoned: {cause}")
