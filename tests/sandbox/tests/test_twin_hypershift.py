@@ -42,6 +42,8 @@ SEEDS = {
     "timeout": {"cleanup_cloud_resources": "true", "cleanup": "timeout", "cleanup_timeout": "3s", "aws_infra": "false"},
     "pod_stuck": {"pod_stuck": "true", "grace_period": "1s", "aws_infra": "false"},
     "bad_creds": {"cleanup_cloud_resources": "true", "credentials": "invalid", "aws_infra": "false"},
+    "cpo_down": {"cpo": "down", "aws_infra": "false"},
+    "hcco_down": {"cleanup_cloud_resources": "true", "hcco": "down", "cleanup_timeout": "4s", "aws_infra": "false"},
 }
 
 
@@ -421,3 +423,31 @@ def test_invalid_credentials_skip_guest_cleanup_and_release_endpoint_services(dy
     reasons = {e.reason for e in core.list_namespaced_event(
         NS, field_selector=f"involvedObject.uid={info['uid']}").items}
     assert "AWSEndpointServiceFinalizerRemoved" in reasons, reasons
+
+
+def test_cpo_down_holds_the_hcp_and_hcco_down_ends_in_a_cleanup_timeout(dyn, seeded, recorder):
+    cpo, hcco = seeded["cpo_down"], seeded["hcco_down"]
+    rec = recorder(hcco)
+    destroy(dyn, cpo, until_only_cli=False)
+    destroy(dyn, hcco, until_only_cli=False)
+    # CPO down: workers go, CAPI asks for the HCP and waits on it; the HCP keeps its finalizer
+    ns, infra = cpo["hcp_namespace"], cpo["infra_id"]
+    wait_for(lambda: _conds(_get(dyn, CAPI, "Cluster", infra, ns)).get("Deleting", {}).get("reason")
+             == "WaitingForControlPlaneDeletion", 60, "CAPI Cluster waiting for its control plane")
+    assert not _list(dyn, CAPI, "Machine", ns)
+    hcp = _get(dyn, HS, "HostedControlPlane", cpo["name"], ns)
+    assert hcp["metadata"].get("deletionTimestamp") and HO_FIN in hcp["metadata"]["finalizers"]
+    # HCCO down: CPO scales CVO down, hears nothing, gives up after cleanup_timeout and finalizes
+    finish(dyn, hcco)
+    rec.stop.set()
+    rec.join(5)
+    assert not rec.violations, rec.violations[:5]
+    assert ("CVOScaledDown", "True", "AsExpected") in rec.hcp_conds
+    assert ("CloudResourcesDestroyed", "False", "CloudResourcesDeletionTimedOut") in rec.hcp_conds
+    assert all(elb_exists(lb) for lb in hcco["guest_cloud"]["AWS::ElasticLoadBalancing::LoadBalancer"])
+    # CPO back: the chain finishes
+    hcp = _get(dyn, HS, "HostedControlPlane", cpo["name"], ns)
+    assert hcp is not None and HO_FIN in hcp["metadata"]["finalizers"]
+    set_knob(cpo, "cpo", None)
+    finish(dyn, cpo)
+    assert _get(dyn, "v1", "Namespace", ns) is None
