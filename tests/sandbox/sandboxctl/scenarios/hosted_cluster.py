@@ -41,6 +41,7 @@ from ..twins.hostedcommon import (aws, AWSCLUSTER_FINALIZER, AWSMACHINE_FINALIZE
                                   CLUSTER_FINALIZER, CLUSTER_NAME_LABEL, CPO_FINALIZER, ELB_ANN, GRACE_ANN,
                                   HCP_NS_LABEL, HO_FINALIZER, HS, LB_FINALIZER, MACHINE_FINALIZER, NODEPOOL_ANN,
                                   OIDC_FINALIZER, PVC_FINALIZER, SKIP_NS_ANN, VOLUME_ANN, parse_duration)
+from ..procs import SandboxError
 from .common import core_v1, ensure_namespace, kube
 
 KNOB = "sandbox.teardown.gates/knob-"
@@ -163,6 +164,13 @@ def seed(name=None, namespace=None, knobs=None):
     namespace = namespace or "clusters"
     knobs = dict(knobs or {})
     s = _Seeder(name, namespace, knobs)
+    hc_api = s.dyn.resources.get(api_version=HS, kind="HostedCluster")
+    try:
+        hc_api.get(name=name, namespace=namespace)
+        raise SandboxError(f"HostedCluster {namespace}/{name} already exists: seed another --name")
+    except ApiException as e:
+        if e.status != 404:
+            raise
     infra, hcp_ns, region = s.infra, s.hcp_ns, s.region
     nodepools = int(knobs.get("nodepools", 1))
     replicas = int(knobs.get("replicas", 2))
