@@ -36,14 +36,17 @@ Public API:
   ``evaluate()``, ``result(state)``); usable without a cluster, e.g. in unit tests.
 - ``run_gate(gate, resources, deadline, request_timeout=10, observer_factory=Observer)``: one
   gate, watched until it passes or ``deadline`` (a ``time.monotonic()`` value); returns its result.
-- ``run_gates(gates, resources, timeout, request_timeout=10)``: the gates in order; stops at the
-  first that does not pass; returns ``(results, failed_index_or_None)``.
+- ``run_gates(gates, resources, timeout, request_timeout=10, progress=None)``: the gates in order;
+  stops at the first that does not pass; returns ``(results, failed_index_or_None)``.
+- ``ProgressFile(path, total)``: writes the open gate's state as JSON for a progress display.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
+import os
 import time
 
 try:
@@ -336,12 +339,60 @@ class GateState(object):
         return out
 
 
-def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=Observer, final_check=True):
+class ProgressFile(object):
+    """Write the open gate's state to a JSON file, atomically, at most every ``min_interval`` s.
+
+    A module cannot print while it runs; the ``teardown.gates.gate_progress`` callback (or any
+    reader) shows this file's content every few seconds. Call it as
+    ``progress(index, gate_state, final_state=None)``.
+    """
+
+    def __init__(self, path, total, min_interval=0.5):
+        self.path = path
+        self.total = total
+        self.min_interval = min_interval
+        self._last = 0.0
+        self.passed = []
+
+    def snapshot(self, index, st, final_state=None):
+        left = st.remaining() if all(s["listed"] for s in st.sel) else []
+        return {
+            "pid": os.getpid(), "updated": utc_iso(), "gate": st.gate.get("name"), "index": index + 1,
+            "of": self.total, "until": st.until, "opened": utc_iso(st.started),
+            "elapsed": round(time.time() - st.started, 1), "state": final_state or "open",
+            "listed": all(s["listed"] for s in st.sel), "unknown": bool(st.unknown_selectors()),
+            "remaining_count": len(left), "passed_gates": list(self.passed),
+            "remaining": [{"kind": r.get("kind"), "namespace": r.get("namespace"), "name": r.get("name"),
+                           "finalizers": r.get("finalizers") or [],
+                           "terminating": bool(r.get("deletion_timestamp"))} for r in left[:20]],
+            "done": final_state is not None and (final_state != PASSED or index + 1 == self.total),
+        }
+
+    def __call__(self, index, st, final_state=None):
+        now = time.monotonic()
+        if final_state is None and now - self._last < self.min_interval:
+            return
+        self._last = now
+        if final_state == PASSED:
+            self.passed.append(st.gate.get("name"))
+        tmp = "%s.%d.tmp" % (self.path, os.getpid())
+        try:
+            with open(tmp, "w") as f:
+                json.dump(self.snapshot(index, st, final_state), f)
+            os.rename(tmp, self.path)
+        except (IOError, OSError):
+            pass  # progress is a courtesy; never fail a wait over it
+
+
+def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=Observer, final_check=True,
+             progress=None):
     """Watch one gate until it passes or ``deadline`` (time.monotonic()). Returns its result dict.
 
     ``resources`` are the resolved dynamic-client Resources, one per selector, in order.
+    ``progress(gate_state, final_state=None)``, when given, is called as the state changes.
     """
     state = GateState(gate)
+    report = progress or (lambda st, final_state=None: None)
     sink = queue.Queue()
     observers = []
     for key, (sel, res) in enumerate(zip(gate["resources"], resources)):
@@ -360,6 +411,7 @@ def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=O
             state.on_error(key, msg[2])
 
     passed = False
+    report(state)
     try:
         while True:
             if state.evaluate():
@@ -369,20 +421,23 @@ def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=O
             left = deadline - time.monotonic()
             if left <= 0:
                 break
-            try:
-                msg = sink.get(timeout=left)
+            try:  # with a progress hook, wake every second to refresh it
+                msg = sink.get(timeout=min(left, 1.0) if progress else left)
             except queue.Empty:
-                break
+                report(state)
+                continue
             handle(msg)
             while True:  # drain what is already there before evaluating again
                 try:
                     handle(sink.get_nowait())
                 except queue.Empty:
                     break
+            report(state)
     finally:
         for ob in observers:
             ob.stop()
     if passed:
+        report(state, PASSED)
         return state.result(PASSED)
     if final_check:
         # one verifying list per selector: did the server answer (timeout) or not (unknown)?
@@ -395,16 +450,20 @@ def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=O
                 state.on_error(key, r["query"])
         if state.evaluate():
             state.mark_passed()
+            report(state, PASSED)
             return state.result(PASSED)
-    return state.result(UNKNOWN if state.unknown_selectors() else TIMEOUT)
+    final = UNKNOWN if state.unknown_selectors() else TIMEOUT
+    report(state, final)
+    return state.result(final)
 
 
-def run_gates(gates, resources, timeout, request_timeout=10.0, observer_factory=Observer):
+def run_gates(gates, resources, timeout, request_timeout=10.0, observer_factory=Observer, progress=None):
     """Run ``gates`` in order within ``timeout`` seconds overall (a gate's own ``timeout`` caps it).
 
     ``resources[i]`` is the list of resolved Resources for ``gates[i]``. Returns
     ``(results, failed_index)``; ``failed_index`` is None when every gate passed. Gates after a
-    failed one are reported with state ``not_started``.
+    failed one are reported with state ``not_started``. ``progress`` is an optional
+    ``ProgressFile`` (or any ``f(index, gate_state, final_state=None)``).
     """
     overall = time.monotonic() + float(timeout)
     results = []
@@ -416,7 +475,12 @@ def run_gates(gates, resources, timeout, request_timeout=10.0, observer_factory=
         deadline = overall
         if gate.get("timeout") is not None:
             deadline = min(overall, time.monotonic() + float(gate["timeout"]))
-        res = run_gate(gate, resources[i], deadline, request_timeout=request_timeout, observer_factory=observer_factory)
+        hook = None
+        if progress is not None:
+            def hook(st, final_state=None, _i=i):
+                progress(_i, st, final_state)
+        res = run_gate(gate, resources[i], deadline, request_timeout=request_timeout, observer_factory=observer_factory,
+                       progress=hook)
         results.append(res)
         if res["state"] != PASSED:
             failed = i

@@ -27,8 +27,8 @@ description:
   - On failure the result carries the partial timeline and, for each remaining object, what to inspect
     next (see M(teardown.gates.deletion_info)).
   - The module sends only reads; check mode waits the same way.
-  - A module cannot print while it runs; for progress on long waits use the C(teardown.gates.gate_progress)
-    callback with C(async) and C(poll) (see the collection docs).
+  - A module cannot print while it runs; for progress on long waits enable the C(teardown.gates.gate_progress)
+    callback, which prints the open gate and what is left every few seconds (see the collection docs).
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:
@@ -102,6 +102,12 @@ options:
     description: Seconds one list may take before it counts as failed (the state is then unknown).
     type: float
     default: 10
+  progress_file:
+    description:
+      - Write the open gate's state (name, elapsed, remaining objects) as JSON to this file while waiting.
+      - When omitted and the environment variable E(TEARDOWN_GATES_PROGRESS_DIR) is set (the
+        C(teardown.gates.gate_progress) callback sets it), a file in that directory is used.
+    type: path
 notes:
   - Times are UTC ISO-8601 with milliseconds.
 seealso:
@@ -212,6 +218,7 @@ gates:
 """
 
 import gc
+import os
 import traceback
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
@@ -220,6 +227,7 @@ from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import An
 from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import inspect_next
 from ansible_collections.teardown.gates.plugins.module_utils.gates import (
     UNKNOWN,
+    ProgressFile,
     run_gates,
     validate_gates,
 )
@@ -252,6 +260,7 @@ def argument_spec():
         gates=dict(type="list", elements="dict", required=True, options=GATE_SPEC),
         timeout=dict(type="float", default=300),
         request_timeout=dict(type="float", default=10),
+        progress_file=dict(type="path"),
     )
     spec.update(AUTH_ARG_SPEC)
     return spec
@@ -303,7 +312,14 @@ def main():
             row.append(res)
         resources.append(row)
 
-    results, failed = run_gates(gates, resources, p["timeout"], request_timeout=p["request_timeout"])
+    progress = None
+    path = p["progress_file"]
+    if not path and os.environ.get("TEARDOWN_GATES_PROGRESS_DIR"):
+        path = os.path.join(os.environ["TEARDOWN_GATES_PROGRESS_DIR"], "wait_gate-%d.json" % os.getpid())
+    if path:
+        progress = ProgressFile(path, len(gates))
+    results, failed = run_gates(gates, resources, p["timeout"], request_timeout=p["request_timeout"],
+                                progress=progress)
     # The kubernetes client leaves much cyclic garbage; collecting it at interpreter exit costs
     # about half a second between the gate passing and the task returning. Nothing is left to free.
     gc.freeze()
