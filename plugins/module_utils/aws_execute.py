@@ -149,7 +149,7 @@ class Executor:
     """Run a plan (aws_graph.plan) against AWS through ``clients``."""
 
     def __init__(self, clients, plan, wait_timeout=900, sleep=time.sleep, clock=time.monotonic,
-                 poll_interval=1.0, max_poll_interval=4.0):
+                 poll_interval=1.0, max_poll_interval=3.0, observed=None):
         self.c = clients
         self.plan = plan
         self.manifest = plan["manifest"]
@@ -161,6 +161,7 @@ class Executor:
         self.clock = clock
         self.poll_interval = poll_interval
         self.max_poll_interval = max_poll_interval
+        self.prefetched = observed or {}
         self.observed = {}
         self.results = {}
         self.done = {}
@@ -170,12 +171,12 @@ class Executor:
         self._polls = {}
 
     # ------------------------------------------------------------------ observation by ID
-    def probe(self, rtype, ids):
+    def probe(self, rtype, ids, fn=None):
         """{id: {"state": absent|terminal|pending|present|unknown, ...details}} for one type."""
         ids = list(ids)
         if not ids:
             return {}
-        fn = PROBES.get(rtype)
+        fn = fn or PROBES.get(rtype)
         try:
             found = fn(self, ids)
         except Exception as e:  # noqa: BLE001 - a failed query is unknown, never absent
@@ -183,8 +184,13 @@ class Executor:
         return dict((i, found.get(i, {"state": "absent"})) for i in ids)
 
     def observe_all(self):
+        """Look every resource up by ID, unless discovery just saw all of a type (its answer is as fresh)."""
         for rtype, ids in self.active.items():
-            self.observed[rtype] = self.probe(rtype, ids)
+            seen = self.prefetched.get(rtype, {})
+            if ids and all(i in seen for i in ids):
+                self.observed[rtype] = dict((i, seen[i]) for i in ids)
+            else:
+                self.observed[rtype] = self.probe(rtype, ids)
         return self.observed
 
     def check_plan(self):
@@ -207,7 +213,7 @@ class Executor:
         return levels
 
     # ------------------------------------------------------------------ waiting on one resource by ID
-    def state_of(self, rtype, rid):
+    def state_of(self, rtype, rid, probe=None):
         """Current state of one resource; concurrent waiters on one type share one batched query."""
         now = self.clock()
         with self._poll_lock:
@@ -218,7 +224,8 @@ class Executor:
                 slot["at"] = None
             if slot["at"] is None or now - slot["at"] >= slot["interval"] or rid not in slot["states"]:
                 before = dict(slot["states"])
-                slot["states"].update(dict((k, v["state"]) for k, v in self.probe(rtype, sorted(slot["ids"])).items()))
+                slot["states"].update(dict((k, v["state"]) for k, v in self.probe(
+                    rtype, sorted(slot["ids"]), probe).items()))
                 slot["at"] = self.clock()
                 slot["interval"] = self.poll_interval if slot["states"] != before else min(
                     self.max_poll_interval, slot["interval"] * 1.5)
@@ -231,12 +238,15 @@ class Executor:
                 slot["ids"].discard(rid)
                 slot["states"].pop(rid, None)
 
-    def wait_gone(self, rtype, rid):
+    def wait_gone(self, rtype, rid, after_delete=False):
         """Wait until a resource is absent or terminal; returns its last state."""
         interval = 0.25
+        slot = rtype + (" (after delete)" if after_delete and rtype in WAIT_PROBES else "")
+        probe = WAIT_PROBES.get(rtype) if after_delete else None
+        rtype = slot
         try:
             while True:
-                state = self.state_of(rtype, rid)
+                state = self.state_of(rtype, rid, probe)
                 if state in ("absent", "terminal"):
                     return state
                 if self.clock() >= self.deadline:
@@ -380,7 +390,7 @@ class Executor:
                 obs = {}
                 continue
             if result == "pending":
-                state = self.wait_gone(rtype, rid)
+                state = self.wait_gone(rtype, rid, after_delete=True)
                 if state not in ("absent", "terminal"):
                     return ("failed", "delete started but %s %s was still %s at wait_timeout" % (rtype, rid, state), None)
                 return ("deleted", None, None)
@@ -623,12 +633,35 @@ def _d_nat(ex, rid, obs):
 
 def _d_elb(ex, rid, obs):
     ex.c.call("elb", "delete_load_balancer", LoadBalancerName=rid)
-    return "deleted"
+    return "pending"  # done when its ENIs are released: they hold its subnets and groups until then
 
 
 def _d_elbv2(ex, rid, obs):
     ex.c.call("elbv2", "delete_load_balancer", LoadBalancerArn=rid)
-    return "deleted"
+    return "pending"
+
+
+def elb_eni_description(rtype, rid):
+    """How AWS describes a load balancer's ENIs: "ELB <name>" (classic), "ELB app/<name>/<id>" (v2)."""
+    return "ELB " + (rid.split(":loadbalancer/")[-1] if rtype == g.ELBV2 else rid)
+
+
+def _probe_lb_enis(rtype):
+    def probe(ex, ids):
+        descs = dict((elb_eni_description(rtype, i), i) for i in ids)
+        enis = ex.c.call("ec2", "describe_network_interfaces", Filters=[
+            {"Name": "description", "Values": sorted(descs)}]).get("NetworkInterfaces", [])
+        out = {}
+        for e in enis:
+            owner = descs.get(e.get("Description"))
+            if owner:
+                out.setdefault(owner, {"state": "pending", "enis": []})["enis"].append(e["NetworkInterfaceId"])
+        return out
+    return probe
+
+
+# after our own delete, what "gone" waits on when it is not the resource itself
+WAIT_PROBES = {g.ELB: _probe_lb_enis(g.ELB), g.ELBV2: _probe_lb_enis(g.ELBV2)}
 
 
 def _d_tg(ex, rid, obs):

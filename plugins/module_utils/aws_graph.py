@@ -70,8 +70,8 @@ TERMINAL = {INSTANCE: "terminated", NAT: "deleted"}
 # the steps one resource's deletion takes (shown in the check-mode plan)
 STEPS = {
     INSTANCE: ["terminate", "wait for terminated"],
-    ELB: ["delete load balancer"],
-    ELBV2: ["delete load balancer"],
+    ELB: ["delete load balancer", "wait until its ENIs are released (they hold its subnets and groups)"],
+    ELBV2: ["delete load balancer", "wait until its ENIs are released (they hold its subnets and groups)"],
     TARGET_GROUP: ["delete target group"],
     RECORD: ["delete the record set"],
     ZONE: ["delete records other than NS/SOA", "delete zone"],

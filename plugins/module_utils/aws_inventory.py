@@ -11,7 +11,7 @@
 * Route 53: private zones associated with a tagged VPC; the ``*.apps.<cluster>.<base domain>``
   record in the public zone of ``base_domain``;
 * S3: buckets named ``<infraID>-image-registry-*``; the ``<infraID>/`` prefix of ``oidc_bucket``;
-* IAM by name: the OIDC provider whose ARN ends in the infra ID, the roles ``<infraID>-<suffix>``,
+* IAM by name: the OIDC provider whose ARN ends in the infra ID, the roles ``<infraID>-<suffix>`` (from one role listing),
   the instance profile ``<infraID>-worker``, customer managed policies named ``<infraID>-*``.
 
 Every query either succeeds or fails the discovery: a failed query is unknown, never "nothing there".
@@ -27,6 +27,7 @@ except ImportError:  # pragma: no cover
 
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
 from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import error_code, NOT_FOUND
+from ansible_collections.teardown.gates.plugins.module_utils import aws_execute as x
 
 ROLE_SUFFIXES = ("openshift-ingress", "openshift-image-registry", "aws-ebs-csi-driver-controller",
                  "cloud-controller", "node-pool", "control-plane-operator", "cloud-network-config-controller",
@@ -62,44 +63,62 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
         return any(t.get("Key") == tag_key and t.get("Value") == "owned" for t in item.get("Tags", []))
     m = dict((t, set()) for t in g.TYPE_DEPS)
     details = {"vpcs": {}, "queries": 0}
+    seen = dict((t, {}) for t in g.TYPE_DEPS)  # what discovery saw of each resource: the executor's first look
+
+    def keep(rtype, rid, item, state="present"):
+        m[rtype].add(rid)
+        seen[rtype][rid] = dict(item or {}, state=state)
 
     for r in _pages(c, "ec2", "describe_instances", "Reservations", Filters=tag):
         for i in r.get("Instances", []):
             if i.get("State", {}).get("Name") != "terminated" and owned(i):
-                m[g.INSTANCE].add(i["InstanceId"])
-    vpcs = [v["VpcId"] for v in _pages(c, "ec2", "describe_vpcs", "Vpcs", Filters=tag) if owned(v)]
-    m[g.VPC].update(vpcs)
-    m[g.IGW].update(i["InternetGatewayId"] for i in _pages(c, "ec2", "describe_internet_gateways", "InternetGateways",
-                                                           Filters=tag) if owned(i))
-    m[g.EIP].update(a["AllocationId"] for a in c.call("ec2", "describe_addresses", Filters=tag).get("Addresses", [])
-                    if a.get("AllocationId") and owned(a))
-    m[g.DHCP].update(d["DhcpOptionsId"] for d in _pages(c, "ec2", "describe_dhcp_options", "DhcpOptions", Filters=tag)
-                     if owned(d))
+                keep(g.INSTANCE, i["InstanceId"], i, x._instance_state(i))
+    vpcs = []
+    for v in _pages(c, "ec2", "describe_vpcs", "Vpcs", Filters=tag):
+        if owned(v):
+            vpcs.append(v["VpcId"])
+            keep(g.VPC, v["VpcId"], v)
+    for i in _pages(c, "ec2", "describe_internet_gateways", "InternetGateways", Filters=tag):
+        if owned(i):
+            keep(g.IGW, i["InternetGatewayId"], i)
+    for a in c.call("ec2", "describe_addresses", Filters=tag).get("Addresses", []):
+        if a.get("AllocationId") and owned(a):
+            keep(g.EIP, a["AllocationId"], a)
+    for d in _pages(c, "ec2", "describe_dhcp_options", "DhcpOptions", Filters=tag):
+        if owned(d):
+            keep(g.DHCP, d["DhcpOptionsId"], d)
 
     if vpcs:
         vf = [{"Name": "vpc-id", "Values": vpcs}]
-        m[g.SUBNET].update(s["SubnetId"] for s in _pages(c, "ec2", "describe_subnets", "Subnets", Filters=vf))
+        for s in _pages(c, "ec2", "describe_subnets", "Subnets", Filters=vf):
+            keep(g.SUBNET, s["SubnetId"], s)
         for rt in _pages(c, "ec2", "describe_route_tables", "RouteTables", Filters=vf):
             if not any(a.get("Main") for a in rt.get("Associations", [])):
-                m[g.ROUTE_TABLE].add(rt["RouteTableId"])
-        m[g.SG].update(s["GroupId"] for s in _pages(c, "ec2", "describe_security_groups", "SecurityGroups", Filters=vf)
-                       if s.get("GroupName") != "default")
-        m[g.NAT].update(n["NatGatewayId"] for n in _pages(c, "ec2", "describe_nat_gateways", "NatGateways", Filter=vf)
-                        if n.get("State") not in ("deleted", "failed"))
-        m[g.ENDPOINT].update(e["VpcEndpointId"] for e in _pages(c, "ec2", "describe_vpc_endpoints", "VpcEndpoints",
-                                                                Filters=vf)
-                             if (e.get("State") or "").lower() not in ("deleted", "deleting"))
-        m[g.IGW].update(i["InternetGatewayId"] for i in _pages(c, "ec2", "describe_internet_gateways", "InternetGateways",
-                                                               Filters=[{"Name": "attachment.vpc-id", "Values": vpcs}]))
-        m[g.ELB].update(lb["LoadBalancerName"] for lb in _pages(c, "elb", "describe_load_balancers",
-                                                                "LoadBalancerDescriptions") if lb.get("VPCId") in vpcs)
-        m[g.ELBV2].update(lb["LoadBalancerArn"] for lb in _pages(c, "elbv2", "describe_load_balancers", "LoadBalancers")
-                          if lb.get("VpcId") in vpcs)
-        m[g.TARGET_GROUP].update(t["TargetGroupArn"] for t in _pages(c, "elbv2", "describe_target_groups", "TargetGroups")
-                                 if t.get("VpcId") in vpcs)
+                keep(g.ROUTE_TABLE, rt["RouteTableId"], rt)
+        for s in _pages(c, "ec2", "describe_security_groups", "SecurityGroups", Filters=vf):
+            if s.get("GroupName") != "default":
+                keep(g.SG, s["GroupId"], s)
+        for n in _pages(c, "ec2", "describe_nat_gateways", "NatGateways", Filter=vf):
+            if n.get("State") not in ("deleted", "failed"):
+                keep(g.NAT, n["NatGatewayId"], n, x._nat_state(n))
+        for e in _pages(c, "ec2", "describe_vpc_endpoints", "VpcEndpoints", Filters=vf):
+            if (e.get("State") or "").lower() not in ("deleted", "deleting"):
+                keep(g.ENDPOINT, e["VpcEndpointId"], e)
+        for i in _pages(c, "ec2", "describe_internet_gateways", "InternetGateways",
+                        Filters=[{"Name": "attachment.vpc-id", "Values": vpcs}]):
+            keep(g.IGW, i["InternetGatewayId"], i)
+        for lb in _pages(c, "elb", "describe_load_balancers", "LoadBalancerDescriptions"):
+            if lb.get("VPCId") in vpcs:
+                keep(g.ELB, lb["LoadBalancerName"], None)
+        for lb in _pages(c, "elbv2", "describe_load_balancers", "LoadBalancers"):
+            if lb.get("VpcId") in vpcs:
+                keep(g.ELBV2, lb["LoadBalancerArn"], None)
+        for t in _pages(c, "elbv2", "describe_target_groups", "TargetGroups"):
+            if t.get("VpcId") in vpcs:
+                keep(g.TARGET_GROUP, t["TargetGroupArn"], None)
         for vpc in vpcs:
             for z in _pages(c, "route53", "list_hosted_zones_by_vpc", "HostedZoneSummaries", VPCId=vpc, VPCRegion=region):
-                m[g.ZONE].add(z["HostedZoneId"].split("/")[-1])
+                keep(g.ZONE, z["HostedZoneId"].split("/")[-1], None)
 
     if base_domain:
         cluster = cluster_name or infra_id
@@ -113,40 +132,40 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
                           MaxItems="10")
             for rr in resp.get("ResourceRecordSets", []):
                 if rr["Name"].replace("\\052", "*").rstrip(".").lower() == want.lower():
-                    m[g.RECORD].add("%s/%s/%s" % (zid, rr["Name"], rr["Type"]))
+                    keep(g.RECORD, "%s/%s/%s" % (zid, rr["Name"], rr["Type"]), {"record": rr})
 
     prefix = "%s-image-registry-" % infra_id
-    m[g.BUCKET].update(b["Name"] for b in c.call("s3", "list_buckets").get("Buckets", []) if b["Name"].startswith(prefix))
+    for b in c.call("s3", "list_buckets").get("Buckets", []):
+        if b["Name"].startswith(prefix):
+            keep(g.BUCKET, b["Name"], None)
     if oidc_bucket:
         try:
             resp = c.call("s3", "list_object_versions", Bucket=oidc_bucket, Prefix=infra_id + "/", MaxKeys=1)
             if resp.get("Versions") or resp.get("DeleteMarkers"):
-                m[g.PREFIX].add("%s/%s/" % (oidc_bucket, infra_id))
+                keep(g.PREFIX, "%s/%s/" % (oidc_bucket, infra_id), None)
         except botocore.exceptions.ClientError as e:
             if error_code(e) not in NOT_FOUND:
                 raise
 
     for p in c.call("iam", "list_open_id_connect_providers").get("OpenIDConnectProviderList", []):
         if p["Arn"].endswith("/" + infra_id):
-            m[g.OIDC].add(p["Arn"])
-    for suffix in ROLE_SUFFIXES:
-        name = "%s-%s" % (infra_id, suffix)
-        try:
-            c.call("iam", "get_role", RoleName=name)
-            m[g.ROLE].add(name)
-        except botocore.exceptions.ClientError as e:
-            if error_code(e) not in NOT_FOUND:
-                raise
+            keep(g.OIDC, p["Arn"], None)
+    # roles by name: one listing (by name, not by tag) instead of a GetRole per name
+    names = set("%s-%s" % (infra_id, suffix) for suffix in ROLE_SUFFIXES)
+    for r in _pages(c, "iam", "list_roles", "Roles"):
+        if r["RoleName"] in names:
+            keep(g.ROLE, r["RoleName"], None)
     try:
-        c.call("iam", "get_instance_profile", InstanceProfileName="%s-worker" % infra_id)
-        m[g.PROFILE].add("%s-worker" % infra_id)
+        prof = c.call("iam", "get_instance_profile", InstanceProfileName="%s-worker" % infra_id)["InstanceProfile"]
+        keep(g.PROFILE, "%s-worker" % infra_id, prof)
     except botocore.exceptions.ClientError as e:
         if error_code(e) not in NOT_FOUND:
             raise
     for p in _pages(c, "iam", "list_policies", "Policies", Scope="Local"):
         if p["PolicyName"].startswith(infra_id + "-"):
-            m[g.POLICY].add(p["Arn"])
+            keep(g.POLICY, p["Arn"], None)
 
     manifest = dict((t, sorted(ids)) for t, ids in m.items() if ids)
     details["vpcs"] = vpcs
+    details["observed"] = dict((t, v) for t, v in seen.items() if v)
     return manifest, details

@@ -230,20 +230,22 @@ def main():
             module.fail_json(msg="manifest: %s" % e)
 
     clients = Clients(module.client, concurrency=p["concurrency"], check_mode=module.check_mode)
+    observed = None
     if manifest is None:
         try:
-            manifest, dummy = discover(clients, p["infra_id"].strip(), base_domain=p["base_domain"],
+            manifest, details = discover(clients, p["infra_id"].strip(), base_domain=p["base_domain"],
                                        cluster_name=p["cluster_name"], oidc_bucket=p["oidc_bucket"],
                                        region=module.region or "us-east-1")
         except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError) as e:
             module.fail_json_aws(e, msg="discovery of infra ID %s failed; nothing was deleted" % p["infra_id"],
                                  api_calls=clients.calls)
+        observed = details["observed"]
     try:
         plan = aws_graph.plan(manifest, preserve_iam=p["preserve_iam"])
     except aws_graph.PlanError as e:
         module.fail_json(msg="manifest: %s" % e)
 
-    ex = Executor(clients, plan, wait_timeout=p["wait_timeout"])
+    ex = Executor(clients, plan, wait_timeout=p["wait_timeout"], observed=observed)
     result = dict(manifest=plan["manifest"])
     if module.check_mode:
         levels = ex.check_plan()
