@@ -1,0 +1,102 @@
+# -*- coding: utf-8 -*-
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import time
+
+try:
+    import queue
+except ImportError:  # pragma: no cover
+    import Queue as queue  # noqa: N813
+
+from ansible_collections.teardown.gates.plugins.module_utils import k8s_observe as O
+
+
+class FakeResp(object):
+    def __init__(self, events):
+        self.lines = [json.dumps(e).encode() + b"\n" for e in events]
+
+    def stream(self, amt=None, decode_content=False):
+        for line in self.lines:
+            yield line
+
+    def release_conn(self):
+        pass
+
+
+class FakeResource(object):
+    """First watch drops; second watch delivers a bookmark and a DELETED event; later ones idle."""
+    namespaced = True
+    kind = "ConfigMap"
+    group_version = "v1"
+
+    def __init__(self):
+        self.calls = []
+
+    def get(self, **kw):
+        self.calls.append(kw)
+        watches = [c for c in self.calls if c.get("watch")]
+        if not kw.get("watch"):
+            return {"items": [{"metadata": {"name": "a", "uid": "u1", "resourceVersion": "5"}}],
+                    "metadata": {"resourceVersion": "5"}}
+        if len(watches) == 1:
+            raise IOError("connection reset by peer")
+        if len(watches) == 2:
+            return FakeResp([{"type": "BOOKMARK", "object": {"metadata": {"resourceVersion": "7"}}},
+                             {"type": "DELETED", "object": {"metadata": {"name": "a", "uid": "u1", "resourceVersion": "8"}}}])
+        time.sleep(0.05)
+        return FakeResp([])
+
+
+def test_observer_relists_once_after_a_drop_and_resumes_from_bookmarks():
+    sink = queue.Queue()
+    res = FakeResource()
+    ob = O.Observer(0, res, sink, time.monotonic() + 0.6, namespace="ns", name="a")
+    ob.start()
+    ob.join(3)
+    kinds = []
+    while not sink.empty():
+        kinds.append(sink.get()[1:3])
+    assert [k[0] for k in kinds[:4]] == ["listed", "error", "listed", "event"]
+    assert kinds[3][1] == "DELETED"
+    watches = [c for c in res.calls if c.get("watch")]
+    assert all(c["allow_watch_bookmarks"] for c in watches)
+    assert watches[1]["resource_version"] == "5"  # from the re-list
+    assert watches[2]["resource_version"] == "8"  # resumed after the event, no third list
+    assert len([c for c in res.calls if not c.get("watch")]) == 2
+    assert watches[0]["field_selector"] == "metadata.name=a"
+
+
+def test_watch_stream_raises_watch_expired_on_410():
+    class Gone(FakeResource):
+        def get(self, **kw):
+            return FakeResp([{"type": "ERROR", "object": {"code": 410, "message": "too old resource version"}}])
+    try:
+        list(O.watch_stream(Gone(), "ns", resource_version="1"))
+    except O.WatchExpired:
+        pass
+    else:
+        raise AssertionError("410 must raise WatchExpired")
+
+
+def test_failed_get_is_unknown_and_404_is_absent():
+    class E(Exception):
+        def __init__(self, status):
+            super(E, self).__init__("HTTP %d" % status)
+            self.status = status
+
+    class R(object):
+        namespaced = True
+
+        def __init__(self, status):
+            self.status = status
+
+        def get(self, **kw):
+            raise E(self.status)
+    assert O.get_object(R(404), "a", "ns")["state"] == O.ABSENT
+    for status in (403, 500, 503):
+        obs = O.get_object(R(status), "a", "ns")
+        assert obs["state"] == O.UNKNOWN and obs["query"]["ok"] is False
+    assert O.list_objects(R(500), "ns")["ok"] is False
