@@ -19,8 +19,7 @@ class FakeResp(object):
         self.lines = [json.dumps(e).encode() + b"\n" for e in events]
 
     def stream(self, amt=None, decode_content=False):
-        for line in self.lines:
-            yield line
+        return iter(self.lines)
 
     def release_conn(self):
         pass
