@@ -45,6 +45,16 @@ import threading
 from ansible.plugins.callback import CallbackBase
 
 
+def _alive(pid):
+    if not pid:
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except (OSError, ValueError):
+        return False
+    return True
+
+
 def format_progress(snap):
     """One line for a progress snapshot written by wait_gate (see gates.ProgressFile)."""
     left = snap.get("remaining") or []
@@ -98,7 +108,7 @@ class CallbackModule(CallbackBase):
                     snap = json.load(f)
             except (IOError, OSError, ValueError):
                 continue
-            if snap.get("done"):
+            if snap.get("done") or not _alive(snap.get("pid")):  # finished, or killed mid-wait
                 try:
                     os.unlink(path)
                 except OSError:

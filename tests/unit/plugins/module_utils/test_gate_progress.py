@@ -40,3 +40,29 @@ def test_progress_file_follows_the_gate(tmp_path):
     prog(1, G.GateState(dict(gate, name="second")), G.TIMEOUT)
     snap = json.load(open(path))
     assert snap["done"] is True and snap["passed_gates"] == ["workers gone"]
+
+
+class FakeDisplay(object):
+    verbosity = 0
+
+    def __init__(self):
+        self.lines = []
+
+    def display(self, msg, *a, **kw):
+        self.lines.append(msg)
+
+
+def test_callback_prints_live_waits_and_drops_finished_or_dead_ones(tmp_path, monkeypatch):
+    import os
+    from ansible_collections.teardown.gates.plugins.callback import gate_progress
+    monkeypatch.setenv("TEARDOWN_GATES_PROGRESS_DIR", str(tmp_path))
+    cb = gate_progress.CallbackModule(display=FakeDisplay())
+    base = {"gate": "g", "index": 1, "of": 1, "until": "absent", "elapsed": 3, "listed": True,
+            "remaining_count": 0, "remaining": []}
+    files = {"live": dict(base, pid=os.getpid(), done=False), "done": dict(base, pid=os.getpid(), done=True),
+             "dead": dict(base, pid=2 ** 22 + 12345, done=False)}
+    for name, snap in files.items():
+        (tmp_path / ("wait_gate-%s.json" % name)).write_text(json.dumps(snap))
+    lines = cb.poll_once()
+    assert lines == ["gate 1/1 'g' (absent) open 3s - 0 left: -"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["wait_gate-live.json"]
