@@ -234,8 +234,8 @@ def main():
     if manifest is None:
         try:
             manifest, details = discover(clients, p["infra_id"].strip(), base_domain=p["base_domain"],
-                                       cluster_name=p["cluster_name"], oidc_bucket=p["oidc_bucket"],
-                                       region=module.region or "us-east-1")
+                                         cluster_name=p["cluster_name"], oidc_bucket=p["oidc_bucket"],
+                                         region=module.region or "us-east-1")
         except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError) as e:
             module.fail_json_aws(e, msg="discovery of infra ID %s failed; nothing was deleted" % p["infra_id"],
                                  api_calls=clients.calls)
