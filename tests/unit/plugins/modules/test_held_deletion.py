@@ -114,7 +114,7 @@ def run(monkeypatch, args, store=None, check_mode=False):
     ({"action": "abandon", "confirm_uid": UID, "backup_to": "/nonexistent/dir/x.json"}, "does not exist or is not writable"),
 ])
 def test_bad_input_fails_before_any_request(monkeypatch, args, fragment):
-    ok, res, _ = run(monkeypatch, dict({"name": "demo", "namespace": "ns"}, **args))
+    ok, res, dummy = run(monkeypatch, dict({"name": "demo", "namespace": "ns"}, **args))
     assert not ok and fragment in res["msg"]
 
 
