@@ -114,7 +114,10 @@ def scenario(label, throttle):
         counts = since(m)
         control("DELETE", "realism/faults")
         left = leftovers(s)
-        measured[who] = dict(counts, wall=round(wall, 2), left=len(left), result=result)
+        # time inside the tool (ours: the module's elapsed; peer: the loop's own clock), and the command's
+        # wall time, which for ours includes ansible's start (a few seconds)
+        inside = result.get("elapsed") if who == "ours" else result.get("seconds")
+        measured[who] = dict(counts, wall=round(wall, 2), inside=inside, left=len(left), result=result)
         per_resource = 0
         if who == "ours":
             per_resource = max([len(r.get("refusals", [])) for r in result.get("resources", [])] or [0])
@@ -122,14 +125,15 @@ def scenario(label, throttle):
             measured[who]["blockers"] = len({b["id"] for r in result.get("resources", [])
                                              for f in r.get("refusals", []) for b in f.get("blockers", [])})
             measured[who]["verified"] = result.get("verified")
-        say("%s/%s: %d requests, %d refused, %d throttled, %.1f s, %d left%s" % (
-            label, who, counts["requests"], counts["refused"], counts["throttled"], wall, len(left),
+        say("%s/%s: %d requests, %d refused, %d throttled, %.1f s in the tool, %.1f s command, %d left%s" % (
+            label, who, counts["requests"], counts["refused"], counts["throttled"], inside or -1, wall, len(left),
             "" if who == "peer" else ", verified=%s, max refusals per resource=%d, distinct blockers=%d" % (
                 result.get("verified"), per_resource, measured[who]["blockers"])))
     o, p = measured["ours"], measured["peer"]
     req_ratio = round(p["requests"] / float(o["requests"]), 2) if o["requests"] else None
     ref_ratio = round(p["refused"] / float(o["refused"]), 2) if o["refused"] else None
     wall_ratio = round(p["wall"] / o["wall"], 2) if o["wall"] else None
+    inside_ratio = round(p["inside"] / o["inside"], 2) if o["inside"] and p["inside"] else None
     peer_name = "re-try-everything loop (benchmarks/baseline_retry_loop.py, 5 s passes)"
     return [
         {"name": "aws_cleanup_requests_%s" % label, "unit": "requests", "ours": o["requests"], "peer": p["requests"],
@@ -139,9 +143,12 @@ def scenario(label, throttle):
          "peer_name": peer_name, "ratio": ref_ratio,
          "target": "at most one refusal per blocked resource (ours: %d distinct blockers)" % o["blockers"],
          "met": o["max_refusals_per_resource"] <= 1},
-        {"name": "aws_cleanup_wall_time_%s" % label, "unit": "s", "ours": o["wall"], "peer": p["wall"],
-         "peer_name": peer_name, "ratio": wall_ratio, "target": "no more wall time (ratio >= 1)",
-         "met": bool(wall_ratio and wall_ratio >= 1)},
+        {"name": "aws_cleanup_wall_time_%s" % label, "unit": "s (inside the tool)", "ours": o["inside"],
+         "peer": p["inside"], "peer_name": peer_name, "ratio": inside_ratio, "target": "no more wall time (ratio >= 1)",
+         "met": bool(inside_ratio and inside_ratio >= 1)},
+        {"name": "aws_cleanup_command_time_%s" % label, "unit": "s (whole command, ours includes ansible's start)",
+         "ours": o["wall"], "peer": p["wall"], "peer_name": peer_name, "ratio": wall_ratio,
+         "target": "no more wall time (ratio >= 1)", "met": bool(wall_ratio and wall_ratio >= 1)},
         {"name": "aws_cleanup_leftovers_%s" % label, "unit": "resources left", "ours": o["left"], "peer": p["left"],
          "peer_name": peer_name, "ratio": None, "target": "0 left, verified by ID",
          "met": o["left"] == 0 and bool(o["verified"])},

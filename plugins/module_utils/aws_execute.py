@@ -240,7 +240,7 @@ class Executor:
 
     def wait_gone(self, rtype, rid, after_delete=False):
         """Wait until a resource is absent or terminal; returns its last state."""
-        interval = 0.25
+        interval = 0.2
         slot = rtype + (" (after delete)" if after_delete and rtype in WAIT_PROBES else "")
         probe = WAIT_PROBES.get(rtype) if after_delete else None
         rtype = slot
@@ -251,8 +251,8 @@ class Executor:
                     return state
                 if self.clock() >= self.deadline:
                     return state
+                # a waiter's own pause costs no request (the shared slot decides when to query): keep it short
                 self.sleep(min(interval, max(0.0, self.deadline - self.clock())))
-                interval = min(1.0, interval * 2)
         finally:
             self.forget(rtype, rid)
 

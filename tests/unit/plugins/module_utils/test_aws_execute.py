@@ -1,0 +1,110 @@
+"""The executor against a fake EC2: a refused delete waits on its blocker's own state, NotFound counts as
+done, a blocker outside the manifest is reported, check mode sends nothing mutating, verification by ID."""
+import botocore.exceptions
+import pytest
+
+from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import CheckModeViolation, Clients, Executor
+
+
+def err(code, op):
+    return botocore.exceptions.ClientError({"Error": {"Code": code, "Message": code + " (fake)"}}, op)
+
+
+class FakeEC2:
+    """One subnet in a VPC; a NAT gateway outside the manifest in state ``nat_state`` until ``nat_polls`` polls."""
+
+    def __init__(self, nat_state="deleting", nat_polls=3):
+        self.subnets = {"subnet-1"}
+        self.nat_state, self.nat_polls = nat_state, nat_polls
+        self.calls = []
+
+    def _nat(self):
+        return [{"NatGatewayId": "nat-9", "State": self.nat_state, "SubnetId": "subnet-1", "NatGatewayAddresses": []}]
+
+    def describe_subnets(self, Filters):
+        self.calls.append("DescribeSubnets")
+        return {"Subnets": [{"SubnetId": s} for s in Filters[0]["Values"] if s in self.subnets]}
+
+    def describe_nat_gateways(self, Filter):
+        self.calls.append("DescribeNatGateways")
+        if self.nat_state == "deleting":
+            self.nat_polls -= 1
+            if self.nat_polls < 0:
+                self.nat_state = "deleted"
+        by = Filter[0]["Name"]
+        return {"NatGateways": [n for n in self._nat() if by != "nat-gateway-id" or n["NatGatewayId"] in Filter[0]["Values"]]}
+
+    def describe_instances(self, Filters):
+        self.calls.append("DescribeInstances")
+        return {"Reservations": []}
+
+    def describe_network_interfaces(self, Filters):
+        self.calls.append("DescribeNetworkInterfaces")
+        return {"NetworkInterfaces": []}
+
+    def delete_subnet(self, SubnetId):
+        self.calls.append("DeleteSubnet")
+        if SubnetId not in self.subnets:
+            raise err("InvalidSubnetID.NotFound", "DeleteSubnet")
+        if self.nat_state != "deleted":
+            raise err("DependencyViolation", "DeleteSubnet")
+        self.subnets.discard(SubnetId)
+
+
+def run(fake, manifest, check_mode=False):
+    clients = Clients(lambda service: fake, concurrency=2, check_mode=check_mode)
+    ex = Executor(clients, g.plan(manifest), wait_timeout=30, sleep=lambda s: None, poll_interval=0, max_poll_interval=0)
+    return ex, clients
+
+
+def test_refusal_waits_on_the_blocker_then_retries_only_the_refused_delete():
+    fake = FakeEC2(nat_state="deleting", nat_polls=3)
+    ex, _ = run(fake, {g.SUBNET: ["subnet-1"]})
+    verified, states = ex.run()
+    res = ex.results[(g.SUBNET, "subnet-1")]
+    assert verified and states[g.SUBNET]["subnet-1"] == "absent"
+    assert res["outcome"] == "deleted"
+    assert len(res["refusals"]) == 1
+    assert res["refusals"][0]["blockers"] == [{"type": g.NAT, "id": "nat-9", "state": "deleting"}]
+    assert fake.calls.count("DeleteSubnet") == 2
+
+
+def test_blocker_outside_the_manifest_and_not_going_away_is_reported():
+    fake = FakeEC2(nat_state="available")
+    ex, _ = run(fake, {g.SUBNET: ["subnet-1"]})
+    verified, _ = ex.run()
+    res = ex.results[(g.SUBNET, "subnet-1")]
+    assert not verified
+    assert res["outcome"] == "failed"
+    assert res["blockers"][0]["id"] == "nat-9" and "not in the manifest" in res["blockers"][0]["what_to_do"]
+    assert "nat-9" in res["error"]
+    assert fake.calls.count("DeleteSubnet") == 1  # never re-tried blindly
+
+
+def test_already_absent_costs_no_mutating_call():
+    fake = FakeEC2(nat_state="deleted")
+    fake.subnets = set()
+    ex, _ = run(fake, {g.SUBNET: ["subnet-1"]})
+    verified, _ = ex.run()
+    assert verified and ex.results[(g.SUBNET, "subnet-1")]["outcome"] == "absent"
+    assert "DeleteSubnet" not in fake.calls
+
+
+def test_check_mode_guard_refuses_mutating_calls():
+    fake = FakeEC2()
+    ex, clients = run(fake, {g.SUBNET: ["subnet-1"]}, check_mode=True)
+    levels = ex.check_plan()
+    assert levels[0][0]["observed"] == "present" and levels[0][0]["action"] == "delete"
+    with pytest.raises(CheckModeViolation):
+        clients.call("ec2", "delete_subnet", SubnetId="subnet-1")
+    assert "DeleteSubnet" not in fake.calls
+
+
+def test_failed_query_is_unknown_not_absent():
+    class Broken(FakeEC2):
+        def describe_subnets(self, Filters):
+            raise err("InternalError", "DescribeSubnets")
+    ex, _ = run(Broken(), {g.SUBNET: ["subnet-1"]})
+    ex.c._retry = lambda fn: fn  # no backoff in a unit test
+    assert ex.probe(g.SUBNET, ["subnet-1"])["subnet-1"]["state"] == "unknown"
