@@ -184,6 +184,7 @@ query_times:
   type: dict
 """
 
+import json
 import time
 import traceback
 from datetime import datetime, timezone
@@ -209,6 +210,19 @@ from ansible_collections.teardown.gates.plugins.module_utils.convoy import (
 def utc_iso(ts=None):
     ts = time.time() if ts is None else ts
     return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (int(ts * 1000) % 1000)
+
+
+def short_error(e):
+    """An API error as `status reason: message`, without the response headers."""
+    status = getattr(e, "status", None)
+    if status is None:
+        return str(e)
+    err = "%s %s" % (status, getattr(e, "reason", "") or "")
+    try:
+        err += ": " + json.loads(e.body).get("message", "")
+    except Exception:
+        pass
+    return err
 
 
 class Reader(object):
@@ -238,8 +252,9 @@ class Reader(object):
             res = self.resource(api_version, kind).get(**params)
             return {"state": PRESENT, "items": [i.to_dict() for i in res.items]}
         except Exception as e:  # a failed query is unknown, whatever failed
-            self.unknown.append({"what": what, "error": str(e)})
-            return {"state": UNKNOWN, "items": None, "error": str(e)}
+            err = short_error(e)
+            self.unknown.append({"what": what, "error": err})
+            return {"state": UNKNOWN, "items": None, "error": err}
 
     def get(self, api_version, kind, name, namespace=None):
         """Presence by listing with a field selector: an empty successful list proves absence."""
