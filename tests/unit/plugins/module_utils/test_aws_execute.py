@@ -60,7 +60,7 @@ def run(fake, manifest, check_mode=False):
 
 def test_refusal_waits_on_the_blocker_then_retries_only_the_refused_delete():
     fake = FakeEC2(nat_state="deleting", nat_polls=3)
-    ex, _ = run(fake, {g.SUBNET: ["subnet-1"]})
+    ex, dummy = run(fake, {g.SUBNET: ["subnet-1"]})
     verified, states = ex.run()
     res = ex.results[(g.SUBNET, "subnet-1")]
     assert verified and states[g.SUBNET]["subnet-1"] == "absent"
@@ -72,8 +72,8 @@ def test_refusal_waits_on_the_blocker_then_retries_only_the_refused_delete():
 
 def test_blocker_outside_the_manifest_and_not_going_away_is_reported():
     fake = FakeEC2(nat_state="available")
-    ex, _ = run(fake, {g.SUBNET: ["subnet-1"]})
-    verified, _ = ex.run()
+    ex, dummy = run(fake, {g.SUBNET: ["subnet-1"]})
+    verified, dummy = ex.run()
     res = ex.results[(g.SUBNET, "subnet-1")]
     assert not verified
     assert res["outcome"] == "failed"
@@ -85,8 +85,8 @@ def test_blocker_outside_the_manifest_and_not_going_away_is_reported():
 def test_already_absent_costs_no_mutating_call():
     fake = FakeEC2(nat_state="deleted")
     fake.subnets = set()
-    ex, _ = run(fake, {g.SUBNET: ["subnet-1"]})
-    verified, _ = ex.run()
+    ex, dummy = run(fake, {g.SUBNET: ["subnet-1"]})
+    verified, dummy = ex.run()
     assert verified and ex.results[(g.SUBNET, "subnet-1")]["outcome"] == "absent"
     assert "DeleteSubnet" not in fake.calls
 
@@ -105,6 +105,6 @@ def test_failed_query_is_unknown_not_absent():
     class Broken(FakeEC2):
         def describe_subnets(self, Filters):
             raise err("InternalError", "DescribeSubnets")
-    ex, _ = run(Broken(), {g.SUBNET: ["subnet-1"]})
+    ex, dummy = run(Broken(), {g.SUBNET: ["subnet-1"]})
     ex.c._retry = lambda fn: fn  # no backoff in a unit test
     assert ex.probe(g.SUBNET, ["subnet-1"])["subnet-1"]["state"] == "unknown"
