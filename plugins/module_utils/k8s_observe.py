@@ -192,6 +192,18 @@ def get_object(resource, name, namespace=None, request_timeout=DEFAULT_REQUEST_T
         return {"state": UNKNOWN, "object": None, "query": _query("get", started, error=_error_text(e))}
 
 
+def _selector_kwargs(resource, namespace, name, label_selector):
+    """The list/watch arguments that select objects: one place, so a list and its watch never disagree."""
+    kwargs = {}
+    if resource.namespaced and namespace:
+        kwargs["namespace"] = namespace
+    if name:
+        kwargs["field_selector"] = "metadata.name=%s" % name
+    if label_selector:
+        kwargs["label_selector"] = label_selector
+    return kwargs
+
+
 def list_objects(resource, namespace=None, name=None, label_selector=None,
                  request_timeout=DEFAULT_REQUEST_TIMEOUT):
     """LIST objects (one name through a field selector, or a label selector).
@@ -200,13 +212,8 @@ def list_objects(resource, namespace=None, name=None, label_selector=None,
     A failed list has ``ok: False`` and no items: the caller must treat it as unknown.
     """
     started = time.time()
-    kwargs = {"_request_timeout": _timeout_tuple(request_timeout)}
-    if resource.namespaced and namespace:
-        kwargs["namespace"] = namespace
-    if name:
-        kwargs["field_selector"] = "metadata.name=%s" % name
-    if label_selector:
-        kwargs["label_selector"] = label_selector
+    kwargs = _selector_kwargs(resource, namespace, name, label_selector)
+    kwargs["_request_timeout"] = _timeout_tuple(request_timeout)
     try:
         result = _to_dict(resource.get(**kwargs))
     except Exception as e:
@@ -244,15 +251,10 @@ def watch_stream(resource, namespace=None, name=None, label_selector=None, resou
     410 Gone and any other exception on a failed or silent connection (``read_timeout``).
     ``on_response`` receives the open response so another thread can close it to stop the watch.
     """
-    kwargs = {"watch": True, "allow_watch_bookmarks": True, "timeout_seconds": int(timeout_seconds),
-              "serialize": False,
-              "_request_timeout": (5.0, float(read_timeout or timeout_seconds + 10))}
-    if resource.namespaced and namespace:
-        kwargs["namespace"] = namespace
-    if name:
-        kwargs["field_selector"] = "metadata.name=%s" % name
-    if label_selector:
-        kwargs["label_selector"] = label_selector
+    kwargs = _selector_kwargs(resource, namespace, name, label_selector)
+    kwargs.update({"watch": True, "allow_watch_bookmarks": True, "timeout_seconds": int(timeout_seconds),
+                   "serialize": False,
+                   "_request_timeout": (5.0, float(read_timeout or timeout_seconds + 10))})
     if resource_version:
         kwargs["resource_version"] = resource_version
     resp = resource.get(**kwargs)
