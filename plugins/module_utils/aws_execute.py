@@ -621,24 +621,12 @@ PROBES = {
 
 
 # ====================================================================== deletes
-def _d_instance(ex, rid, obs):
-    ex.c.call("ec2", "terminate_instances", InstanceIds=[rid])
-    return "pending"
-
-
-def _d_nat(ex, rid, obs):
-    ex.c.call("ec2", "delete_nat_gateway", NatGatewayId=rid)
-    return "pending"
-
-
-def _d_elb(ex, rid, obs):
-    ex.c.call("elb", "delete_load_balancer", LoadBalancerName=rid)
-    return "pending"  # done when its ENIs are released: they hold its subnets and groups until then
-
-
-def _d_elbv2(ex, rid, obs):
-    ex.c.call("elbv2", "delete_load_balancer", LoadBalancerArn=rid)
-    return "pending"
+def _one_call(service, operation, id_param, outcome="deleted", as_list=False):
+    """A delete that is a single API call naming the resource's ID; "pending" when AWS finishes it later."""
+    def delete(ex, rid, obs):
+        ex.c.call(service, operation, **{id_param: [rid] if as_list else rid})
+        return outcome
+    return delete
 
 
 def elb_eni_description(rtype, rid):
@@ -662,11 +650,6 @@ def _probe_lb_enis(rtype):
 
 # after our own delete, what "gone" waits on when it is not the resource itself
 WAIT_PROBES = {g.ELB: _probe_lb_enis(g.ELB), g.ELBV2: _probe_lb_enis(g.ELBV2)}
-
-
-def _d_tg(ex, rid, obs):
-    ex.c.call("elbv2", "delete_target_group", TargetGroupArn=rid)
-    return "deleted"
 
 
 def _d_record(ex, rid, obs):
@@ -784,31 +767,6 @@ def _d_igw(ex, rid, obs):
     return "deleted"
 
 
-def _d_sg(ex, rid, obs):
-    ex.c.call("ec2", "delete_security_group", GroupId=rid)
-    return "deleted"
-
-
-def _d_subnet(ex, rid, obs):
-    ex.c.call("ec2", "delete_subnet", SubnetId=rid)
-    return "deleted"
-
-
-def _d_eip(ex, rid, obs):
-    ex.c.call("ec2", "release_address", AllocationId=rid)
-    return "deleted"
-
-
-def _d_vpc(ex, rid, obs):
-    ex.c.call("ec2", "delete_vpc", VpcId=rid)
-    return "deleted"
-
-
-def _d_dhcp(ex, rid, obs):
-    ex.c.call("ec2", "delete_dhcp_options", DhcpOptionsId=rid)
-    return "deleted"
-
-
 def _d_profile(ex, rid, obs):
     roles = obs.get("Roles")
     if roles is None:
@@ -844,16 +802,21 @@ def _d_policy(ex, rid, obs):
     return "deleted"
 
 
-def _d_oidc(ex, rid, obs):
-    ex.c.call("iam", "delete_open_id_connect_provider", OpenIDConnectProviderArn=rid)
-    return "deleted"
-
-
 DELETES = {
-    g.INSTANCE: _d_instance, g.NAT: _d_nat, g.ELB: _d_elb, g.ELBV2: _d_elbv2, g.TARGET_GROUP: _d_tg,
     g.RECORD: _d_record, g.ZONE: _d_zone, g.BUCKET: _d_bucket, g.PREFIX: _d_prefix, g.ENDPOINT: _d_endpoint,
-    g.ROUTE_TABLE: _d_route_table, g.IGW: _d_igw, g.SG: _d_sg, g.SUBNET: _d_subnet, g.EIP: _d_eip, g.VPC: _d_vpc,
-    g.DHCP: _d_dhcp, g.PROFILE: _d_profile, g.ROLE: _d_role, g.POLICY: _d_policy, g.OIDC: _d_oidc,
+    g.ROUTE_TABLE: _d_route_table, g.IGW: _d_igw, g.PROFILE: _d_profile, g.ROLE: _d_role, g.POLICY: _d_policy,
+    g.INSTANCE: _one_call("ec2", "terminate_instances", "InstanceIds", "pending", as_list=True),
+    g.NAT: _one_call("ec2", "delete_nat_gateway", "NatGatewayId", "pending"),
+    # a load balancer is done when its ENIs are released: they hold its subnets and groups until then
+    g.ELB: _one_call("elb", "delete_load_balancer", "LoadBalancerName", "pending"),
+    g.ELBV2: _one_call("elbv2", "delete_load_balancer", "LoadBalancerArn", "pending"),
+    g.TARGET_GROUP: _one_call("elbv2", "delete_target_group", "TargetGroupArn"),
+    g.SG: _one_call("ec2", "delete_security_group", "GroupId"),
+    g.SUBNET: _one_call("ec2", "delete_subnet", "SubnetId"),
+    g.EIP: _one_call("ec2", "release_address", "AllocationId"),
+    g.VPC: _one_call("ec2", "delete_vpc", "VpcId"),
+    g.DHCP: _one_call("ec2", "delete_dhcp_options", "DhcpOptionsId"),
+    g.OIDC: _one_call("iam", "delete_open_id_connect_provider", "OpenIDConnectProviderArn"),
 }
 
 

@@ -193,6 +193,7 @@ def main():
     app = Layer(DomainDispatcherApplication(create_backend_app), args.log, realism)
     if realism is not None:
         realism.attach(app)
+    open(args.log, "a").close()  # the log exists from the start: an empty log means "no request yet"
     server = make_server("127.0.0.1", args.port, app, threaded=True)
     print(f"aws layer listening on 127.0.0.1:{args.port}", flush=True)
     server.serve_forever()
