@@ -25,5 +25,11 @@ def ensure_namespace(name):
     except client.ApiException as e:
         if e.status != 404:
             raise
-        ns = v1.create_namespace({"metadata": {"name": name}})
+        try:
+            ns = v1.create_namespace({"metadata": {"name": name}})
+        except client.ApiException as e:
+            if e.status != 409:
+                raise
+            # another seed (tests seed clusters in parallel) created it between our read and create
+            ns = v1.read_namespace(name)
     return ns.metadata.uid
