@@ -731,38 +731,42 @@ def _d_endpoint(ex, rid, obs):
     return "deleted"
 
 
+def _links(ex, rtype, rid, obs, key):
+    """The resource's links (associations, attachments) from what discovery saw, else from a probe;
+    None when the probe finds the resource gone."""
+    if obs.get(key) is not None:
+        return obs[key]
+    found = PROBES[rtype](ex, [rid])
+    return found[rid].get(key, []) if rid in found else None
+
+
+def _call_unless_gone(ex, service, operation, **params):
+    """A detach-style call whose target may already be gone: NotFound is what we wanted."""
+    try:
+        ex.c.call(service, operation, **params)
+    except botocore.exceptions.ClientError as e:
+        if error_code(e) not in NOT_FOUND:
+            raise
+
+
 def _d_route_table(ex, rid, obs):
-    assocs = obs.get("Associations")
+    assocs = _links(ex, g.ROUTE_TABLE, rid, obs, "Associations")
     if assocs is None:
-        found = PROBES[g.ROUTE_TABLE](ex, [rid])
-        if rid not in found:
-            return "absent"
-        assocs = found[rid].get("Associations", [])
+        return "absent"
     for a in assocs:
         if not a.get("Main") and a.get("RouteTableAssociationId"):
-            try:
-                ex.c.call("ec2", "disassociate_route_table", AssociationId=a["RouteTableAssociationId"])
-            except botocore.exceptions.ClientError as e:
-                if error_code(e) not in NOT_FOUND:
-                    raise
+            _call_unless_gone(ex, "ec2", "disassociate_route_table", AssociationId=a["RouteTableAssociationId"])
     ex.c.call("ec2", "delete_route_table", RouteTableId=rid)
     return "deleted"
 
 
 def _d_igw(ex, rid, obs):
-    atts = obs.get("Attachments")
+    atts = _links(ex, g.IGW, rid, obs, "Attachments")
     if atts is None:
-        found = PROBES[g.IGW](ex, [rid])
-        if rid not in found:
-            return "absent"
-        atts = found[rid].get("Attachments", [])
+        return "absent"
     for a in atts:
         if a.get("VpcId"):
-            try:
-                ex.c.call("ec2", "detach_internet_gateway", InternetGatewayId=rid, VpcId=a["VpcId"])
-            except botocore.exceptions.ClientError as e:
-                if error_code(e) not in NOT_FOUND:
-                    raise
+            _call_unless_gone(ex, "ec2", "detach_internet_gateway", InternetGatewayId=rid, VpcId=a["VpcId"])
     ex.c.call("ec2", "delete_internet_gateway", InternetGatewayId=rid)
     return "deleted"
 
@@ -772,11 +776,7 @@ def _d_profile(ex, rid, obs):
     if roles is None:
         roles = ex.c.call("iam", "get_instance_profile", InstanceProfileName=rid)["InstanceProfile"].get("Roles", [])
     for r in roles:
-        try:
-            ex.c.call("iam", "remove_role_from_instance_profile", InstanceProfileName=rid, RoleName=r["RoleName"])
-        except botocore.exceptions.ClientError as e:
-            if error_code(e) not in NOT_FOUND:
-                raise
+        _call_unless_gone(ex, "iam", "remove_role_from_instance_profile", InstanceProfileName=rid, RoleName=r["RoleName"])
     ex.c.call("iam", "delete_instance_profile", InstanceProfileName=rid)
     return "deleted"
 
