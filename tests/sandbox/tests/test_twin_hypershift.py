@@ -100,6 +100,12 @@ class Recorder(threading.Thread):
         self.snapshots = 0
         self.error = None
 
+    def halt(self):
+        """Stop recording and assert that no snapshot broke the order invariants."""
+        self.stop.set()
+        self.join(5)
+        assert not self.violations, self.violations[:5]
+
     def start(self):
         # every status write too, by watch: a condition can live shorter than a snapshot period
         for av, kind, ns in ((HS, "HostedControlPlane", self.info["hcp_namespace"]),
@@ -303,11 +309,9 @@ def test_destroy_with_cleanup_follows_the_chain(dyn, core, seeded, recorder):
     rec = recorder(info)
     off = audit_offset()
     destroy(dyn, info)
-    rec.stop.set()
-    rec.join(5)
+    rec.halt()
     assert rec.error is None, rec.error
     assert rec.snapshots > 5
-    assert not rec.violations, rec.violations[:5]
     # delete requests in the order HO, CAPI and the namespace need
     deletes = audit_deletes(off)
 
@@ -341,9 +345,7 @@ def test_without_cleanup_guest_resources_stay_and_skip_namespace_is_honoured(dyn
     info = seeded["nocleanup"]
     rec = recorder(info)
     destroy(dyn, info)
-    rec.stop.set()
-    rec.join(5)
-    assert not rec.violations, rec.violations[:5]
+    rec.halt()
     assert not any(c[0] == "CVOScaledDown" for c in rec.hcp_conds)
     assert ("HostedClusterDestroyed", "True", "WaitingForGracePeriod") in rec.hc_conds
     # guest cloud resources are the CLI's to remove when cleanup is off
@@ -378,9 +380,7 @@ def test_cleanup_timeout_is_reported_then_finalization_continues(dyn, seeded, re
     info = seeded["timeout"]
     rec = recorder(info)
     destroy(dyn, info)
-    rec.stop.set()
-    rec.join(5)
-    assert not rec.violations, rec.violations[:5]
+    rec.halt()
     assert ("CloudResourcesDestroyed", "False", "RemainingCloudResources") in rec.hcp_conds
     assert ("CloudResourcesDestroyed", "False", "CloudResourcesDeletionTimedOut") in rec.hcp_conds
     assert any(m.startswith("Remaining resources: ") and "load-balancers" in m for m in rec.hcp_messages)
@@ -414,9 +414,7 @@ def test_invalid_credentials_skip_guest_cleanup_and_release_endpoint_services(dy
     info = seeded["bad_creds"]
     rec = recorder(info)
     destroy(dyn, info)
-    rec.stop.set()
-    rec.join(5)
-    assert not rec.violations, rec.violations[:5]
+    rec.halt()
     assert not any(c[0] == "CVOScaledDown" for c in rec.hcp_conds)
     assert ("ValidAWSIdentityProvider", "False", "InvalidIdentityProvider") in rec.hcp_conds
     assert all(elb_exists(lb) for lb in info["guest_cloud"]["AWS::ElasticLoadBalancing::LoadBalancer"])
@@ -439,9 +437,7 @@ def test_cpo_down_holds_the_hcp_and_hcco_down_ends_in_a_cleanup_timeout(dyn, see
     assert hcp["metadata"].get("deletionTimestamp") and HO_FIN in hcp["metadata"]["finalizers"]
     # HCCO down: CPO scales CVO down, hears nothing, gives up after cleanup_timeout and finalizes
     finish(dyn, hcco)
-    rec.stop.set()
-    rec.join(5)
-    assert not rec.violations, rec.violations[:5]
+    rec.halt()
     assert ("CVOScaledDown", "True", "AsExpected") in rec.hcp_conds
     assert ("CloudResourcesDestroyed", "False", "CloudResourcesDeletionTimedOut") in rec.hcp_conds
     assert all(elb_exists(lb) for lb in hcco["guest_cloud"]["AWS::ElasticLoadBalancing::LoadBalancer"])
