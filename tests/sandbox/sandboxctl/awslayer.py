@@ -17,7 +17,7 @@ import threading
 import time
 from urllib.parse import parse_qs
 
-_AUTH_SCOPE = re.compile(r"Credential=[^/]+/\d{8}/([^/]+)/([^/]+)/aws4_request")
+_AUTH_SCOPE = re.compile(r"Credential=([^/]+)/\d{8}/([^/]+)/([^/]+)/aws4_request")
 _ERR_CODE_XML = re.compile(rb"<Code>([^<]+)</Code>")
 
 
@@ -36,7 +36,8 @@ class Request:
         self.query = parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True)
         auth = environ.get("HTTP_AUTHORIZATION", "")
         m = _AUTH_SCOPE.search(auth)
-        self.region, self.service = (m.group(1), m.group(2)) if m else ("", "")
+        # the access key ID (never the secret) lets a test pick its own requests out of a shared log
+        self.key_id, self.region, self.service = (m.group(1), m.group(2), m.group(3)) if m else ("", "", "")
         self.params = {}
         ctype = environ.get("CONTENT_TYPE", "")
         target = environ.get("HTTP_X_AMZ_TARGET", "")
@@ -107,7 +108,7 @@ class Layer:
 
     def _log(self, req, status, code, injected=None):
         rec = {"time": _now(), "service": req.service, "action": req.action, "status": status,
-               "error_code": code}
+               "error_code": code, "key_id": req.key_id}
         if injected:
             rec["injected"] = injected
         with self._log_lock, open(self.log_path, "a") as f:
