@@ -33,6 +33,8 @@ DEFAULT_KNOBS = {
     "nat_deleting_seconds": 3.0,         # NAT gateway: deleting -> deleted
     "instance_shutting_down_seconds": 2.0,  # instance: shutting-down -> terminated
     "elb_eni_linger_seconds": 2.0,       # ELB ENIs stay this long after their load balancer
+    "cfn_step_seconds": 0.3,             # CloudFormation: pause between deletion waves
+    "cfn_retain_resources": 1.0,         # 0: DeleteStack ignores RetainResources/FORCE_DELETE_STACK
 }
 FAULTS = ("throttle", "internal", "drop")
 ACCOUNT = "123456789012"

@@ -14,6 +14,7 @@ SCENARIOS = {
     "captf": "captf",
     "releases": "releases",
     "hosted-cluster": "hosted_cluster",
+    "cfn-refusals": "cfn_refusals",
 }
 
 
