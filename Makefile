@@ -16,6 +16,8 @@ help:
 	@echo "make unit | sanity | integration | molecule   one stage, against a running sandbox where needed"
 	@echo "make bench         the performance suite (not part of make test)"
 	@echo "make build         ansible-galaxy collection build"
+	@echo "make docs          the antsibull-docs site into build/docs/build/html (lints the docs first)"
+	@echo "make lint          ansible-lint (production profile) and the antsibull-docs lint"
 
 $(STAMP): requirements-dev.txt requirements.txt
 	@echo "bootstrap: creating $(VENV) with $(PYTHON) and installing pinned tooling" >&2
@@ -36,9 +38,17 @@ $(SANITY_STAMP): requirements-sanity.txt
 	.venv-sanity/bin/python -m pip install -q -r requirements-sanity.txt
 	touch $(SANITY_STAMP)
 
-bootstrap: $(STAMP) $(SANITY_STAMP)
+# antsibull-docs and Sphinx live apart from .venv (see requirements-docs.txt)
+DOCS_STAMP := .venv-docs/.bootstrapped
+$(DOCS_STAMP): requirements-docs.txt
+	@test -x .venv-docs/bin/python || $(PYTHON) -m venv .venv-docs
+	.venv-docs/bin/python -m pip install -q --upgrade pip
+	.venv-docs/bin/python -m pip install -q -r requirements-docs.txt
+	touch $(DOCS_STAMP)
 
-test: $(STAMP) $(SANITY_STAMP)
+bootstrap: $(STAMP) $(SANITY_STAMP) $(DOCS_STAMP)
+
+test: $(STAMP) $(SANITY_STAMP) $(DOCS_STAMP)
 	bash tests/run_all.sh
 
 unit: $(STAMP)
@@ -74,8 +84,13 @@ changelog: $(STAMP)
 	$(VENV)/bin/antsibull-changelog lint
 	$(VENV)/bin/antsibull-changelog generate
 
-lint: $(STAMP)
-	$(VENV)/bin/ansible-lint
+lint: $(STAMP) $(DOCS_STAMP)
+	bash tests/run_all.sh lint docs
+
+# the antsibull-docs site into build/docs/build/html (after its lint)
+docs: $(STAMP) $(DOCS_STAMP)
+	bash docs/docsite.sh lint
+	bash docs/docsite.sh build
 
 bench: $(STAMP)
 	bash benchmarks/run.sh

@@ -8,7 +8,7 @@ cd "$repo"
 venv="$repo/.venv"
 sandbox="$repo/tests/sandbox/sandbox"
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(unit sanity sandbox integration molecule)
+[ ${#stages[@]} -gt 0 ] || stages=(unit sanity docs sandbox integration molecule)
 # TEST_COPY_ROOT lets concurrent runs (several developers in one tree) use separate copies
 copy_root="${TEST_COPY_ROOT:-$repo/build/ansible-test}"
 coll_copy="$copy_root/ansible_collections/teardown/gates"
@@ -78,6 +78,12 @@ stage_sanity() {
      --skip-test shellcheck --skip-test pslint $excludes \
      ${SANITY_ARGS:-})
 }
+
+# ansible-lint, production profile (.ansible-lint says what is content); --offline: no Galaxy here
+stage_lint() { "$venv/bin/ansible-lint" --offline --nocolor -q; }
+
+# antsibull-docs lint-collection-docs --plugin-docs (the docs site's sources); `make docs` builds the site
+stage_docs() { bash "$repo/docs/docsite.sh" lint; }
 
 stage_sandbox() { pytest_stage -q -p no:cacheprovider tests/sandbox/tests; }
 
