@@ -1,0 +1,259 @@
+"""CloudFormation refusals: classification from AWS's own wording, the remedy decision, the order of a
+set of stacks, and the delete loop against a fake CloudFormation that refuses until the cause is cleared."""
+import botocore.exceptions
+import pytest
+
+from ansible_collections.teardown.gates.plugins.module_utils import cfn
+from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import CheckModeViolation, Clients
+
+
+@pytest.mark.parametrize("reason,rtype,expected", [
+    ("The bucket you tried to delete is not empty (Service: Amazon S3; Status Code: 409; Error Code: BucketNotEmpty;"
+     " Request ID: 1)", "AWS::S3::Bucket", cfn.BUCKET_NOT_EMPTY),
+    ('Resource handler returned message: "The bucket you tried to delete is not empty (Service: S3, Status Code: 409)"',
+     "AWS::S3::Bucket", cfn.BUCKET_NOT_EMPTY),
+    ("Cannot delete entity, must detach all policies first. (Service: AmazonIdentityManagement; Status Code: 409; "
+     "Error Code: DeleteConflict; Request ID: 2)", "AWS::IAM::Role", cfn.DELETE_CONFLICT),
+    ("Cannot delete entity, must remove roles from instance profile first.", "AWS::IAM::Role", cfn.DELETE_CONFLICT),
+    ("Cannot delete entity, must delete policies first.", "AWS::IAM::Role", cfn.DELETE_CONFLICT),
+    ("resource sg-0abc has a dependent object (Service: AmazonEC2; Status Code: 400; Error Code: "
+     "DependencyViolation)", "AWS::EC2::SecurityGroup", cfn.DEPENDENCY_VIOLATION),
+    ("The subnet 'subnet-1' has dependencies and cannot be deleted.", "AWS::EC2::Subnet", cfn.DEPENDENCY_VIOLATION),
+    ("Cannot delete protected Cluster, please disable deletion protection and try again. (Service: Rds, Status "
+     "Code: 400)", "AWS::RDS::DBCluster", cfn.DELETION_PROTECTION),
+    ("Cannot delete protected DB Instance, please disable deletion protection and try again.",
+     "AWS::RDS::DBInstance", cfn.DELETION_PROTECTION),
+    ("Embedded stack arn:aws:cloudformation:us-east-1:123:stack/p-parent-Child-1/x was not successfully deleted: "
+     "The following resource(s) failed to delete: [Bucket]. ", "AWS::CloudFormation::Stack", cfn.CHILD_STACK_FAILED),
+    ("The following resource(s) failed to delete: [Bucket].", "AWS::CloudFormation::Stack", cfn.CHILD_STACK_FAILED),
+    ("Export p-exporter-VpcId cannot be deleted as it is in use by p-importer", None, cfn.EXPORT_IN_USE),
+    ("Stack [p-protected] cannot be deleted while TerminationProtection is enabled", None,
+     cfn.TERMINATION_PROTECTION),
+    ("Rate exceeded (Service: AmazonEC2; Status Code: 400; Error Code: RequestLimitExceeded)",
+     "AWS::EC2::SecurityGroup", cfn.TRANSIENT),
+    ("We encountered an internal error (Service: Amazon S3; Status Code: 500; Error Code: InternalError)",
+     "AWS::S3::Bucket", cfn.TRANSIENT),
+    ("Access Denied (Service: Amazon S3; Status Code: 403; Error Code: AccessDenied)", "AWS::S3::Bucket", cfn.OTHER),
+    ("", "AWS::S3::Bucket", cfn.OTHER),
+])
+def test_classify(reason, rtype, expected):
+    assert cfn.classify(reason, rtype) == expected
+
+
+def test_error_code_wins_over_wording():
+    # the wording mentions a dependent object, the service's code says the bucket is not empty
+    assert cfn.classify("x has a dependent object (Error Code: BucketNotEmpty)") == cfn.BUCKET_NOT_EMPTY
+
+
+@pytest.mark.parametrize("cls,clear,kw,expected", [
+    (cfn.BUCKET_NOT_EMPTY, ["empty_buckets"], {}, "clear"),
+    (cfn.BUCKET_NOT_EMPTY, ["detach_iam"], {}, "stop"),
+    (cfn.BUCKET_NOT_EMPTY, [], {"retain_unclearable": True}, "retain"),
+    (cfn.DELETE_CONFLICT, ["detach_iam"], {"attempts": 3}, "stop"),
+    (cfn.DELETE_CONFLICT, ["detach_iam"], {"attempts": 3, "retain_unclearable": True}, "retain"),
+    (cfn.TRANSIENT, [], {}, "retry"),
+    (cfn.TRANSIENT, [], {"attempts": 3}, "stop"),
+    (cfn.TERMINATION_PROTECTION, [], {}, "stop"),
+    (cfn.TERMINATION_PROTECTION, [], {"disable_termination_protection": True}, "clear"),
+    (cfn.EXPORT_IN_USE, list(cfn.CLEAR_CHOICES), {"retain_unclearable": True}, "stop"),
+    (cfn.OTHER, list(cfn.CLEAR_CHOICES), {}, "stop"),
+    (cfn.CHILD_STACK_FAILED, ["nested"], {}, "clear"),
+])
+def test_decide(cls, clear, kw, expected):
+    assert cfn.decide(cls, clear, **kw)[0] == expected
+
+
+@pytest.mark.parametrize("cls,option", [
+    (cfn.BUCKET_NOT_EMPTY, "clear: [empty_buckets]"), (cfn.DELETE_CONFLICT, "clear: [detach_iam]"),
+    (cfn.DELETION_PROTECTION, "clear: [disable_deletion_protection]"),
+    (cfn.DEPENDENCY_VIOLATION, "clear: [release_dependencies]"), (cfn.CHILD_STACK_FAILED, "clear: [nested]"),
+    (cfn.TERMINATION_PROTECTION, "disable_termination_protection=true"), (cfn.OTHER, "retain_unclearable=true"),
+])
+def test_stop_names_the_option(cls, option):
+    action, detail = cfn.decide(cls, [])
+    assert action == "stop" and option in detail
+
+
+def s(name, **kw):
+    d = dict(name=name, id="arn:" + name)
+    d.update(kw)
+    return d
+
+
+def test_order_importers_before_exporters():
+    stacks = [s("exporter", exports=["vpc"]), s("importer", imports=["vpc"], exports=["sub"]),
+              s("leaf", imports=["sub"]), s("alone")]
+    ordered, handled = cfn.order_stacks(stacks)
+    names = [x["name"] for x in ordered]
+    assert names.index("leaf") < names.index("importer") < names.index("exporter")
+    assert set(names) == {"exporter", "importer", "leaf", "alone"} and handled == []
+
+
+def test_order_parent_handles_child_and_child_imports_count_for_parent():
+    stacks = [s("exporter", exports=["vpc"]), s("parent"), s("child", parent_id="arn:parent", imports=["vpc"])]
+    ordered, handled = cfn.order_stacks(stacks)
+    assert [x["name"] for x in ordered] == ["parent", "exporter"]
+    assert [x["name"] for x in handled] == ["child"]
+
+
+def test_order_child_without_parent_in_set_runs_alone():
+    ordered, handled = cfn.order_stacks([s("child", parent_id="arn:elsewhere")])
+    assert [x["name"] for x in ordered] == ["child"] and handled == []
+
+
+def test_order_cycle_is_an_error():
+    with pytest.raises(cfn.OrderError, match="a, b"):
+        cfn.order_stacks([s("a", exports=["x"], imports=["y"]), s("b", exports=["y"], imports=["x"])])
+
+
+# ---- the loop against a fake CloudFormation + S3
+
+def err(code, msg, op):
+    return botocore.exceptions.ClientError({"Error": {"Code": code, "Message": msg}}, op)
+
+
+class FakeAWS:
+    """One stack with a bucket that refuses while it holds objects; ``retain_ok``: RetainResources honoured."""
+
+    def __init__(self, objects=2, retain_ok=True, back_to_complete=False):
+        self.objects = objects
+        self.retain_ok = retain_ok
+        self.back_to_complete = back_to_complete
+        self.status = "CREATE_COMPLETE"
+        self.bucket_status = "CREATE_COMPLETE"
+        self.calls = []
+        self.events = []
+
+    # cloudformation
+    def describe_stacks(self, StackName):
+        self.calls.append("DescribeStacks")
+        if self.status == "DELETE_COMPLETE" and not StackName.startswith("arn:"):
+            raise err("ValidationError", "Stack with id %s does not exist" % StackName, "DescribeStacks")
+        return {"Stacks": [{"StackName": "p", "StackId": "arn:aws:cloudformation:us-east-1:1:stack/p/1",
+                            "StackStatus": self.status, "Outputs": []}]}
+
+    def describe_stack_events(self, StackName, **kw):
+        self.calls.append("DescribeStackEvents")
+        return {"StackEvents": list(reversed(self.events))}
+
+    def list_stack_resources(self, StackName, **kw):
+        self.calls.append("ListStackResources")
+        reason = ("The bucket you tried to delete is not empty (Service: Amazon S3; Status Code: 409; Error Code: "
+                  "BucketNotEmpty)") if self.bucket_status == "DELETE_FAILED" else None
+        return {"StackResourceSummaries": [{"LogicalResourceId": "Logs", "PhysicalResourceId": "p-logs",
+                                            "ResourceType": "AWS::S3::Bucket", "ResourceStatus": self.bucket_status,
+                                            "ResourceStatusReason": reason}]}
+
+    def delete_stack(self, StackName, RetainResources=None):
+        self.calls.append("DeleteStack")
+        n = len(self.events)
+        if self.back_to_complete:
+            self.status = "UPDATE_COMPLETE"
+            self.events.append({"EventId": str(n), "LogicalResourceId": "p", "ResourceStatus": "DELETE_FAILED",
+                                "ResourceStatusReason": "Export p-x cannot be deleted as it is in use by q"})
+            return {}
+        if self.objects and not (RetainResources and self.retain_ok):
+            self.status = self.bucket_status = "DELETE_FAILED"
+        else:
+            self.status = "DELETE_COMPLETE"
+            self.bucket_status = "DELETE_SKIPPED" if RetainResources else "DELETE_COMPLETE"
+        self.events.append({"EventId": str(n), "LogicalResourceId": "Logs", "ResourceStatus": self.bucket_status})
+        return {}
+
+    # s3
+    def list_object_versions(self, Bucket, **kw):
+        self.calls.append("ListObjectVersions")
+        return {"Versions": [{"Key": "k%d" % i, "VersionId": "v"} for i in range(self.objects)],
+                "DeleteMarkers": []}
+
+    def list_objects_v2(self, Bucket, **kw):
+        self.calls.append("ListObjectsV2")
+        return {"KeyCount": 0, "Contents": []}
+
+    def delete_objects(self, Bucket, Delete):
+        self.calls.append("DeleteObjects")
+        self.objects -= len(Delete["Objects"])
+        return {}
+
+
+def run(fake, check_mode=False, name="p", **kw):
+    c = Clients(lambda service: fake, check_mode=check_mode, retries=0)
+    td = cfn.Teardown(c, check_mode=check_mode, sleep=lambda s: None, **kw)
+    try:
+        st, sid = td.run(name)
+    except cfn.Failed as e:
+        return td, None, e.msg
+    return td, st, None
+
+
+def test_bucket_not_empty_is_cleared_when_allowed():
+    fake = FakeAWS()
+    td, st, msg = run(fake, clear=["empty_buckets"])
+    assert msg is None and st["StackStatus"] == "DELETE_COMPLETE" and fake.objects == 0
+    assert [(r["class"], r["remedy"], r["action"]) for r in td.refusals] == [
+        ("BucketNotEmpty", "empty_buckets", "cleared")]
+    assert fake.calls.count("DeleteStack") == 2 and td.changed
+
+
+def test_bucket_not_empty_stops_when_not_allowed_naming_the_option():
+    fake = FakeAWS()
+    td, st, msg = run(fake, clear=["detach_iam"])
+    assert "Logs" in msg and "p-logs" in msg and "BucketNotEmpty" in msg and "clear: [empty_buckets]" in msg
+    assert fake.objects == 2 and "DeleteObjects" not in fake.calls
+
+
+def test_retain_unclearable_lists_what_is_kept():
+    fake = FakeAWS()
+    td, st, msg = run(fake, retain_unclearable=True)
+    assert msg is None and st["StackStatus"] == "DELETE_COMPLETE" and td.retain_supported is True
+    assert [(r["logical_id"], r["physical_id"]) for r in td.retained] == [("Logs", "p-logs")]
+
+
+def test_retain_ignored_by_the_endpoint_is_reported():
+    fake = FakeAWS(retain_ok=False)
+    td, st, msg = run(fake, retain_unclearable=True)
+    assert "ignored RetainResources" in msg and td.retain_supported is False
+
+
+def test_back_to_complete_after_delete_is_a_failure():
+    fake = FakeAWS(back_to_complete=True)
+    td, st, msg = run(fake, clear=list(cfn.CLEAR_CHOICES))
+    assert "went back to UPDATE_COMPLETE" in msg and "not a success" in msg and "in use by q" in msg
+
+
+def test_check_mode_finds_and_plans_without_mutating():
+    fake = FakeAWS()
+    td, st, msg = run(fake, check_mode=True, clear=["empty_buckets"])
+    assert msg is None
+    assert not [x for x in fake.calls if x.startswith(("Delete", "Update", "Modify"))]
+    assert td.refusals[0]["class"] == "BucketNotEmpty" and td.refusals[0]["action"] == "would clear"
+    assert not td.changed
+
+
+def test_check_mode_guard_refuses_mutating_calls():
+    c = Clients(lambda service: FakeAWS(), check_mode=True, retries=0)
+    with pytest.raises(CheckModeViolation):
+        c.call("cloudformation", "delete_stack", StackName="p")
+
+
+def test_deleted_stack_by_name_is_absent_and_unchanged():
+    fake = FakeAWS()
+    fake.status = "DELETE_COMPLETE"
+    td, st, msg = run(fake)
+    assert st is None and msg is None and not td.changed and "DeleteStack" not in fake.calls
+
+
+def test_timeout_is_bounded():
+    class Stuck(FakeAWS):
+        def delete_stack(self, StackName, RetainResources=None):
+            self.calls.append("DeleteStack")
+            self.status = "DELETE_IN_PROGRESS"
+            return {}
+    now = [0.0]
+
+    def sleep(sec):
+        now[0] += sec
+    c = Clients(lambda service: Stuck(), retries=0)
+    td = cfn.Teardown(c, wait_timeout=10, poll=1, clock=lambda: now[0], sleep=sleep)
+    with pytest.raises(cfn.Failed, match="still DELETE_IN_PROGRESS after wait_timeout=10s"):
+        td.run("p")
