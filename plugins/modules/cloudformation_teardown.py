@@ -1,0 +1,242 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, teardown.gates contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: cloudformation_teardown
+short_description: Delete a CloudFormation stack, clearing the refusals that leave it in DELETE_FAILED
+version_added: 0.1.0
+description:
+  - Deletes a stack and waits, with a time limit, for it to leave C(DELETE_IN_PROGRESS).
+  - When the stack stops at C(DELETE_FAILED), every refusal (each resource still C(DELETE_FAILED), through nested
+    stacks) is classified from its status reason as AWS words it - C(DeleteConflict), C(DependencyViolation),
+    C(BucketNotEmpty), C(DeletionProtection), C(ChildStackFailed), C(ExportInUse), C(TerminationProtection),
+    C(transient) or C(other) - and only the remedies listed in O(clear) are applied, then the stack is deleted
+    again. This repeats until C(DELETE_COMPLETE), a refusal the module may not clear, or O(wait_timeout).
+  - A refusal it may not clear fails the task with a message naming the resource, the cause and the option
+    that would clear it; nothing else is changed for it.
+  - A stack that goes back to a C(*_COMPLETE) status other than C(DELETE_COMPLETE) after DeleteStack (an
+    export still imported elsewhere) is a failure, said plainly; an export imported by a live stack is found
+    before any delete is sent.
+  - Resources left standing (C(DeletionPolicy) Retain/Snapshot, or retained with O(retain_unclearable)) are
+    listed in RV(retained) by physical ID.
+  - In check mode no mutating request is sent; the module returns the refusals it finds (for a stack in
+    C(DELETE_FAILED)) or predicts (for a stack not yet deleting, by looking at what holds each resource) and the
+    remedies it would apply.
+  - A stack already deleted (not found by name, or C(DELETE_COMPLETE) by ARN) is C(ok), C(changed=false).
+author:
+  - teardown.gates developers (@teardown-gates)
+options:
+  stack_name:
+    description:
+      - The stack's name or ARN. A deleted stack is found only by its ARN.
+    type: str
+    required: true
+    aliases: [name]
+  clear:
+    description:
+      - The refusal causes the module may clear.
+      - C(empty_buckets) deletes every object version and delete marker of a bucket that refuses with
+        C(BucketNotEmpty).
+      - C(detach_iam) detaches managed policies, deletes inline policies and removes instance-profile membership
+        of an IAM role (user, group membership, policy attachments) that refuses with C(DeleteConflict).
+      - C(disable_deletion_protection) turns off C(DeletionProtection) of an RDS DB cluster or instance.
+      - C(release_dependencies) revokes other security groups' rules that refer to a refusing group, deletes
+        unattached network interfaces that use it (or sit in a refusing subnet), and moves attached interfaces
+        to the VPC's default group.
+      - C(nested) recurses into a nested stack that failed and clears its refusals (with the same choices).
+    type: list
+    elements: str
+    choices: [empty_buckets, detach_iam, disable_deletion_protection, release_dependencies, nested]
+    default: []
+  retain_unclearable:
+    description:
+      - Resources that refuse for a cause the module may not clear, or keep refusing after their remedy, are kept
+        with DeleteStack's C(RetainResources) and listed in RV(retained).
+      - When the endpoint does not support C(RetainResources) (it rejects or ignores it) the task fails saying so.
+    type: bool
+    default: false
+  disable_termination_protection:
+    description: Turn off the stack's termination protection before deleting it.
+    type: bool
+    default: false
+  wait_timeout:
+    description: Seconds the whole teardown may take (waits and remedies). A re-run resumes.
+    type: int
+    default: 900
+  poll_interval:
+    description: Seconds between looks at the stack's status while it is deleting.
+    type: float
+    default: 2.0
+extends_documentation_fragment:
+  - amazon.aws.common.modules
+  - amazon.aws.region.modules
+  - amazon.aws.boto3
+"""
+
+EXAMPLES = r"""
+- name: Show the refusals and what would be done about them
+  teardown.gates.cloudformation_teardown:
+    stack_name: my-app
+    clear: [empty_buckets, detach_iam]
+  check_mode: true
+  register: plan
+
+- name: Delete the stack, emptying its buckets and detaching IAM policies, keep what still refuses
+  teardown.gates.cloudformation_teardown:
+    stack_name: my-app
+    clear: [empty_buckets, detach_iam, release_dependencies, nested]
+    retain_unclearable: true
+    wait_timeout: 1800
+  register: teardown
+
+- name: List what was left standing
+  ansible.builtin.debug:
+    var: teardown.retained
+"""
+
+RETURN = r"""
+stack_status:
+  description: The stack's final status; C(NOT_FOUND) when no stack of that name exists (already deleted).
+  returned: always
+  type: str
+  sample: DELETE_COMPLETE
+stack_id:
+  description: The stack's ARN (the only way to find it once deleted).
+  returned: when the stack was found
+  type: str
+refusals:
+  description: Each refusal seen, with its class and the remedy applied (or that would be, in check mode).
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    logical_id:
+      description: The resource's logical ID.
+      type: str
+    type:
+      description: The resource type.
+      type: str
+    physical_id:
+      description: The resource's physical ID.
+      type: str
+    stack:
+      description: The stack holding it (a nested stack's name for a child's resource).
+      type: str
+    class:
+      description: C(DeleteConflict), C(DependencyViolation), C(BucketNotEmpty), C(DeletionProtection),
+        C(ChildStackFailed), C(ExportInUse), C(TerminationProtection), C(transient) or C(other).
+      type: str
+    remedy:
+      description: The option used for it (a O(clear) choice, C(disable_termination_protection), C(retry),
+        C(retain_unclearable)), or null when none may be.
+      type: str
+    action:
+      description: C(cleared), C(recurse), C(retry), C(retain), C(stopped); C(would ...) in check mode.
+      type: str
+    reason:
+      description: The status reason AWS gave.
+      type: str
+    holders:
+      description: What held the resource (kind, id, what).
+      type: list
+  sample: [{"logical_id": "Logs", "type": "AWS::S3::Bucket", "physical_id": "p-bucket-logs", "class": "BucketNotEmpty",
+            "remedy": "empty_buckets", "action": "cleared"}]
+retained:
+  description: Resources left standing, by physical ID, with why (DeletionPolicy or retain_unclearable).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"logical_id": "Data", "type": "AWS::S3::Bucket", "physical_id": "p-retain-data", "why": "DeletionPolicy (DELETE_SKIPPED)"}]
+retain_supported:
+  description: Whether the endpoint honoured RetainResources; null when it was not used.
+  returned: always
+  type: bool
+events:
+  description: Stack events seen during this run, oldest first.
+  returned: always
+  type: list
+  elements: dict
+api_calls:
+  description: AWS requests made, by service and action.
+  returned: always
+  type: dict
+elapsed:
+  description: Seconds the module took.
+  returned: always
+  type: float
+"""
+
+import time
+
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+from ansible_collections.teardown.gates.plugins.module_utils import cfn
+from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import CheckModeViolation, Clients
+
+try:
+    import botocore.exceptions
+except ImportError:
+    pass  # handled by AnsibleAWSModule
+
+
+def main():
+    argument_spec = dict(
+        stack_name=dict(type="str", required=True, aliases=["name"]),
+        clear=dict(type="list", elements="str", default=[], choices=list(cfn.CLEAR_CHOICES)),
+        retain_unclearable=dict(type="bool", default=False),
+        disable_termination_protection=dict(type="bool", default=False),
+        wait_timeout=dict(type="int", default=900),
+        poll_interval=dict(type="float", default=2.0),
+    )
+    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
+    t0 = time.monotonic()
+    p = module.params
+    if not p["stack_name"].strip():
+        module.fail_json(msg="stack_name must not be empty")
+    if p["wait_timeout"] < 1:
+        module.fail_json(msg="wait_timeout must be at least 1 second, got %d" % p["wait_timeout"])
+    if p["poll_interval"] <= 0:
+        module.fail_json(msg="poll_interval must be more than 0 seconds, got %s" % p["poll_interval"])
+
+    clients = Clients(module.client, concurrency=1, check_mode=module.check_mode)
+    td = cfn.Teardown(clients, clear=p["clear"], retain_unclearable=p["retain_unclearable"],
+                      disable_termination_protection=p["disable_termination_protection"],
+                      wait_timeout=p["wait_timeout"], check_mode=module.check_mode, poll=p["poll_interval"])
+
+    def result(st, sid, **extra):
+        refusals = [dict(r) for r in td.refusals]
+        out = dict(changed=td.changed or (module.check_mode and st is not None and st["StackStatus"] != "DELETE_COMPLETE"),
+                   stack_status=st["StackStatus"] if st is not None else ("DELETE_COMPLETE" if sid else "NOT_FOUND"),
+                   refusals=refusals, retained=td.retained, retain_supported=td.retain_supported, events=td.events,
+                   api_calls=clients.calls, elapsed=round(time.monotonic() - t0, 3))
+        if sid:
+            out["stack_id"] = sid
+        out.update(extra)
+        return out
+
+    st, sid = None, None
+    try:
+        st, sid = td.run(p["stack_name"].strip())
+    except cfn.Failed as e:
+        cur = None
+        sid = sid or next((r.get("stack_id") for r in td.refusals if r.get("stack_id")), None)
+        try:
+            cur = td.describe(sid or p["stack_name"].strip())
+        except Exception:  # noqa: BLE001 - the failure below is what matters
+            cur = None
+        module.fail_json(msg=e.msg, **result(cur, cur["StackId"] if cur else sid))
+    except CheckModeViolation as e:
+        module.fail_json(msg="internal error, refused a mutating call in check mode: %s" % e, **result(None, None))
+    except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError) as e:
+        module.fail_json_aws(e, msg="stack %s: AWS request failed" % p["stack_name"], **result(None, sid))
+    module.exit_json(**result(st, sid))
+
+
+if __name__ == "__main__":
+    main()
