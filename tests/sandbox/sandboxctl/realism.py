@@ -29,6 +29,8 @@ import threading
 import time
 import uuid
 
+from .realism_cfn import CfnDeletion
+
 DEFAULT_KNOBS = {
     "nat_deleting_seconds": 3.0,         # NAT gateway: deleting -> deleted
     "instance_shutting_down_seconds": 2.0,  # instance: shutting-down -> terminated
@@ -49,7 +51,8 @@ _NS = {"iam": "https://iam.amazonaws.com/doc/2010-05-08/",
        "route53": "https://route53.amazonaws.com/doc/2013-04-01/",
        "elasticloadbalancing": "http://elasticloadbalancing.amazonaws.com/doc/2012-06-01/",
        "sts": "https://sts.amazonaws.com/doc/2011-06-15/",
-       "cloudformation": "http://cloudformation.amazonaws.com/doc/2010-05-15/"}
+       "cloudformation": "http://cloudformation.amazonaws.com/doc/2010-05-15/",
+       "rds": "http://rds.amazonaws.com/doc/2014-10-31/"}
 _REASONS = {400: "Bad Request", 409: "Conflict", 500: "Internal Server Error", 503: "Service Unavailable"}
 
 
@@ -104,7 +107,7 @@ def _ids(params, prefix):
     return out
 
 
-class Realism:
+class Realism(CfnDeletion):
     def __init__(self, state_dir):
         self.state_dir = state_dir
         self.lock = threading.RLock()
@@ -116,6 +119,7 @@ class Realism:
         self.shutting_down = {}     # (region, instance id) -> deadline
         self.elb_enis = {}          # (region, lb name) -> [eni ids]
         self.lingering = {}         # (region, eni id) -> deadline
+        self._cfn_init()            # CloudFormation deletions (realism_cfn.py)
         self._load()
 
     # ---- persistence of knobs and rules (survive a layer restart) --------------------------
@@ -194,7 +198,8 @@ class Realism:
         return {"knobs": self.knobs, "faults": self.faults,
                 "pending": {"nat_deleting": {k[1]: round(v - now, 2) for k, v in self.nat_deleting.items()},
                             "shutting_down": {k[1]: round(v - now, 2) for k, v in self.shutting_down.items()},
-                            "lingering_enis": {k[1]: round(v - now, 2) for k, v in self.lingering.items()}}}
+                            "lingering_enis": {k[1]: round(v - now, 2) for k, v in self.lingering.items()},
+                            "cfn_deleting": sorted(self.cfn_ops)}}
 
     def add_fault(self, body):
         rule = {"service": body.get("service", "*"), "action": body.get("action", "*"),
@@ -280,6 +285,7 @@ class Realism:
             if now >= deadline:
                 del self.lingering[(region, eni_id)]
                 self.ec2(region).enis.pop(eni_id, None)
+        self._cfn_tick()
 
     def _nat_deleted(self, region, nat_id):
         ec2 = self.ec2(region)
@@ -467,11 +473,23 @@ class Realism:
 
     # ---- IAM ---------------------------------------------------------------------------------
     def _before_iam(self, req):
+        if req.action == "DeleteRole":
+            refusal = self.role_refusal(req.params.get("RoleName", ""))
+            if refusal:
+                return error(req, 409, refusal[0], refusal[1], "refusal")
         if req.action == "DeletePolicy":
             iam = self._backend("iam", None)
             policy = iam.managed_policies.get(req.params.get("PolicyArn"))
             if policy is not None and policy.attachment_count > 0:
                 return error(req, 409, "DeleteConflict", "Cannot delete a policy attached to entities.", "refusal")
+        return None
+
+    # ---- RDS: a deletion-protected DB instance (the rule CloudFormation's deletes share) ---------
+    def _before_rds(self, req):
+        if req.action == "DeleteDBInstance":
+            refusal = self.db_instance_refusal(req.region, req.params.get("DBInstanceIdentifier", ""))
+            if refusal:
+                return error(req, 400, refusal[0], refusal[1], "refusal")
         return None
 
     # ---- S3: a bucket with versions or delete markers is not empty ---------------------------
@@ -481,12 +499,7 @@ class Realism:
         name = [x for x in req.path.split("/") if x]
         if not name:
             return None
-        s3 = self._backend("s3", None)
-        bucket = s3.buckets.get(name[0])
-        if bucket is None:
-            return None
-        if any(versions for _, versions in bucket.keys._iterlists()):
-            return error(req, 409, "BucketNotEmpty",
-                         "The bucket you tried to delete is not empty. You must delete all versions in the bucket.",
-                         "refusal", extra=f"<BucketName>{_esc(name[0])}</BucketName>")
+        refusal = self.bucket_refusal(name[0])
+        if refusal:
+            return error(req, 409, refusal[0], refusal[1], "refusal", extra=f"<BucketName>{_esc(name[0])}</BucketName>")
         return None
