@@ -21,6 +21,8 @@ Public functions (reused by modules and roles):
 - ``list_contents(dyn, namespace=None)``: every object of every listable kind in a namespace (or
   every cluster-scoped object), by listing; the truth a Namespace's conditions only summarise.
 - ``object_summary(obj)``: the deletion-relevant fields of an object as a flat dict.
+- ``missing_permission(exc)``: for a 403, the permission the credentials lack, as
+  ``missing permission: <verb> <resource>.<group> in namespace <ns>`` (None for anything else).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -28,6 +30,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import re
 import threading
 import time
 from datetime import datetime, timezone
@@ -75,6 +78,31 @@ def _status_of(exc):
     return getattr(exc, "status", None)
 
 
+# the API server's authorizer says: ... cannot <verb> resource "<resource>[/<sub>]" in API group "<group>"
+# (in the namespace "<ns>" | at the cluster scope)
+_FORBIDDEN = re.compile(r'cannot (\S+) resource "([^"]+)" in API group "([^"]*)"'
+                        r'(?: in the namespace "([^"]+)"| at the cluster scope)?')
+
+
+def missing_permission(exc):
+    """What a 403 says the credentials may not do, in RBAC terms, or None when exc is not a 403."""
+    if _status_of(exc) != 403:
+        return None
+    body = getattr(exc, "body", None)
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    try:
+        body = json.loads(body).get("message") or body  # a Status object: its message has the authorizer's words
+    except (ValueError, AttributeError, TypeError):
+        pass
+    m = _FORBIDDEN.search("%s %s" % (body or "", exc))
+    if not m:
+        return "missing permission (403 Forbidden; the API server did not say which)"
+    verb, resource, group, namespace = m.groups()
+    what = resource + ("." + group if group else "")
+    return "missing permission: %s %s %s" % (verb, what, ("in namespace " + namespace) if namespace else "cluster-wide")
+
+
 def _error_text(exc):
     status = _status_of(exc)
     body = getattr(exc, "body", None)
@@ -85,6 +113,8 @@ def _error_text(exc):
         except (ValueError, AttributeError, TypeError):
             msg = None
     text = msg or str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if status == 403:
+        return "HTTP 403: %s (%s)" % (missing_permission(exc), text)
     if status:
         return "HTTP %s: %s" % (status, text)
     return "%s: %s" % (type(exc).__name__, text)

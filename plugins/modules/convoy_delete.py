@@ -94,11 +94,18 @@ from ansible_collections.kubernetes.core.plugins.module_utils.args_common import
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.teardown.gates.plugins.module_utils.convoy import API_VERSION
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import missing_permission
 
 
 def utc_iso(ts=None):
     ts = time.time() if ts is None else ts
     return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (int(ts * 1000) % 1000)
+
+
+def _why(e):
+    """For a 403, the permission that is missing (verb, resource, namespace), so the operator can grant it."""
+    hint = missing_permission(e)
+    return ": " + hint if hint else ""
 
 
 def main():
@@ -133,8 +140,8 @@ def main():
             if e.status == 404:
                 out["absent"].append(name)
                 continue
-            module.fail_json(msg="%s %s/%s: read failed (%s %s); state unknown, nothing more sent"
-                             % (p["kind"], ns, name, e.status, e.reason), **out)
+            module.fail_json(msg="%s %s/%s: read failed (%s %s%s); state unknown, nothing more sent"
+                             % (p["kind"], ns, name, e.status, e.reason, _why(e)), **out)
         except Exception as e:
             module.fail_json(msg="%s %s/%s: read failed (%s); state unknown, nothing more sent"
                              % (p["kind"], ns, name, e), **out)
@@ -162,7 +169,8 @@ def main():
             elif e.status == 409:
                 out["recreated"].append({"name": name, "planned_uid": uid, "current_uid": None})
             else:
-                module.fail_json(msg="%s %s/%s: DELETE failed (%s %s)" % (p["kind"], ns, name, e.status, e.reason),
+                module.fail_json(msg="%s %s/%s: DELETE failed (%s %s%s)" % (p["kind"], ns, name, e.status, e.reason,
+                                                                              _why(e)),
                                  changed=bool(out["deleted"]), **out)
         except Exception as e:
             module.fail_json(msg="%s %s/%s: DELETE failed (%s); its state is unknown" % (p["kind"], ns, name, e),

@@ -192,6 +192,7 @@ from datetime import datetime, timezone
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import missing_permission
 from ansible_collections.teardown.gates.plugins.module_utils.convoy import (
     ABSENT,
     API_VERSION,
@@ -218,6 +219,8 @@ def short_error(e):
     if status is None:
         return str(e)
     err = "%s %s" % (status, getattr(e, "reason", "") or "")
+    if missing_permission(e):
+        err += ": " + missing_permission(e)
     try:
         err += ": " + json.loads(e.body).get("message", "")
     except Exception:

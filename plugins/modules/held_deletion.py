@@ -176,6 +176,7 @@ from ansible.module_utils.common.text.converters import to_native
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.teardown.gates.plugins.module_utils import captf
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import missing_permission
 
 try:
     from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
@@ -228,7 +229,9 @@ class Reader:
 
 def _err(e):
     if isinstance(e, DynamicApiError):
-        return "%s %s" % (getattr(e, "status", ""), getattr(e, "reason", "") or to_native(e))
+        hint = missing_permission(e)  # a 403 names the permission to grant
+        return "%s %s%s" % (getattr(e, "status", ""), getattr(e, "reason", "") or to_native(e),
+                            (": " + hint) if hint else "")
     return to_native(e)
 
 
