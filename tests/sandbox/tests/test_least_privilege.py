@@ -1,0 +1,108 @@
+"""Least privilege: each playbook runs with a ServiceAccount bound to exactly the ClusterRoles shipped in
+extensions/rbac/, and every request it makes (re-derived from the API server's audit log) is allowed by
+them; without one of those permissions the run fails with a 403 that names verb, resource and namespace.
+The same runs (-vvv, with a report folder) are then searched for the credentials they used."""
+import copy
+import os
+
+import pytest
+
+from privilege import ServiceAccounts, LogTail, audit_requests, describe, not_covered, run_playbook, seed, \
+    shipped_roles
+from secrets_scan import assert_no_secrets, sandbox_secrets
+
+
+@pytest.fixture()
+def accounts(api_client, tmp_path):
+    sa = ServiceAccounts(api_client, str(tmp_path))
+    yield sa
+    sa.cleanup()
+
+
+def _check_run(out, tail, accounts, name, roles):
+    reqs = audit_requests(tail, accounts.username(name))
+    denied = sorted({describe(r) for r in reqs if r["code"] == 403})
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    assert not denied, "the shipped roles do not allow: %s" % denied
+    rules = [rule for rs in roles.values() for rule in rs]
+    assert not_covered(reqs, rules) == []
+    return reqs
+
+
+def test_prune_releases_with_the_shipped_roles(accounts, tmp_path):
+    ns = "lpr-" + os.urandom(3).hex()
+    seed("releases", "--name", ns, "--namespace", ns, "--count", "3", "--knob", "hook_seconds=0.3")
+    roles = shipped_roles("release_prune.yml")
+    kubeconfig, token = accounts.create("pruner", roles, [ns])
+    # the verify role is bound where the Releases deploy, not in the Releases' namespace
+    accounts.rbac.delete_namespaced_role_binding(
+        "teardown-gates-release-prune-verify-%s-pruner" % accounts.namespace, ns)
+    accounts.rbac.create_namespaced_role_binding(ns + "-target", {
+        "metadata": {"name": "verify"}, "subjects": [{"kind": "ServiceAccount", "name": "pruner",
+                                                      "namespace": accounts.namespace}],
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                    "name": "teardown-gates-release-prune-verify-%s-pruner" % accounts.namespace}})
+    report = tmp_path / "report"
+    tail = LogTail(os.environ["SANDBOX_AUDIT_LOG"])
+    out = run_playbook("teardown.gates.prune_releases",
+                       {"release_namespace": ns, "convoy_cluster_name": ns + "-cluster", "prune_cluster": True,
+                        "report_dir": str(report), "timeout": 120}, str(tmp_path),
+                       {"KUBECONFIG": kubeconfig, "K8S_AUTH_KUBECONFIG": kubeconfig})
+    reqs = _check_run(out, tail, accounts, "pruner", roles)
+    # the run did its job under these roles: the Releases and the Cluster were deleted
+    deleted = {r["resource"] for r in reqs if r["verb"] == "delete"}
+    assert deleted == {"releases", "clusters"}
+    assert (report / "release_prune-report.json").exists()
+    assert_no_secrets(tmp_path, out, sandbox_secrets() + [token])
+
+
+def test_release_held_deletion_with_the_shipped_roles(accounts, dyn, tmp_path):
+    ns = "lph-" + os.urandom(3).hex()
+    seed("captf", "--name", "lost", "--namespace", ns, "--knob", "state=lost")
+    enc = seed("captf", "--name", "enc", "--namespace", ns, "--knob", "state=encrypted", "--knob", "backups=0")
+    uid = next(o["uid"] for o in enc["objects"] if o["kind"] == "TerraformCluster")
+    roles = shipped_roles("held_deletion.yml")
+    kubeconfig, token = accounts.create("releaser", roles, [ns], cluster=["teardown-gates-held-deletion-crds"])
+    saved, report = tmp_path / "saved", tmp_path / "report"
+    saved.mkdir()
+    tail = LogTail(os.environ["SANDBOX_AUDIT_LOG"])
+    out = run_playbook("teardown.gates.release_held_deletion",
+                       {"held_namespace": ns, "abandon_uid": uid, "backup_dir": str(saved),
+                        "report_dir": str(report), "timeout": 120}, str(tmp_path),
+                       {"KUBECONFIG": kubeconfig, "K8S_AUTH_KUBECONFIG": kubeconfig})
+    reqs = _check_run(out, tail, accounts, "releaser", roles)
+    patched = {r["name"] for r in reqs if r["verb"] == "patch"}
+    assert patched == {"lost", "enc"}  # a restore and an abandon, both under the shipped roles
+    assert_no_secrets(tmp_path, out, sandbox_secrets() + [token], skip=[saved])
+
+
+def _without(roles, role, group, resource, verb):
+    out = copy.deepcopy(roles)
+    rules = []
+    for rule in out[role]:
+        if group in rule["apiGroups"] and resource in rule["resources"] and verb in rule["verbs"]:
+            if len(rule["resources"]) > 1:
+                rules.append(dict(rule, resources=[r for r in rule["resources"] if r != resource]))
+            rule = dict(rule, resources=[resource], verbs=[v for v in rule["verbs"] if v != verb])
+        if rule["verbs"]:
+            rules.append(rule)
+    out[role] = rules
+    return out
+
+
+@pytest.mark.parametrize("verb,resource", [("delete", "releases"), ("list", "releaseinventories")])
+def test_prune_releases_without_a_permission_names_it(accounts, tmp_path, verb, resource):
+    ns = "lpn-" + os.urandom(3).hex()
+    seed("releases", "--name", ns, "--namespace", ns, "--count", "1", "--knob", "hooks=false")
+    roles = _without(shipped_roles("release_prune.yml"), "teardown-gates-release-prune", "core.convoy.kumodo.io",
+                     resource, verb)
+    kubeconfig, _ = accounts.create("short", roles, [ns, ns + "-target"])
+    out = run_playbook("teardown.gates.prune_releases", {"release_namespace": ns, "release_names": [ns + "-00"],
+                                                         "timeout": 60},
+                       str(tmp_path), {"KUBECONFIG": kubeconfig, "K8S_AUTH_KUBECONFIG": kubeconfig}, verbosity="")
+    assert out.returncode != 0
+    text = out.stdout + out.stderr
+    assert "403" in text or "forbidden" in text.lower(), text[-3000:]
+    # the message names what is missing: verb, resource (with its group) and namespace
+    expected = "%s %s.core.convoy.kumodo.io in namespace %s" % (verb, resource, ns)
+    assert expected in text, text[-3000:]
