@@ -154,6 +154,11 @@ retained:
   type: list
   elements: dict
   sample: [{"logical_id": "Data", "type": "AWS::S3::Bucket", "physical_id": "p-retain-data", "why": "DeletionPolicy (DELETE_SKIPPED)"}]
+notes:
+  description: What could not be known (a failed lookup), said so rather than taken as absent.
+  returned: always
+  type: list
+  elements: str
 retain_supported:
   description: Whether the endpoint honoured RetainResources; null when it was not used.
   returned: always
@@ -209,9 +214,10 @@ def main():
                       disable_termination_protection=p["disable_termination_protection"],
                       wait_timeout=p["wait_timeout"], check_mode=module.check_mode, poll=p["poll_interval"])
 
-    def result(st, sid, **extra):
+    def result(st, sid, failed=False, **extra):
         refusals = [dict(r) for r in td.refusals]
-        out = dict(changed=td.changed or (module.check_mode and st is not None and st["StackStatus"] != "DELETE_COMPLETE"),
+        would = module.check_mode and not failed and st is not None and st["StackStatus"] != "DELETE_COMPLETE"
+        out = dict(changed=td.changed or would, notes=td.notes,
                    stack_status=st["StackStatus"] if st is not None else ("DELETE_COMPLETE" if sid else "NOT_FOUND"),
                    refusals=refusals, retained=td.retained, retain_supported=td.retain_supported, events=td.events,
                    api_calls=clients.calls, elapsed=round(time.monotonic() - t0, 3))
@@ -230,11 +236,11 @@ def main():
             cur = td.describe(sid or p["stack_name"].strip())
         except Exception:  # noqa: BLE001 - the failure below is what matters
             cur = None
-        module.fail_json(msg=e.msg, **result(cur, cur["StackId"] if cur else sid))
+        module.fail_json(msg=e.msg, **result(cur, cur["StackId"] if cur else sid, failed=True))
     except CheckModeViolation as e:
-        module.fail_json(msg="internal error, refused a mutating call in check mode: %s" % e, **result(None, None))
+        module.fail_json(msg="internal error, refused a mutating call in check mode: %s" % e, **result(None, None, failed=True))
     except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError) as e:
-        module.fail_json_aws(e, msg="stack %s: AWS request failed" % p["stack_name"], **result(None, sid))
+        module.fail_json_aws(e, msg="stack %s: AWS request failed" % p["stack_name"], **result(None, sid, failed=True))
     module.exit_json(**result(st, sid))
 
 
