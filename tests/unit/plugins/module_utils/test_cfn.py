@@ -112,6 +112,9 @@ def err(code, msg, op):
     return botocore.exceptions.ClientError({"Error": {"Code": code, "Message": msg}}, op)
 
 
+ARN = "arn:aws:cloudformation:us-east-1:1:stack/p/1"
+
+
 class FakeAWS:
     """One stack with a bucket that refuses while it holds objects; ``retain_ok``: RetainResources honoured."""
 
@@ -129,7 +132,7 @@ class FakeAWS:
         self.calls.append("DescribeStacks")
         if self.status == "DELETE_COMPLETE" and not StackName.startswith("arn:"):
             raise err("ValidationError", "Stack with id %s does not exist" % StackName, "DescribeStacks")
-        return {"Stacks": [{"StackName": "p", "StackId": "arn:aws:cloudformation:us-east-1:1:stack/p/1",
+        return {"Stacks": [{"StackName": "p", "StackId": ARN,
                             "StackStatus": self.status, "Outputs": []}]}
 
     def describe_stack_events(self, StackName, **kw):
@@ -157,7 +160,9 @@ class FakeAWS:
         else:
             self.status = "DELETE_COMPLETE"
             self.bucket_status = "DELETE_SKIPPED" if RetainResources else "DELETE_COMPLETE"
-        self.events.append({"EventId": str(n), "LogicalResourceId": "Logs", "ResourceStatus": self.bucket_status})
+        self.events.append({"EventId": str(n), "LogicalResourceId": "Logs", "ResourceStatus": self.bucket_status,
+                            "StackId": ARN, "StackName": "p", "PhysicalResourceId": "p-logs",
+                            "ResourceType": "AWS::S3::Bucket"})
         return {}
 
     # s3
