@@ -134,8 +134,8 @@ class CfnDeletion:
     def _template_resources(stack):
         return (stack.template_dict or {}).get("Resources") or {}
 
-    def _resource_table(self, stack):
-        """The stack's resources with their statuses; made on the first delete of the stack."""
+    def _resource_table(self, stack, keep=True):
+        """The stack's resources with their statuses; kept from the first delete of the stack on."""
         table = self.cfn_res.get(stack.stack_id)
         if table is None:
             table = {}
@@ -147,7 +147,8 @@ class CfnDeletion:
                     continue
                 table[lid] = {"status": created, "reason": None, "type": (body or {}).get("Type", ""),
                               "physical": self._physical(res), "time": time.time()}
-            self.cfn_res[stack.stack_id] = table
+            if keep:
+                self.cfn_res[stack.stack_id] = table
         return table
 
     @staticmethod
@@ -201,16 +202,40 @@ class CfnDeletion:
         if a in ("ListStackResources", "DescribeStackResources", "DescribeStackResource"):
             backend = self.cfn(req.region)
             stack = self._any_stack(backend, p.get("StackName", ""))
-            if stack is not None and stack.stack_id in self.cfn_res:
+            if stack is not None and (stack.stack_id in self.cfn_res or stack.stack_id in backend.stacks):
                 return self._resources_answer(req, stack, p.get("LogicalResourceId"))
         return None
 
     def _after_cloudformation(self, req, status, body):
-        return None
+        if status >= 300 or req.action != "CreateStack":
+            return
+        m = re.search(rb"<StackId>([^<]+)</StackId>", body)
+        stack = self.cfn(req.region).stacks.get(m.group(1).decode()) if m else None
+        if stack is not None:
+            self._cfn_created(req.region, stack)
+
+    def _cfn_created(self, region, stack):
+        """Template properties moto's resource support drops, applied as AWS would at create."""
+        parsed = stack.resource_map._parsed_resources
+        for lid, body in self._template_resources(stack).items():
+            props, res = (body or {}).get("Properties") or {}, parsed.get(lid)
+            if res is None or isinstance(res, str):
+                continue
+            rtype = (body or {}).get("Type")
+            if rtype == "AWS::S3::Bucket" and (props.get("VersioningConfiguration") or {}).get("Status") in (
+                    "Enabled", "Suspended"):
+                bucket = self._backend("s3", None).buckets.get(self._physical(res))
+                if bucket is not None:
+                    bucket.versioning_status = props["VersioningConfiguration"]["Status"]
+            elif rtype == "AWS::RDS::DBInstance" and str(props.get("DeletionProtection")).lower() == "true":
+                db = self._backend("rds", region).databases.get(self._physical(res))
+                if db is not None:
+                    db.deletion_protection = True
 
     def _resources_answer(self, req, stack, only=None):
         a = req.action
-        rows = [(lid, r) for lid, r in self.cfn_res[stack.stack_id].items() if only in (None, "", lid)]
+        table = self._resource_table(stack, keep=False)
+        rows = [(lid, r) for lid, r in table.items() if only in (None, "", lid)]
         if a == "DescribeStackResource" and not rows:
             return self._invalid(req, f"Resource {only} does not exist for stack {stack.name}")
         members = []
@@ -267,7 +292,7 @@ class CfnDeletion:
                                           "specify resources that are in the DELETE_COMPLETE state.")
         self._resource_table(stack)
         self.cfn_ops[stack.stack_id] = {"region": req.region, "prior": stack.status, "retain": set(retain),
-                                        "force": force, "next": time.time() + self.knobs["cfn_step_seconds"],
+                                        "force": force, "last": time.time(),
                                         "export_check": True}
         stack.status = "DELETE_IN_PROGRESS"
         stack.stack_status_reason = "User Initiated"
@@ -277,7 +302,7 @@ class CfnDeletion:
     def _start_child(self, child, region, force):
         self._resource_table(child)
         self.cfn_ops[child.stack_id] = {"region": region, "prior": child.status, "retain": set(), "force": force,
-                                        "next": time.time(), "export_check": True}
+                                        "last": 0.0, "export_check": True}
         child.status = "DELETE_IN_PROGRESS"
         child.stack_status_reason = "User Initiated"
         self._stack_event(child, "DELETE_IN_PROGRESS", "User Initiated")
@@ -286,7 +311,9 @@ class CfnDeletion:
     def _cfn_tick(self):
         now = time.time()
         for sid, op in list(self.cfn_ops.items()):
-            if now >= op["next"] and sid in self.cfn_ops:
+            # the knob is read at every tick: a test may slow a delete down, then let it go
+            if now >= op["last"] + self.knobs["cfn_step_seconds"] and sid in self.cfn_ops:
+                op["last"] = now
                 self._cfn_wave(sid, op)
 
     def _importers(self, backend, stack):
@@ -363,7 +390,6 @@ class CfnDeletion:
                 failed.append(lid)
                 self._set_res(stack, lid, "DELETE_FAILED", refusal)
         if waiting:
-            op["next"] = time.time() + self.knobs["cfn_step_seconds"]
             return
         if failed:
             self.cfn_ops.pop(sid)
@@ -374,7 +400,6 @@ class CfnDeletion:
             self._stack_event(stack, "DELETE_FAILED", reason)
             return
         if any(r["status"] not in _DONE for r in table.values()):
-            op["next"] = time.time() + self.knobs["cfn_step_seconds"]
             return
         self.cfn_ops.pop(sid)
         self._stack_event(stack, "DELETE_COMPLETE")

@@ -158,7 +158,7 @@ def seed(name=None, namespace=None, knobs=None):
                            "MasterUsername": "admin1", "MasterUserPassword": "sandbox-only-1",
                            "DeletionProtection": True}}}))
         db = res["Database"]
-        # moto's template support drops DeletionProtection; turn it on the way an operator would
+        # the layer applies the template's DeletionProtection; say it again as an operator would
         rds.modify_db_instance(DBInstanceIdentifier=db, DeletionProtection=True, ApplyImmediately=True)
         add("rds", stack, arn, [{"logical_id": "Database", "type": "AWS::RDS::DBInstance", "physical_id": db,
                                  "class": "DeletionProtection", "why": "deletion protection is on"}])
