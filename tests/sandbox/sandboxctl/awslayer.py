@@ -93,6 +93,8 @@ class Request:
                 return rest[2]
             if rest[:1] == ["hostedzonesbyvpc"]:
                 return "ListHostedZonesByVPC"
+            if rest[:1] == ["hostedzonesbyname"]:
+                return "ListHostedZonesByName"
             if rest[:1] == ["tags"]:
                 return "ChangeTagsForResource" if self.method == "POST" else "ListTagsForResource"
             return "/".join(rest)
