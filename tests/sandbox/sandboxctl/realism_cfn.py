@@ -17,7 +17,8 @@ answers DeleteStack itself:
   * termination protection refuses DeleteStack (ValidationError); UpdateTerminationProtection works;
   * an export still imported elsewhere: the delete is accepted, then fails with a stack-level
     DELETE_FAILED event naming the importer and the stack returns to its previous *_COMPLETE status;
-  * a deleted stack moves to moto's deleted stacks: found by ARN only.
+  * a deleted stack moves to moto's deleted stacks: found by ARN only;
+  * ListImports (which moto lacks) names the live stacks importing an export.
 ListStackResources, DescribeStackResources and DescribeStackResource are answered by the layer for a
 stack it has begun deleting (moto hard-codes CREATE_COMPLETE there).
 """
@@ -199,6 +200,15 @@ class CfnDeletion:
                 return self._invalid(req, f"Stack [{p.get('StackName', '')}] does not exist")
             stack.enable_termination_protection = str(p.get("EnableTerminationProtection")).lower() == "true"
             return self._ok(req, a, f"<StackId>{_x(stack.stack_id)}</StackId>")
+        if a == "ListImports":  # moto does not implement it; the layer knows the imports
+            export = p.get("ExportName", "")
+            backend = self.cfn(req.region)
+            users = sorted({other.name for other in backend.stacks.values()
+                            if other.status != "DELETE_COMPLETE" and export in imported_names(other.template_dict or {})})
+            if not users:
+                return self._invalid(req, f"Export '{export}' is not imported by any stack.")
+            members = "".join(f"<member>{_x(u)}</member>" for u in users)
+            return self._ok(req, a, f"<Imports>{members}</Imports>")
         if a in ("ListStackResources", "DescribeStackResources", "DescribeStackResource"):
             backend = self.cfn(req.region)
             stack = self._any_stack(backend, p.get("StackName", ""))

@@ -337,6 +337,7 @@ def test_export_in_use_fails_the_delete_and_names_the_importer():
     importer = create({"Param": {"Type": "AWS::SSM::Parameter", "Properties": {
         "Name": "/t/" + uid(), "Type": "String", "Value": {"Fn::ImportValue": export}}}})
     importer_name = stack(importer)["StackName"]
+    assert cfn.list_imports(ExportName=export)["Imports"] == [importer_name]
     cfn.delete_stack(StackName=exporter)
     s = settle(exporter)
     assert s["StackStatus"] == "CREATE_COMPLETE"  # back where it was: not a deletion
@@ -345,6 +346,7 @@ def test_export_in_use_fails_the_delete_and_names_the_importer():
     assert failed and export in failed[0][2] and importer_name in failed[0][2]
     assert resources(exporter)["Queue"]["ResourceStatus"] != "DELETE_COMPLETE"
     assert delete_and_settle(importer)["StackStatus"] == "DELETE_COMPLETE"
+    assert "not imported" in validation_error(cfn.list_imports, ExportName=export)
     assert delete_and_settle(exporter)["StackStatus"] == "DELETE_COMPLETE"
     assert export not in [e["Name"] for e in cfn.list_exports()["Exports"]]
 
@@ -359,3 +361,48 @@ def test_deleted_stack_is_found_by_arn_only():
     cfn.delete_stack(StackName=name)  # deleting what is gone is not an error, and changes nothing
     cfn.delete_stack(StackName=arn)
     assert stack(arn)["StackStatus"] == "DELETE_COMPLETE"
+
+
+EXPECTED_CODE = {"bucket": "BucketNotEmpty", "iam": "DeleteConflict", "sg": "DependencyViolation",
+                 "rds": "InvalidParameterCombination"}
+
+
+def test_seed_cfn_refusals_gives_one_refusing_stack_per_class(sandbox_cli):
+    p = "S" + uid()[:5]
+    r = sandbox_cli("seed", "cfn-refusals", "--name", p)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    stacks = out["stacks"]
+    assert sorted(stacks) == sorted(["bucket", "iam", "sg", "rds", "parent", "exporter", "importer", "protected",
+                                     "retain"])
+    for cls, desc in stacks.items():
+        assert desc["name"] == f"{p}-{cls}"
+        assert stack(desc["arn"])["StackStatus"] == "CREATE_COMPLETE"
+    versions = s3.list_object_versions(Bucket=stacks["bucket"]["refuses"][0]["physical_id"])
+    assert len(versions.get("Versions", [])) >= 3 and versions.get("DeleteMarkers")
+    for cls, code in EXPECTED_CODE.items():
+        refusal = stacks[cls]["refuses"][0]
+        cfn.delete_stack(StackName=stacks[cls]["arn"])
+        row = assert_refused(stacks[cls]["arn"], refusal["logical_id"], code)
+        assert row["PhysicalResourceId"] == refusal["physical_id"]
+    cfn.delete_stack(StackName=stacks["parent"]["arn"])
+    assert settle(stacks["parent"]["arn"])["StackStatus"] == "DELETE_FAILED"
+    assert resources(stacks["parent"]["arn"])["Child"]["ResourceStatusReason"].startswith("Embedded stack")
+    cfn.delete_stack(StackName=stacks["exporter"]["arn"])
+    assert settle(stacks["exporter"]["arn"])["StackStatus"] == "CREATE_COMPLETE"
+    assert any(s == "DELETE_FAILED" and f"{p}-importer" in (why or "") for _, s, why in events(stacks["exporter"]["arn"]))
+    validation_error(cfn.delete_stack, StackName=stacks["protected"]["name"])
+    assert delete_and_settle(stacks["retain"]["arn"])["StackStatus"] == "DELETE_COMPLETE"
+    assert resources(stacks["retain"]["arn"])["Kept"]["ResourceStatus"] == "DELETE_SKIPPED"
+
+
+def test_seed_cfn_refusals_subset_and_retain_resources_off(sandbox_cli):
+    p = "S" + uid()[:5]
+    r = sandbox_cli("seed", "cfn-refusals", "--name", p, "--knob", "classes=bucket", "--knob", "retain_resources=off")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert list(out["stacks"]) == ["bucket"]
+    assert out["knobs"]["cfn_retain_resources"] == 0
+    assert control("GET", "realism")["knobs"]["cfn_retain_resources"] == 0
+    bad = sandbox_cli("seed", "cfn-refusals", "--name", p + "x", "--knob", "classes=bucket,nope")
+    assert bad.returncode != 0 and "nope" in bad.stderr
