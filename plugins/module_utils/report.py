@@ -1,0 +1,305 @@
+# -*- coding: utf-8 -*-
+# Copyright: teardown.gates contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Timeline and report rendering for a hosted-cluster teardown: pure functions, no I/O.
+
+The report is a dict (written as JSON) and a Markdown rendering of the same dict. Inputs are what
+the hosted_cluster_destroy role collected: the cluster's identity, the options, the wait_gate
+results, the aws_infra_cleanup results, the independent verification, and the milestones.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import datetime
+import re
+
+SCHEMA = 1
+IAM_TYPES = frozenset(["AWS::IAM::InstanceProfile", "AWS::IAM::Role", "AWS::IAM::ManagedPolicy",
+                       "AWS::IAM::OIDCProvider"])
+GATE_STATES = ("passed", "timeout", "unknown", "not_started", "skipped", "retained", "planned")
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc)
+
+
+def iso(ts):
+    """UTC ISO-8601 with milliseconds and a Z."""
+    return ts.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (ts.microsecond // 1000)
+
+
+def parse_iso(value):
+    """Parse the times our modules and Kubernetes write (Z or +00:00, with or without fractions)."""
+    if not value:
+        return None
+    v = str(value).strip().replace("Z", "+00:00")
+    m = re.match(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?([+-]\d{2}:\d{2})?$", v)
+    if not m:
+        return None
+    base = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S")
+    micro = int((m.group(2) or ".0")[1:7].ljust(6, "0"))
+    base = base.replace(microsecond=micro)
+    off = m.group(3) or "+00:00"
+    sign = 1 if off[0] == "+" else -1
+    hours, minutes = int(off[1:3]), int(off[4:6])
+    tz = datetime.timezone(sign * datetime.timedelta(hours=hours, minutes=minutes))
+    return base.replace(tzinfo=tz).astimezone(datetime.timezone.utc)
+
+
+def seconds_between(start, end):
+    a, b = parse_iso(start), parse_iso(end)
+    if a is None or b is None:
+        return None
+    return round((b - a).total_seconds(), 3)
+
+
+def archive_stamp(ts):
+    """The UTC time in an archived report's file name: 20260101T100000.123Z (sorts by time)."""
+    return ts.astimezone(datetime.timezone.utc).strftime("%Y%m%dT%H%M%S.") + "%03dZ" % (ts.microsecond // 1000)
+
+
+def base_name(namespace, name):
+    return "%s-%s" % (namespace, name)
+
+
+def gate_rows(gates):
+    """Normalise wait_gate results (or planned/skipped gates the role adds) into report rows."""
+    rows = []
+    for g in gates or []:
+        state = g.get("state") or "unknown"
+        started = g.get("started")
+        passed_at = g.get("passed_at")
+        duration = g.get("duration_s")
+        if duration is None:
+            duration = g.get("duration")
+        if duration is None and started and (passed_at or g.get("ended")):
+            duration = seconds_between(started, passed_at or g.get("ended"))
+        row = {
+            "name": g.get("name"),
+            "state": state,
+            "started": started,
+            "passed_at": passed_at,
+            "duration_s": duration,
+            "first_observed_terminating": g.get("first_observed_terminating"),
+            "first_observed_absent": g.get("first_observed_absent"),
+        }
+        if g.get("reason"):
+            row["reason"] = g["reason"]
+        remaining = g.get("remaining") or []
+        if remaining and state != "passed":
+            row["remaining"] = [_obj_ref(o) for o in remaining]
+        rows.append(row)
+    return rows
+
+
+def _obj_ref(o):
+    ref = {k: o.get(k) for k in ("kind", "namespace", "name", "uid") if o.get(k) is not None}
+    if o.get("finalizers"):
+        ref["finalizers"] = list(o["finalizers"])
+    return ref
+
+
+def split_aws(resources):
+    """aws_infra_cleanup's per-resource results -> aws {deleted, absent, retained, remaining}, iam {deleted, retained}.
+
+    IAM types are counted under both ``aws`` (everything by ID) and ``iam`` (the IAM scope alone), so
+    that a caller can read either. ``remaining`` is every resource neither deleted, absent, terminal
+    nor retained: what a later run or an operator must still deal with, by ID.
+    """
+    aws = {"deleted": [], "absent": [], "retained": [], "remaining": []}
+    iam = {"deleted": [], "retained": [], "remaining": []}
+    for r in resources or []:
+        ref = {"type": r.get("type"), "id": r.get("id")}
+        outcome = r.get("outcome")
+        verified = r.get("verified_state") or r.get("observed")
+        if outcome == "deleted":
+            bucket = "deleted"
+        elif outcome == "retained":
+            bucket = "retained"
+            ref["reason"] = r.get("reason") or "preserve_iam"
+        elif outcome == "absent" or verified in ("absent", "terminal"):
+            bucket = "absent"
+        else:
+            bucket = "remaining"
+            ref["outcome"] = outcome
+            if r.get("error"):
+                ref["error"] = r["error"]
+            if verified:
+                ref["state"] = verified
+            if r.get("blockers"):
+                ref["blockers"] = r["blockers"]
+        aws[bucket].append(ref)
+        if ref["type"] in IAM_TYPES and bucket in iam:
+            iam[bucket].append(ref)
+    for d in (aws, iam):
+        for v in d.values():
+            v.sort(key=lambda x: (x.get("type") or "", x.get("id") or ""))
+    return aws, iam
+
+
+def merge_manifests(*manifests):
+    """Union of manifests (type -> IDs); a stored baseline keeps IDs a fresh discovery no longer finds."""
+    out = {}
+    for m in manifests:
+        for rtype, ids in (m or {}).items():
+            if not ids:
+                continue
+            out.setdefault(rtype, set()).update(ids)
+    return dict((k, sorted(v)) for k, v in sorted(out.items()))
+
+
+def split_manifest(manifest):
+    """(infrastructure manifest, IAM manifest)."""
+    infra, iam = {}, {}
+    for rtype, ids in (manifest or {}).items():
+        (iam if rtype in IAM_TYPES else infra)[rtype] = list(ids)
+    return infra, iam
+
+
+def build_report(cluster, options, gates=None, aws_resources=None, verification=None, milestones=None,
+                 hcp_conditions=None, namespace_retained=False, retained=None, stopped=None, versions=None,
+                 check_mode=False, plan=None):
+    """The report dict. ``verification`` is {checks: [{what, state, ...}], aws_verified: bool}."""
+    milestones = dict(milestones or {})
+    aws, iam = split_aws(aws_resources)
+    checks = list((verification or {}).get("checks") or [])
+    command_succeeded = bool(milestones.get("command_succeeded"))
+    k8s_ok = bool(checks) and all(c.get("state") in ("absent", "retained") for c in checks)
+    aws_ok = bool((verification or {}).get("aws_verified")) and not aws["remaining"]
+    verified = bool(command_succeeded and k8s_ok and aws_ok and not check_mode)
+    retained_list = list(retained or [])
+    if namespace_retained:
+        retained_list.append({"what": "Namespace %s" % cluster.get("hcp_namespace"),
+                              "why": "the HostedCluster asked for it (skip-delete-hosted-controlplane-namespace: \"true\")"})
+    if iam["retained"]:
+        retained_list.append({"what": "%d IAM resources" % len(iam["retained"]),
+                              "why": "preserve_iam: true (intended retention, not a leak)"})
+    report = {
+        "schema": SCHEMA,
+        "cluster": dict((k, cluster.get(k)) for k in ("namespace", "name", "uid", "infra_id", "region",
+                                                      "hcp_namespace") if k in cluster),
+        "options": dict(options or {}),
+        "check_mode": bool(check_mode),
+        "milestones": milestones,
+        "gates": gate_rows(gates),
+        "hcp_conditions": dict(hcp_conditions or {}),
+        "aws": aws,
+        "iam": {"deleted": iam["deleted"], "retained": iam["retained"]},
+        "namespace_retained": bool(namespace_retained),
+        "retained": retained_list,
+        "remaining": aws["remaining"] + [c for c in checks if c.get("state") not in ("absent", "retained")],
+        "verification": {"checks": checks, "aws_verified": bool((verification or {}).get("aws_verified"))},
+        "command_succeeded": command_succeeded,
+        "verified": verified,
+        "stopped": stopped,
+        "versions": dict(versions or {}),
+    }
+    if plan is not None:
+        report["plan"] = plan
+    for k in ("namespace", "name", "uid", "infra_id"):
+        report["cluster"].setdefault(k, None)
+    return report
+
+
+def summary(report):
+    """The short form for set_stats and the module's result."""
+    return {
+        "cluster": "%s/%s" % (report["cluster"].get("namespace"), report["cluster"].get("name")),
+        "uid": report["cluster"].get("uid"),
+        "infra_id": report["cluster"].get("infra_id"),
+        "command_succeeded": report["command_succeeded"],
+        "verified": report["verified"],
+        "check_mode": report.get("check_mode", False),
+        "gates": dict((g["name"], g["state"]) for g in report["gates"]),
+        "aws_deleted": len(report["aws"]["deleted"]),
+        "aws_retained": len(report["aws"]["retained"]),
+        "aws_remaining": len(report["aws"]["remaining"]),
+        "iam_retained": len(report["iam"]["retained"]),
+        "namespace_retained": report["namespace_retained"],
+        "stopped_at": (report.get("stopped") or {}).get("gate"),
+    }
+
+
+def _fmt(v):
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return "%.3f" % v
+    return str(v)
+
+
+def _md_escape(v):
+    return _fmt(v).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(report):
+    c = report["cluster"]
+    lines = ["# Teardown of HostedCluster %s/%s" % (c.get("namespace"), c.get("name")), ""]
+    status = "verified" if report["verified"] else ("command finished, NOT verified" if report["command_succeeded"]
+                                                    else "NOT finished")
+    if report.get("check_mode"):
+        status = "check mode: plan only, nothing changed"
+    lines += ["**Result: %s**" % status, ""]
+    lines += ["| | |", "| --- | --- |"]
+    for k in ("uid", "infra_id", "region", "hcp_namespace"):
+        lines.append("| %s | %s |" % (k, _md_escape(c.get(k))))
+    for k, v in sorted(report["options"].items()):
+        lines.append("| option `%s` | %s |" % (k, _md_escape(v)))
+    ms = report.get("milestones") or {}
+    for k in ("started", "command_finished", "verified_at", "finished"):
+        if ms.get(k):
+            lines.append("| %s | %s |" % (k.replace("_", " "), ms[k]))
+    lines.append("| command succeeded | %s |" % report["command_succeeded"])
+    lines.append("| teardown verified | %s |" % report["verified"])
+    lines += ["", "## Gates", "", "| gate | state | started | first terminating | passed | seconds |",
+              "| --- | --- | --- | --- | --- | --- |"]
+    for g in report["gates"]:
+        lines.append("| %s | %s | %s | %s | %s | %s |" % tuple(_md_escape(x) for x in (
+            g["name"], g["state"], g["started"], g.get("first_observed_terminating"), g["passed_at"], g["duration_s"])))
+    if report.get("hcp_conditions"):
+        lines += ["", "## HostedControlPlane conditions (last observed)", "",
+                  "| condition | status | reason | message |", "| --- | --- | --- | --- |"]
+        for t, cond in sorted(report["hcp_conditions"].items()):
+            cond = cond or {}
+            lines.append("| %s | %s | %s | %s |" % tuple(_md_escape(x) for x in (
+                t, cond.get("status", "not observed"), cond.get("reason"), cond.get("message"))))
+    aws = report["aws"]
+    lines += ["", "## AWS", "",
+              "deleted by this run: %d, already absent or terminal: %d, retained: %d, remaining: %d" % (
+                  len(aws["deleted"]), len(aws.get("absent", [])), len(aws["retained"]), len(aws["remaining"]))]
+    if aws["deleted"]:
+        lines += ["", "Deleted:", ""] + ["- `%s` %s" % (r["type"], r["id"]) for r in aws["deleted"]]
+    if report["retained"]:
+        lines += ["", "## Retained, and why", ""] + ["- %s: %s" % (r["what"], r["why"]) for r in report["retained"]]
+        if report["iam"]["retained"]:
+            lines += [""] + ["- `%s` %s" % (r["type"], r["id"]) for r in report["iam"]["retained"]]
+    lines += ["", "## Remaining", ""]
+    if report["remaining"]:
+        for r in report["remaining"]:
+            if "type" in r:
+                lines.append("- `%s` %s (%s)%s" % (r["type"], r["id"], r.get("state") or r.get("outcome"),
+                                                   (": " + r["error"]) if r.get("error") else ""))
+            else:
+                lines.append("- %s: %s" % (r.get("what"), r.get("state")))
+    else:
+        lines.append("Nothing." if report["verified"] else "Nothing known (see the verification below).")
+    checks = report["verification"]["checks"]
+    if checks:
+        lines += ["", "## Verification (independent queries)", "", "| what | state | count |", "| --- | --- | --- |"]
+        for ch in checks:
+            lines.append("| %s | %s | %s |" % tuple(_md_escape(x) for x in (ch.get("what"), ch.get("state"), ch.get("count"))))
+        lines.append("")
+        lines.append("AWS lookups by ID: %s" % ("every non-retained ID absent or terminal"
+                                                 if report["verification"]["aws_verified"] else "NOT verified"))
+    st = report.get("stopped")
+    if st:
+        lines += ["", "## Stopped", "", "At: %s" % st.get("gate"), "", _fmt(st.get("message"))]
+        for hint in st.get("inspect_next") or []:
+            lines.append("- inspect: %s" % hint)
+        if st.get("resume"):
+            lines += ["", "Resume with:", "", "```", st["resume"], "```"]
+    if report.get("versions"):
+        lines += ["", "## Versions", ""] + ["- %s: %s" % (k, _fmt(v)) for k, v in sorted(report["versions"].items())]
+    return "\n".join(lines) + "\n"

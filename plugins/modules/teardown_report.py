@@ -1,0 +1,258 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: teardown.gates contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: teardown_report
+short_description: Write a hosted-cluster teardown report (JSON and Markdown) and return its summary
+version_added: 0.1.0
+author:
+  - teardown.gates developers (@teardown-gates)
+description:
+  - Builds the report of one HostedCluster teardown from what the C(teardown.gates.hosted_cluster_destroy)
+    role collected - identity, options, the timeline of every gate, AWS and IAM outcomes by ID, the
+    independent verification, what was retained and why, what remains - and writes it to
+    O(report_dir) as C(<namespace>-<name>.json) and C(<namespace>-<name>.md).
+  - A report already there from an earlier run is kept as C(<namespace>-<name>.<UTC time>.json) before the
+    new one is written.
+  - The command's milestones and the verification are kept apart - RV(report.command_succeeded) says the
+    teardown ran to its end, RV(report.verified) that independent queries proved everything absent
+    within the requested scope.
+  - Writing the report is bookkeeping, not a change to the world - the module always reports
+    C(changed=false), so a re-run of a finished teardown stays C(changed=0).
+  - In check mode nothing is written; the report is still returned.
+options:
+  report_dir:
+    description: Directory for the report files (created if missing).
+    type: path
+    required: true
+  cluster:
+    description: The HostedCluster's identity - C(namespace), C(name), C(uid), C(infra_id), and optionally C(region), C(hcp_namespace).
+    type: dict
+    required: true
+  options:
+    description: The options the teardown ran with.
+    type: dict
+    default: {}
+  gates:
+    description: The gates - wait_gate's results, or rows with C(name), C(state), C(started), C(passed_at), C(duration_s).
+    type: list
+    elements: dict
+    default: []
+  aws_resources:
+    description: The per-resource results of M(teardown.gates.aws_infra_cleanup) (infrastructure and IAM runs together).
+    type: list
+    elements: dict
+    default: []
+  verification:
+    description: The independent verification - C(checks) (a list of C(what), C(state), C(count)) and C(aws_verified).
+    type: dict
+    default: {}
+  milestones:
+    description: Times and outcomes - C(started), C(command_finished), C(command_succeeded), C(verified_at), C(finished).
+    type: dict
+    default: {}
+  hcp_conditions:
+    description: The HostedControlPlane conditions read before it went (C(CloudResourcesDestroyed), C(CVOScaledDown)).
+    type: dict
+    default: {}
+  namespace_retained:
+    description: Whether the HCP namespace was intentionally retained (the skip annotation).
+    type: bool
+    default: false
+  retained:
+    description: Other things retained on purpose, each with C(what) and C(why).
+    type: list
+    elements: dict
+    default: []
+  stopped:
+    description: Where and why the run stopped (C(gate), C(message), C(inspect_next), C(resume)), when it did.
+    type: dict
+  versions:
+    description: Versions of what ran (the module adds the Python libraries it can see).
+    type: dict
+    default: {}
+  plan:
+    description: The plan printed in check mode (gates and AWS levels).
+    type: raw
+"""
+
+EXAMPLES = r"""
+- name: Write the report
+  teardown.gates.teardown_report:
+    report_dir: /var/lib/teardown-reports
+    cluster: {namespace: clusters, name: demo, uid: 0b5c..., infra_id: demo-x7k2p}
+    options: {destroy_cloud_resources: true, preserve_iam: false}
+    gates: "{{ waited.gates }}"
+    aws_resources: "{{ infra.resources + iam.resources }}"
+    verification: {checks: "{{ checks }}", aws_verified: "{{ aws_check.verified }}"}
+    milestones: {started: "{{ t0 }}", command_succeeded: true}
+  register: report
+
+- name: Hand the summary to AWX
+  ansible.builtin.set_stats:
+    data:
+      teardown: "{{ report.summary }}"
+"""
+
+RETURN = r"""
+report:
+  description: The whole report, as written to the JSON file.
+  returned: always
+  type: dict
+  contains:
+    cluster:
+      description: namespace, name, uid, infra_id (and region, hcp_namespace when given).
+      type: dict
+    options:
+      description: The options.
+      type: dict
+    gates:
+      description: One row per gate - name, state, started, passed_at, duration_s, first_observed_terminating, first_observed_absent.
+      type: list
+    aws:
+      description: C(deleted) (by this run), C(absent) (already gone or terminal), C(retained), C(remaining) - lists of C(type), C(id).
+      type: dict
+    iam:
+      description: The IAM scope alone - C(deleted) and C(retained).
+      type: dict
+    namespace_retained:
+      description: Whether the HCP namespace was intentionally retained.
+      type: bool
+    command_succeeded:
+      description: The teardown ran to its end (the CLI finalizer came off).
+      type: bool
+    verified:
+      description: Independent queries proved every object and tracked AWS ID absent or terminal within the requested scope.
+      type: bool
+    versions:
+      description: Versions of what ran.
+      type: dict
+summary:
+  description: The short form (for C(set_stats)) - cluster, uid, infra_id, command_succeeded, verified, gate states, counts.
+  returned: always
+  type: dict
+json_path:
+  description: The JSON report's path (also returned in check mode, where nothing is written).
+  returned: always
+  type: str
+markdown_path:
+  description: The Markdown report's path.
+  returned: always
+  type: str
+archived:
+  description: Where the earlier run's JSON report was moved, when there was one (null otherwise).
+  returned: always
+  type: str
+"""
+
+import datetime
+import json
+import os
+import tempfile
+
+from ansible.module_utils.basic import AnsibleModule
+
+from ansible_collections.teardown.gates.plugins.module_utils import report as rpt
+
+
+def _lib_versions():
+    out = {}
+    for mod in ("kubernetes", "boto3", "botocore"):
+        try:
+            out["python-" + mod] = __import__(mod).__version__
+        except Exception:  # pylint: disable=broad-except
+            out["python-" + mod] = "not importable"
+    return out
+
+
+def _atomic_write(path, text):
+    d = os.path.dirname(path)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.chmod(tmp, 0o600)
+        os.rename(tmp, path)
+    except Exception:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _archive_time(path):
+    """The earlier report's own finish time when it has one, else the file's modification time."""
+    try:
+        with open(path) as f:
+            earlier = json.load(f)
+        t = rpt.parse_iso(((earlier.get("milestones") or {}).get("finished")))
+        if t is not None:
+            return t
+    except (OSError, ValueError, AttributeError):
+        pass
+    return datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            report_dir=dict(type="path", required=True),
+            cluster=dict(type="dict", required=True),
+            options=dict(type="dict", default={}),
+            gates=dict(type="list", elements="dict", default=[]),
+            aws_resources=dict(type="list", elements="dict", default=[]),
+            verification=dict(type="dict", default={}),
+            milestones=dict(type="dict", default={}),
+            hcp_conditions=dict(type="dict", default={}),
+            namespace_retained=dict(type="bool", default=False),
+            retained=dict(type="list", elements="dict", default=[]),
+            stopped=dict(type="dict"),
+            versions=dict(type="dict", default={}),
+            plan=dict(type="raw"),
+        ),
+        supports_check_mode=True,
+    )
+    p = module.params
+    for key in ("namespace", "name"):
+        if not p["cluster"].get(key):
+            module.fail_json(msg="cluster.%s is required: the report files are named <namespace>-<name>" % key)
+    if not p["report_dir"].strip():
+        module.fail_json(msg="report_dir must not be empty")
+    milestones = dict(p["milestones"])
+    milestones.setdefault("finished", rpt.iso(rpt.utc_now()))
+    versions = dict(_lib_versions(), **p["versions"])
+    report = rpt.build_report(p["cluster"], p["options"], gates=p["gates"], aws_resources=p["aws_resources"],
+                              verification=p["verification"], milestones=milestones,
+                              hcp_conditions=p["hcp_conditions"], namespace_retained=p["namespace_retained"],
+                              retained=p["retained"], stopped=p["stopped"], versions=versions,
+                              check_mode=module.check_mode, plan=p["plan"])
+    base = os.path.join(p["report_dir"], rpt.base_name(p["cluster"]["namespace"], p["cluster"]["name"]))
+    json_path, md_path = base + ".json", base + ".md"
+    archived = None
+    if not module.check_mode:
+        try:
+            if not os.path.isdir(p["report_dir"]):
+                os.makedirs(p["report_dir"], 0o700)
+            if os.path.exists(json_path):
+                archived = "%s.%s.json" % (base, rpt.archive_stamp(_archive_time(json_path)))
+                n = 1
+                while os.path.exists(archived):
+                    archived = "%s.%s-%d.json" % (base, rpt.archive_stamp(_archive_time(json_path)), n)
+                    n += 1
+                os.rename(json_path, archived)
+            _atomic_write(json_path, json.dumps(report, indent=2, sort_keys=True) + "\n")
+            _atomic_write(md_path, rpt.render_markdown(report))
+        except OSError as e:
+            module.fail_json(msg="could not write the report under %s: %s" % (p["report_dir"], e), report=report,
+                             summary=rpt.summary(report))
+    module.exit_json(changed=False, report=report, summary=rpt.summary(report), json_path=json_path,
+                     markdown_path=md_path, archived=archived)
+
+
+if __name__ == "__main__":
+    main()
