@@ -801,6 +801,10 @@ class Teardown:
                 still = [r for r in refs if r["logical_id"] in last_retain and r["stack_id"] == sid]
                 if still:
                     self.retain_supported = False
+                    gone = set(r["logical_id"] for r in still)
+                    self.retained = [x for x in self.retained
+                                     if not (x["stack_id"] == sid and x["logical_id"] in gone and
+                                             x["why"].startswith("retain_unclearable"))]
                     raise Failed("stack %s: the endpoint ignored RetainResources for %s (still DELETE_FAILED); clear "
                                  "their cause instead: %s" % (st["StackName"], ", ".join(r["logical_id"] for r in still),
                                                               "; ".join("%s: %s" % (r["logical_id"], r["reason"])

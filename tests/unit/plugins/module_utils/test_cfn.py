@@ -218,6 +218,7 @@ def test_retain_ignored_by_the_endpoint_is_reported():
     fake = FakeAWS(retain_ok=False)
     td, st, msg = run(fake, retain_unclearable=True)
     assert "ignored RetainResources" in msg and td.retain_supported is False
+    assert td.retained == []  # it was not retained: it still stands in the stack
 
 
 def test_back_to_complete_after_delete_is_a_failure():
