@@ -810,7 +810,6 @@ class Teardown:
                                                               "; ".join("%s: %s" % (r["logical_id"], r["reason"])
                                                                         for r in still)))
                 self.retain_supported = True
-            to_retain = [x for x in to_retain]
             self.handle(refs, to_retain)
             for ref in refs:
                 if ref["logical_id"] in to_retain and ref["stack_id"] == sid:
