@@ -10,6 +10,7 @@ infra ID, the `<infraID>/` prefix in the OIDC bucket and a versioned image-regis
 Knobs (`--knob k=v`):
   zones=3  workers=2  base_domain=sandbox.example.com  oidc_bucket=sandbox-oidc
   nat_deleting_seconds, instance_shutting_down_seconds, elb_eni_linger_seconds -> the layer's knobs
+  cluster_name (the infra ID) -> the public `*.apps.<cluster_name>.<base_domain>` record
   faults=SERVICE:ACTION:FAULT:rate=R|count=N[;...]   e.g. faults=*:*:throttle:rate=0.1
 The last line printed is JSON: infra_id, every ID under its CloudFormation type name ("aws"), and
 the details a twin needs (subnets by zone and role, which EIP each NAT holds, the zones' names).
@@ -227,7 +228,8 @@ def seed(name=None, namespace=None, knobs=None):
               if z["Name"].rstrip(".") == base_domain and not z["Config"].get("PrivateZone")]
     public_id = public[0]["Id"].split("/")[-1] if public else r53.create_hosted_zone(
         Name=base_domain, CallerReference=str(uuid.uuid4()))["HostedZone"]["Id"].split("/")[-1]
-    apps = f"*.apps.{infra}.{base_domain}."
+    # named after the cluster (HyperShift's *.apps.<cluster name>.<base domain>); the infra ID when none is given
+    apps = f"*.apps.{knobs.get('cluster_name') or infra}.{base_domain}."
     r53.change_resource_record_sets(HostedZoneId=public_id, ChangeBatch={"Changes": [
         {"Action": "UPSERT", "ResourceRecordSet": {"Name": apps, "Type": "CNAME", "TTL": 60,
                                                    "ResourceRecords": [{"Value": f"{lb}.elb.amazonaws.com"}]}}]})

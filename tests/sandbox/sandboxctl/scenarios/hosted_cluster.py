@@ -107,6 +107,7 @@ class _Seeder:
                 fwd["nat_deleting_seconds"] = self.knobs["nat_seconds"]
             fwd.pop("nat_seconds", None)
             fwd["workers"] = str(workers)
+            fwd["cluster_name"] = self.name  # the *.apps record is named after the HostedCluster
             res = mod.seed(name=self.infra, namespace=None, knobs=fwd)
             ids = res["aws"]
             az = sorted(res["details"]["subnets"])[0]
@@ -235,7 +236,10 @@ def seed(name=None, namespace=None, knobs=None):
         "metadata": {"name": name, "namespace": namespace, "finalizers": [HO_FINALIZER, OIDC_FINALIZER],
                      "annotations": hc_ann},
         "spec": {"infraID": infra, "clusterID": str(uuid.uuid4()), "release": {"image": RELEASE},
-                 "platform": platform, "issuerURL": f"https://{oidc_bucket}.s3.{region}.amazonaws.com/{infra}"}},
+                 "platform": platform, "issuerURL": f"https://{oidc_bucket}.s3.{region}.amazonaws.com/{infra}",
+                 # the public zone that holds the guest's *.apps record (the destroy command deletes it)
+                 "dns": {"baseDomain": (net["result"] or {}).get("base_domain") or knobs.get("base_domain")
+                         or "sandbox.example.com"}}},
         status={"conditions": [ready("Available"), ready("Progressing", False), idp],
                 "version": {"desired": {"image": RELEASE}}, "controlPlaneEndpoint": {
                     "host": mgmt_elbs["kube-apiserver"][1], "port": 6443}})
