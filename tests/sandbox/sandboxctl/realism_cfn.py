@@ -31,6 +31,7 @@ _CFN_NS = "http://cloudformation.amazonaws.com/doc/2010-05-15/"
 _SUB_REF = re.compile(r"\$\{([A-Za-z0-9]+)(?:\.[^}]*)?\}")
 _SERVICE = {"s3": "Amazon S3", "ec2": "AmazonEC2", "iam": "AmazonIdentityManagement", "rds": "AmazonRDS"}
 _DONE = ("DELETE_COMPLETE", "DELETE_SKIPPED")
+_ABSENT = re.compile(r"NotFound|NoSuch|NonExistent|DoesNotExist|does not exist|not found", re.I)
 
 
 def _x(s):
@@ -441,6 +442,9 @@ class CfnDeletion:
         except Exception as e:  # noqa: BLE001 - the service's error is the resource's reason
             code = getattr(e, "code", None) or type(e).__name__
             msg = getattr(e, "message", None) or str(e)
+            if _ABSENT.search(str(code)) or _ABSENT.search(msg):
+                rmap._parsed_resources.pop(lid, None)
+                return None  # gone already (deleted out of band): as on AWS, that is a completed delete
             return f"{msg} (Error Code: {code})"
         rmap._parsed_resources.pop(lid, None)
         return None

@@ -351,6 +351,21 @@ def test_export_in_use_fails_the_delete_and_names_the_importer():
     assert export not in [e["Name"] for e in cfn.list_exports()["Exports"]]
 
 
+def test_resources_already_gone_count_as_deleted():
+    vpc = ec2.describe_vpcs(Filters=[{"Name": "is-default", "Values": ["true"]}])["Vpcs"][0]["VpcId"]
+    arn = create({
+        "Bucket": {"Type": "AWS::S3::Bucket", "Properties": {"BucketName": "t-" + uid()}},
+        "Role": {"Type": "AWS::IAM::Role", "Properties": {"RoleName": "t-" + uid(), "AssumeRolePolicyDocument": TRUST}},
+        "Group": {"Type": "AWS::EC2::SecurityGroup", "Properties": {"GroupDescription": "x", "VpcId": vpc}},
+        "Queue": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "t-" + uid()}}})
+    s3.delete_bucket(Bucket=physical(arn, "Bucket"))
+    iam.delete_role(RoleName=physical(arn, "Role"))
+    ec2.delete_security_group(GroupId=physical(arn, "Group"))
+    sqs.delete_queue(QueueUrl=sqs.get_queue_url(QueueName=physical(arn, "Queue").rsplit("/", 1)[-1])["QueueUrl"])
+    assert delete_and_settle(arn)["StackStatus"] == "DELETE_COMPLETE"
+    assert {r["ResourceStatus"] for r in resources(arn).values()} == {"DELETE_COMPLETE"}
+
+
 def test_deleted_stack_is_found_by_arn_only():
     arn = create({"Queue": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "t-" + uid()}}})
     name = stack(arn)["StackName"]
