@@ -166,6 +166,8 @@ class CfnDeletion:
         ev = Event(stack_id=stack.stack_id, stack_name=stack.name, logical_resource_id=lid,
                    physical_resource_id=physical, resource_type=rtype, resource_status=status,
                    resource_status_reason=reason, resource_properties=None)
+        # every event of one stack operation carries the token its call gave (ClientRequestToken)
+        ev.client_request_token = getattr(stack, "sbx_request_token", None)
         stack.events.append(ev)
 
     def _stack_event(self, stack, status, reason=None):
@@ -302,6 +304,7 @@ class CfnDeletion:
                 return self._invalid(req, "The specified resources to retain must be in a valid state. Do not "
                                           "specify resources that are in the DELETE_COMPLETE state.")
         self._resource_table(stack)
+        stack.sbx_request_token = p.get("ClientRequestToken") or None
         self.cfn_ops[stack.stack_id] = {"region": req.region, "prior": stack.status, "retain": set(retain),
                                         "force": force, "last": time.time(),
                                         "export_check": True}

@@ -128,12 +128,15 @@ def empty(bucket):
 def test_delete_is_asynchronous_and_resumes_when_let_go():
     arn = create({"Queue": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "t-" + uid()}}})
     control("POST", "realism/knobs", {"cfn_step_seconds": 3600})
-    cfn.delete_stack(StackName=arn)
+    cfn.delete_stack(StackName=arn, ClientRequestToken="tok-" + uid())
     assert stack(arn)["StackStatus"] == "DELETE_IN_PROGRESS"
     assert resources(arn)["Queue"]["ResourceStatus"] == "CREATE_COMPLETE"
     assert arn in control("GET", "realism")["pending"]["cfn_deleting"]
     control("POST", "realism/knobs", {"cfn_step_seconds": 0.05})
     assert settle(arn)["StackStatus"] == "DELETE_COMPLETE"
+    evs = cfn.describe_stack_events(StackName=arn)["StackEvents"]
+    tokens = {e.get("ClientRequestToken") for e in evs if "DELETE" in e["ResourceStatus"]}
+    assert len(tokens) == 1 and tokens.pop().startswith("tok-")  # one operation, one token on all its events
 
 
 def test_resources_go_in_reverse_dependency_order():
