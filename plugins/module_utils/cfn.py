@@ -894,3 +894,96 @@ class Teardown:
                         {"clear": "would clear", "retain": "would retain"}.get(action, "would stop: " + str(detail)))
                     entry["holders"] = [dict((k, v) for k, v in h.items() if k in ("kind", "id", "what"))
                                         for h in holders]
+
+
+# ---------------------------------------------------------------------------------------------------
+# A set of stacks from amazon.aws.cloudformation_info (stack_template: true), in deletion order
+
+_IMPORT_RE = re.compile(r"""(?:Fn::ImportValue|!ImportValue)["']?\s*:?\s*["']?([A-Za-z0-9:_\-./]+)""")
+
+
+def template_imports(template):
+    """Export names a template imports with a literal Fn::ImportValue (a dict, JSON or YAML text).
+    An import built at run time (Fn::Sub ...) is reported as ``None`` in the list: unknown, not absent."""
+    found = []
+
+    def walk(x):
+        if isinstance(x, dict):
+            for k, v in x.items():
+                if k == "Fn::ImportValue":
+                    found.append(v if isinstance(v, str) else None)
+                else:
+                    walk(v)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v)
+
+    if isinstance(template, (dict, list)):
+        walk(template)
+    elif isinstance(template, str):
+        import json
+        try:
+            walk(json.loads(template))
+        except ValueError:
+            for m in _IMPORT_RE.finditer(template):
+                name = m.group(1)
+                found.append(None if name.startswith(("Fn::", "!")) else name)
+            if re.search(r"(?:Fn::ImportValue|!ImportValue)\s*:?\s*\n", template):
+                found.append(None)
+    return found
+
+
+def order_from_info(info, names=None):
+    """``info``: the ``cloudformation`` dict of amazon.aws.cloudformation_info (stack name -> facts, with
+    ``stack_template``). ``names``: restrict to these stack names or ARNs (None: all). Returns a dict:
+    ``order`` (names, importers before exporters, each with ``after``: the importers it waits for),
+    ``handled_by_parent`` (nested stacks their parent deletes) and ``unknown_imports`` (stacks whose template
+    imports a name not known until run time)."""
+    stacks, unknown = [], []
+    # a nested stack is known by its ParentId, or (where an endpoint leaves ParentId out) by being the
+    # physical ID of a parent's AWS::CloudFormation::Stack resource (``stack_resources: true``)
+    parent_of = {}
+    for name, facts in (info or {}).items():
+        d = facts.get("stack_description") or {}
+        for r in facts.get("stack_resource_list") or []:
+            if r.get("resource_type") == "AWS::CloudFormation::Stack" and r.get("physical_resource_id"):
+                parent_of[r["physical_resource_id"]] = d.get("stack_id") or name
+    for name, facts in (info or {}).items():
+        d = facts.get("stack_description") or {}
+        sid = d.get("stack_id") or name
+        imports = template_imports(facts.get("stack_template"))
+        if None in imports:
+            unknown.append(name)
+        parent = d.get("parent_id") or parent_of.get(sid) or parent_of.get(name)
+        stacks.append(dict(name=name, id=sid, parent_id=parent, status=d.get("stack_status"),
+                           exports=[o["export_name"] for o in d.get("outputs") or [] if o.get("export_name")],
+                           imports=[i for i in imports if i]))
+    if names is not None:
+        wanted = set(names)
+        chosen = [s for s in stacks if s["name"] in wanted or s["id"] in wanted]
+        # a chosen parent's children come along, so that the parent is seen to handle them
+        ids = set(s["id"] for s in chosen)
+        chosen += [s for s in stacks if s["parent_id"] in ids and s["id"] not in ids]
+        stacks = chosen
+    ordered, handled = order_stacks(stacks)
+    exporter_of = dict((e, s["name"]) for s in stacks for e in s["exports"])
+    importers_of = {}
+    for s in stacks:
+        for i in s["imports"]:
+            if i in exporter_of:
+                importers_of.setdefault(exporter_of[i], set()).add(s["name"])
+    by_id = dict((s["id"], s) for s in stacks)
+
+    def top_name(s):
+        while s.get("parent_id") in by_id:
+            s = by_id[s["parent_id"]]
+        return s["name"]
+
+    out = []
+    for s in ordered:
+        after = sorted(set(top_name(by_id[x["id"]]) if x["id"] in by_id else x["name"]
+                           for x in stacks if x["name"] in importers_of.get(s["name"], set())) - set([s["name"]]))
+        out.append(dict(name=s["name"], id=s["id"], status=s["status"], after=after))
+    return dict(order=out, handled_by_parent=[dict(name=s["name"], id=s["id"], parent_id=s["parent_id"])
+                                              for s in handled],
+                unknown_imports=sorted(unknown))

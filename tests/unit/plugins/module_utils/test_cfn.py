@@ -263,3 +263,44 @@ def test_timeout_is_bounded():
     td = cfn.Teardown(c, wait_timeout=10, poll=1, clock=lambda: now[0], sleep=sleep)
     with pytest.raises(cfn.Failed, match="still DELETE_IN_PROGRESS after wait_timeout=10s"):
         td.run("p")
+
+
+def test_template_imports_from_dict_json_and_yaml():
+    assert cfn.template_imports({"Resources": {"P": {"Properties": {"Value": {"Fn::ImportValue": "x-Arn"}}}}}) == [
+        "x-Arn"]
+    assert cfn.template_imports('{"Resources": {"P": {"Properties": {"V": {"Fn::ImportValue": "y"}}}}}') == ["y"]
+    yaml_text = "Resources:\n  P:\n    Properties:\n      V: !ImportValue z-Vpc\n      W:\n        Fn::ImportValue: w\n"
+    assert sorted(cfn.template_imports(yaml_text)) == ["w", "z-Vpc"]
+    # built at run time: unknown, said so
+    assert cfn.template_imports({"R": {"Fn::ImportValue": {"Fn::Sub": "${Env}-vpc"}}}) == [None]
+
+
+def test_order_from_info():
+    def facts(name, parent=None, exports=(), template=None, status="DELETE_FAILED"):
+        return {"stack_description": {"stack_id": "arn:" + name, "stack_name": name, "parent_id": parent,
+                                      "stack_status": status,
+                                      "outputs": [{"output_key": "O", "export_name": e} for e in exports]},
+                "stack_template": template or {}}
+    info = {"exp": facts("exp", exports=["exp-Arn"]),
+            "imp": facts("imp", template={"R": {"Fn::ImportValue": "exp-Arn"}}),
+            "par": facts("par"), "par-Child-1": facts("par-Child-1", parent="arn:par"),
+            "other": facts("other")}
+    out = cfn.order_from_info(info)
+    names = [s["name"] for s in out["order"]]
+    assert names.index("imp") < names.index("exp") and "par-Child-1" not in names
+    assert [s["after"] for s in out["order"] if s["name"] == "exp"] == [["imp"]]
+    assert out["handled_by_parent"] == [{"name": "par-Child-1", "id": "arn:par-Child-1", "parent_id": "arn:par"}]
+    chosen = cfn.order_from_info(info, names=["par", "arn:exp"])
+    assert [s["name"] for s in chosen["order"]] == ["par", "exp"] or [s["name"] for s in chosen["order"]] == [
+        "exp", "par"]
+    assert [s["name"] for s in chosen["handled_by_parent"]] == ["par-Child-1"]
+
+
+def test_order_from_info_finds_children_without_parent_id():
+    info = {"par": {"stack_description": {"stack_id": "arn:par", "stack_status": "DELETE_FAILED"},
+                    "stack_resource_list": [{"resource_type": "AWS::CloudFormation::Stack",
+                                             "physical_resource_id": "arn:kid"}]},
+            "kid": {"stack_description": {"stack_id": "arn:kid", "stack_status": "DELETE_FAILED"}}}
+    out = cfn.order_from_info(info)
+    assert [s["name"] for s in out["order"]] == ["par"]
+    assert [s["name"] for s in out["handled_by_parent"]] == ["kid"]
