@@ -1,0 +1,142 @@
+# -*- coding: utf-8 -*-
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import datetime
+import json
+
+from ansible_collections.teardown.gates.plugins.module_utils import report as R
+
+CLUSTER = {"namespace": "clusters", "name": "demo", "uid": "u-1", "infra_id": "demo-x1", "region": "us-east-1",
+           "hcp_namespace": "clusters-demo"}
+GATES = [
+    {"name": "workers", "state": "passed", "started": "2026-01-01T10:00:00.000Z", "passed_at": "2026-01-01T10:00:02.500Z",
+     "ended": "2026-01-01T10:00:02.500Z", "duration": 2.5, "first_observed_terminating": "2026-01-01T10:00:00.010Z",
+     "objects": [{"kind": "Machine"}], "timeline": [{"at": "x"}]},
+    {"name": "hcp", "state": "timeout", "started": "2026-01-01T10:00:02.500Z", "passed_at": None,
+     "ended": "2026-01-01T10:01:02.500Z", "remaining": [{"kind": "HostedControlPlane", "namespace": "clusters-demo",
+                                                         "name": "demo", "uid": "h", "finalizers": ["f"],
+                                                         "inspect_next": ["cpo"]}]},
+    {"name": "ns", "state": "not_started"},
+]
+RESOURCES = [
+    {"type": "AWS::EC2::VPC", "id": "vpc-1", "outcome": "deleted", "verified_state": "absent"},
+    {"type": "AWS::EC2::Instance", "id": "i-1", "outcome": "absent", "verified_state": "terminal"},
+    {"type": "AWS::IAM::Role", "id": "demo-x1-node-pool", "outcome": "retained", "reason": "preserve_iam"},
+    {"type": "AWS::IAM::Role", "id": "demo-x1-ingress", "outcome": "deleted", "verified_state": "absent"},
+    {"type": "AWS::EC2::NatGateway", "id": "nat-1", "outcome": "failed", "error": "still deleting", "verified_state": "present",
+     "blockers": [{"type": "x"}]},
+]
+
+
+def test_gate_rows_keep_the_issue_fields_and_compute_durations():
+    rows = R.gate_rows(GATES)
+    assert [r["name"] for r in rows] == ["workers", "hcp", "ns"]
+    assert rows[0]["duration_s"] == 2.5 and rows[0]["passed_at"] == "2026-01-01T10:00:02.500Z"
+    assert rows[1]["duration_s"] == 60.0  # from started and ended when the module gave none
+    assert rows[1]["remaining"] == [{"kind": "HostedControlPlane", "namespace": "clusters-demo", "name": "demo",
+                                     "uid": "h", "finalizers": ["f"]}]
+    assert rows[2]["duration_s"] is None and rows[2]["state"] == "not_started"
+    for r in rows:
+        assert set(["name", "state", "started", "passed_at", "duration_s"]) <= set(r)
+        assert "timeline" not in r and "objects" not in r
+
+
+def test_split_aws_sorts_outcomes_and_keeps_iam_apart():
+    aws, iam = R.split_aws(RESOURCES)
+    assert sorted(r["id"] for r in aws["deleted"]) == ["demo-x1-ingress", "vpc-1"]
+    assert [r["id"] for r in aws["absent"]] == ["i-1"]
+    assert [r["id"] for r in aws["retained"]] == ["demo-x1-node-pool"]
+    assert aws["remaining"] == [{"type": "AWS::EC2::NatGateway", "id": "nat-1", "outcome": "failed",
+                                 "error": "still deleting", "state": "present", "blockers": [{"type": "x"}]}]
+    assert [r["id"] for r in iam["deleted"]] == ["demo-x1-ingress"]
+    assert [r["id"] for r in iam["retained"]] == ["demo-x1-node-pool"]
+
+
+def test_an_unknown_outcome_is_remaining_not_absent():
+    aws, dummy = R.split_aws([{"type": "AWS::EC2::Subnet", "id": "subnet-1", "outcome": "planned", "observed": "unknown"}])
+    assert aws["absent"] == [] and aws["remaining"][0]["id"] == "subnet-1"
+
+
+def test_verified_needs_the_command_every_check_and_aws():
+    checks = [{"what": "HostedCluster", "state": "absent"}, {"what": "pods", "state": "retained"}]
+    ok = R.build_report(CLUSTER, {}, gates=GATES[:1], aws_resources=RESOURCES[:4],
+                        verification={"checks": checks, "aws_verified": True}, milestones={"command_succeeded": True})
+    assert ok["verified"] and ok["command_succeeded"]
+    assert not R.build_report(CLUSTER, {}, aws_resources=RESOURCES[:4], verification={"checks": checks, "aws_verified": True},
+                              milestones={"command_succeeded": False})["verified"]
+    unknown = checks + [{"what": "Namespace", "state": "unknown"}]
+    r = R.build_report(CLUSTER, {}, aws_resources=RESOURCES[:4], verification={"checks": unknown, "aws_verified": True},
+                       milestones={"command_succeeded": True})
+    assert not r["verified"] and {"what": "Namespace", "state": "unknown"} in r["remaining"]
+    assert not R.build_report(CLUSTER, {}, aws_resources=RESOURCES, verification={"checks": checks, "aws_verified": True},
+                              milestones={"command_succeeded": True})["verified"]  # nat-1 remains
+    assert not R.build_report(CLUSTER, {}, verification={"checks": [], "aws_verified": True},
+                              milestones={"command_succeeded": True})["verified"]  # nothing checked is not verified
+    assert not R.build_report(CLUSTER, {}, verification={"checks": checks, "aws_verified": True},
+                              milestones={"command_succeeded": True}, check_mode=True)["verified"]
+
+
+def test_report_has_the_issue_fields_and_says_why_things_were_retained():
+    r = R.build_report(CLUSTER, {"preserve_iam": True}, gates=GATES, aws_resources=RESOURCES,
+                       verification={"checks": [], "aws_verified": False}, namespace_retained=True,
+                       milestones={"command_succeeded": False}, versions={"ansible_core": "2.19"})
+    for key in ("cluster", "options", "gates", "aws", "iam", "namespace_retained", "command_succeeded", "verified", "versions"):
+        assert key in r
+    assert set(["namespace", "name", "uid", "infra_id"]) <= set(r["cluster"])
+    assert set(r["aws"]) >= set(["deleted", "retained", "remaining"]) and set(r["iam"]) == set(["deleted", "retained"])
+    whys = " ".join(x["why"] for x in r["retained"])
+    assert "skip-delete-hosted-controlplane-namespace" in whys and "preserve_iam" in whys
+    json.dumps(r)  # JSON-able
+
+
+def test_missing_identity_fields_are_null_not_absent():
+    r = R.build_report({"namespace": "clusters", "name": "x"}, {})
+    assert r["cluster"] == {"namespace": "clusters", "name": "x", "uid": None, "infra_id": None}
+
+
+def test_markdown_shows_result_gates_remaining_and_resume():
+    stopped = {"gate": "hcp", "message": "gate 'hcp' timed out", "inspect_next": ["CPO logs"], "resume": "ansible-playbook x"}
+    md = R.render_markdown(R.build_report(CLUSTER, {"preserve_iam": False}, gates=GATES, aws_resources=RESOURCES,
+                                          verification={"checks": [{"what": "HC", "state": "present", "count": 1}]},
+                                          milestones={"command_succeeded": False}, stopped=stopped))
+    assert "**Result: NOT finished**" in md
+    assert "| workers | passed |" in md and "| hcp | timeout |" in md
+    assert "`AWS::EC2::NatGateway` nat-1 (present): still deleting" in md
+    assert "Resume with:" in md and "ansible-playbook x" in md and "- inspect: CPO logs" in md
+    check = R.render_markdown(R.build_report(CLUSTER, {}, check_mode=True))
+    assert "check mode: plan only, nothing changed" in check
+
+
+def test_markdown_escapes_pipes_in_messages():
+    md = R.render_markdown(R.build_report(CLUSTER, {}, hcp_conditions={"CloudResourcesDestroyed": {
+        "status": "False", "reason": "R", "message": "a | b\nc"}}))
+    assert "a \\| b c" in md
+
+
+def test_times_parse_and_archive_names_sort():
+    t = R.parse_iso("2026-01-01T10:00:00.123Z")
+    assert t == datetime.datetime(2026, 1, 1, 10, 0, 0, 123000, tzinfo=datetime.timezone.utc)
+    assert R.parse_iso("2026-01-01T12:00:00+02:00") == datetime.datetime(2026, 1, 1, 10, tzinfo=datetime.timezone.utc)
+    assert R.parse_iso("yesterday") is None and R.parse_iso(None) is None
+    assert R.iso(t) == "2026-01-01T10:00:00.123Z"
+    assert R.archive_stamp(t) == "20260101T100000.123Z"
+    assert R.seconds_between("2026-01-01T10:00:00Z", "2026-01-01T10:00:01.5Z") == 1.5
+    assert R.seconds_between(None, "2026-01-01T10:00:01.5Z") is None
+
+
+def test_manifests_merge_as_a_union_and_split_iam_off():
+    stored = {"AWS::EC2::VPC": ["vpc-1"], "AWS::EC2::EIP": ["eipalloc-1"]}
+    fresh = {"AWS::EC2::VPC": ["vpc-1"], "AWS::IAM::Role": ["r"], "AWS::EC2::Subnet": []}
+    merged = R.merge_manifests(stored, fresh)
+    assert merged == {"AWS::EC2::EIP": ["eipalloc-1"], "AWS::EC2::VPC": ["vpc-1"], "AWS::IAM::Role": ["r"]}
+    infra, iam = R.split_manifest(merged)
+    assert iam == {"AWS::IAM::Role": ["r"]} and "AWS::IAM::Role" not in infra
+
+
+def test_summary_is_short():
+    r = R.build_report(CLUSTER, {}, gates=GATES, aws_resources=RESOURCES, stopped={"gate": "hcp"})
+    s = R.summary(r)
+    assert s["cluster"] == "clusters/demo" and s["gates"] == {"workers": "passed", "hcp": "timeout", "ns": "not_started"}
+    assert s["aws_remaining"] == 1 and s["iam_retained"] == 1 and s["stopped_at"] == "hcp"
