@@ -203,6 +203,10 @@ class CfnDeletion:
                 return self._invalid(req, f"Stack [{p.get('StackName', '')}] does not exist")
             stack.enable_termination_protection = str(p.get("EnableTerminationProtection")).lower() == "true"
             return self._ok(req, a, f"<StackId>{_x(stack.stack_id)}</StackId>")
+        if a in ("UpdateStack", "CreateChangeSet") and p.get("ChangeSetType", "UPDATE") == "UPDATE":
+            stack = self._live_stack(self.cfn(req.region), p.get("StackName", ""))
+            if stack is not None and stack.status in ("DELETE_IN_PROGRESS", "DELETE_FAILED"):
+                return self._invalid(req, f"Stack:{stack.stack_id} is in {stack.status} state and can not be updated.")
         if a == "ListImports":  # moto does not implement it; the layer knows the imports
             export = p.get("ExportName", "")
             backend = self.cfn(req.region)

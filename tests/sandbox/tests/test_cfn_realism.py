@@ -289,6 +289,7 @@ def test_retain_resources_only_from_delete_failed_and_not_for_deleted_resources(
     assert stack(arn)["StackStatus"] == "CREATE_COMPLETE"  # refused before any change
     cfn.delete_stack(StackName=arn)
     assert_refused(arn, "Bucket", "BucketNotEmpty")
+    assert "DELETE_FAILED" in validation_error(cfn.update_stack, StackName=arn, UsePreviousTemplate=True)
     msg = validation_error(cfn.delete_stack, StackName=arn, RetainResources=["Bucket", "Queue"])
     assert "DELETE_COMPLETE" in msg
     assert stack(arn)["StackStatus"] == "DELETE_FAILED"
