@@ -145,11 +145,16 @@ def test_resources_go_in_reverse_dependency_order():
         "Queue": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": q}},
         "ByRef": {"Type": "AWS::SSM::Parameter", "Properties": {
             "Name": "/t/" + uid(), "Type": "String", "Value": {"Ref": "Queue"}}},
-        "ByDependsOn": {"Type": "AWS::SSM::Parameter", "DependsOn": "ByRef", "Properties": {
+        "BySub": {"Type": "AWS::SSM::Parameter", "Properties": {
+            "Name": "/t/" + uid(), "Type": "String", "Value": {"Fn::Sub": "${ByRef}-sub"}}},
+        "ByGetAtt": {"Type": "AWS::SSM::Parameter", "Properties": {
+            "Name": "/t/" + uid(), "Type": "String", "Value": {"Fn::GetAtt": ["Queue", "Arn"]}}},
+        "ByDependsOn": {"Type": "AWS::SSM::Parameter", "DependsOn": ["BySub"], "Properties": {
             "Name": "/t/" + uid(), "Type": "String", "Value": "x"}}})
     assert delete_and_settle(arn)["StackStatus"] == "DELETE_COMPLETE"
     order = [lid for lid, status, _ in events(arn) if status == "DELETE_COMPLETE" and lid != stack(arn)["StackName"]]
-    assert order == ["ByDependsOn", "ByRef", "Queue"]
+    # waves: what nothing depends on first (ByDependsOn, ByGetAtt), then BySub, ByRef, and Queue last
+    assert order == ["ByDependsOn", "ByGetAtt", "BySub", "ByRef", "Queue"]
 
 
 @pytest.mark.parametrize("content", ["object", "version_and_marker"])
