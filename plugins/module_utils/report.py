@@ -108,7 +108,7 @@ def split_aws(resources):
     that a caller can read either. ``remaining`` is every resource neither deleted, absent, terminal
     nor retained: what a later run or an operator must still deal with, by ID.
     """
-    aws = {"deleted": [], "absent": [], "retained": [], "remaining": []}
+    aws = {"deleted": [], "absent": [], "retained": [], "remaining": [], "planned": []}
     iam = {"deleted": [], "retained": [], "remaining": []}
     for r in resources or []:
         ref = {"type": r.get("type"), "id": r.get("id")}
@@ -121,6 +121,8 @@ def split_aws(resources):
             ref["reason"] = r.get("reason") or "preserve_iam"
         elif outcome == "absent" or verified in ("absent", "terminal"):
             bucket = "absent"
+        elif outcome == "planned":
+            bucket = "planned"  # check mode: would be deleted
         else:
             bucket = "remaining"
             ref["outcome"] = outcome
@@ -268,7 +270,8 @@ def render_markdown(report):
     aws = report["aws"]
     lines += ["", "## AWS", "",
               "deleted by this run: %d, already absent or terminal: %d, retained: %d, remaining: %d" % (
-                  len(aws["deleted"]), len(aws.get("absent", [])), len(aws["retained"]), len(aws["remaining"]))]
+                  len(aws["deleted"]), len(aws.get("absent", [])), len(aws["retained"]), len(aws["remaining"]))
+              + (", would delete: %d" % len(aws["planned"]) if aws.get("planned") else "")]
     if aws["deleted"]:
         lines += ["", "Deleted:", ""] + ["- `%s` %s" % (r["type"], r["id"]) for r in aws["deleted"]]
     if report["retained"]:

@@ -55,8 +55,10 @@ def test_split_aws_sorts_outcomes_and_keeps_iam_apart():
 
 
 def test_an_unknown_outcome_is_remaining_not_absent():
-    aws, dummy = R.split_aws([{"type": "AWS::EC2::Subnet", "id": "subnet-1", "outcome": "planned", "observed": "unknown"}])
-    assert aws["absent"] == [] and aws["remaining"][0]["id"] == "subnet-1"
+    aws, dummy = R.split_aws([{"type": "AWS::EC2::Subnet", "id": "subnet-1", "outcome": None, "observed": "unknown"},
+                              {"type": "AWS::EC2::VPC", "id": "vpc-1", "outcome": "planned", "observed": "present"}])
+    assert aws["absent"] == [] and [r["id"] for r in aws["remaining"]] == ["subnet-1"]
+    assert [r["id"] for r in aws["planned"]] == ["vpc-1"]
 
 
 def test_verified_needs_the_command_every_check_and_aws():
