@@ -283,8 +283,8 @@ def main():
         meta = obj.get("metadata") or {}
         current = current_list(obj, scope)
         if p["expected_uid"] and meta.get("uid") != p["expected_uid"]:
-            raise Refused("uid_mismatch", "%s has uid %s, not the expected %s: it was recreated; refusing to touch it"
-                          % (where, meta.get("uid"), p["expected_uid"]))
+            raise Refused("uid_mismatch", "expected_uid: %s has uid %s, not the expected %s: it was recreated; "
+                          "refusing to touch it" % (where, meta.get("uid"), p["expected_uid"]))
         wanted = desired_finalizers(current, names, state)
         if wanted == current:
             return None
