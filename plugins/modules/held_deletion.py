@@ -237,6 +237,9 @@ def _err(e):
 
 def validate(module):
     p = module.params
+    for key in ("name", "namespace"):
+        if not (p[key] or "").strip():  # required, but "" passes Ansible's check; "" would mean every namespace
+            module.fail_json(msg="%s: must not be empty" % key)
     if p["action"] == "restore" and p["backup_serial"] is None:
         module.fail_json(msg="backup_serial is required with action=restore: name one of status.stateBackups")
     if p["action"] == "abandon" and not p["confirm_uid"]:
