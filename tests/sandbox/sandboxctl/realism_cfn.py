@@ -332,7 +332,16 @@ class CfnDeletion:
             # the knob is read at every tick: a test may slow a delete down, then let it go
             if now >= op["last"] + self.knobs["cfn_step_seconds"] and sid in self.cfn_ops:
                 op["last"] = now
-                self._cfn_wave(sid, op)
+                try:
+                    self._cfn_wave(sid, op)
+                except Exception as e:  # noqa: BLE001 - a layer bug fails the stack, it never hangs it
+                    print(f"realism: cfn wave {sid}: {e!r}", flush=True)
+                    self.cfn_ops.pop(sid, None)
+                    stack = self.cfn(op["region"]).stacks.get(sid)
+                    if stack is not None:
+                        stack.status = "DELETE_FAILED"
+                        stack.stack_status_reason = f"Internal Failure (sandbox realism layer: {e!r})"
+                        self._stack_event(stack, "DELETE_FAILED", stack.stack_status_reason)
 
     def _importers(self, backend, stack):
         names = {e.name for e in stack.exports}
