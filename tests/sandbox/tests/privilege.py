@@ -158,7 +158,8 @@ def seed(*args):
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def run_playbook(playbook, extra_vars, workdir, env_overrides=None, verbosity="-vvv", check=False, timeout=600):
+def run_playbook(playbook, extra_vars, workdir, env_overrides=None, verbosity="-vvv", check=False, timeout=600,
+                 extra_args=()):
     """Run a playbook as an operator would, keeping stdout, stderr and the Ansible log file."""
     env = dict(os.environ)
     env.update(ANSIBLE_LOG_PATH=os.path.join(workdir, "ansible.log"), ANSIBLE_NOCOLOR="1",
@@ -169,4 +170,5 @@ def run_playbook(playbook, extra_vars, workdir, env_overrides=None, verbosity="-
         cmd.append(verbosity)
     if check:
         cmd.append("--check")
+    cmd += list(extra_args)
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, cwd=workdir, check=False)
