@@ -20,8 +20,11 @@ rc=0
 for b in "$repo"/benchmarks/bench_*.py; do
   [ -e "$b" ] || continue
   echo "== $(basename "$b")" >&2
+  t0=$SECONDS
   line=$("$repo/.venv/bin/python" "$b" ${BENCH_ARGS:-} | tail -1) || { echo "$(basename "$b") failed" >&2; rc=1; continue; }
+  echo "== $(basename "$b"): $((SECONDS - t0)) s" >&2
   cases+=("$line")
 done
-printf '%s\n' "${cases[@]}" | "$repo/.venv/bin/python" "$repo/benchmarks/collect.py" "$out/latest.json"
+printf '%s\n' "${cases[@]}" | "$repo/.venv/bin/python" "$repo/benchmarks/collect.py" "$out/latest.json" || rc=1
+echo "make bench: $SECONDS s in all" >&2
 exit $rc
