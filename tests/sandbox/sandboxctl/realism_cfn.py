@@ -239,7 +239,12 @@ class CfnDeletion:
             if res is None or isinstance(res, str):
                 continue
             rtype = (body or {}).get("Type")
-            if rtype == "AWS::S3::Bucket" and (props.get("VersioningConfiguration") or {}).get("Status") in (
+            if rtype == "AWS::CloudFormation::Stack" and hasattr(res, "stack_id"):
+                # a nested stack names its parent and root (DescribeStacks ParentId/RootId), as on AWS
+                res.parent_id = stack.stack_id
+                res.root_id = getattr(stack, "root_id", None) or stack.stack_id
+                self._cfn_created(region, res)
+            elif rtype == "AWS::S3::Bucket" and (props.get("VersioningConfiguration") or {}).get("Status") in (
                     "Enabled", "Suspended"):
                 bucket = self._backend("s3", None).buckets.get(self._physical(res))
                 if bucket is not None:

@@ -254,6 +254,8 @@ def test_failed_nested_stack_fails_its_parent_and_both_resume():
     arn = create({"Child": {"Type": "AWS::CloudFormation::Stack", "Properties": {
         "TemplateURL": f"https://s3.amazonaws.com/{holder}/child.json"}}})
     child = physical(arn, "Child")
+    assert stack(child)["ParentId"] == arn and stack(child)["RootId"] == arn
+    assert "ParentId" not in stack(arn)
     s3.put_object(Bucket=child_bucket, Key="k", Body=b"1")
     cfn.delete_stack(StackName=arn)
     s = settle(arn)
