@@ -11,6 +11,8 @@ Sits in front of moto (awslayer.Layer calls ``before`` and ``after`` around ever
     instance shutting-down -> terminated, ELB ENIs that linger after their load balancer;
   * fault rules: Throttling / RequestLimitExceeded / SlowDown, 500 InternalError, dropped connection,
     by service and action, as a rate or a count.
+  * CloudFormation deletion as on AWS (DELETE_FAILED, events, DELETE_SKIPPED, RetainResources ...):
+    realism_cfn.py, mixed in; DeleteRole and DeleteDBInstance refusals share its rules.
 
 State transitions are applied lazily, at the start of each request (nothing can observe them in
 between), under one lock.

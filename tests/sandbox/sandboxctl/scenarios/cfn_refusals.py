@@ -19,6 +19,7 @@ Knobs (`--knob k=v`):
   retain_resources=off    the layer ignores DeleteStack's RetainResources and FORCE_DELETE_STACK, like an
                           emulator that does not implement them (realism knob cfn_retain_resources=0)
   cfn_step_seconds=S      the layer's pause between deletion waves
+Layer knobs persist (across layer restarts too) until changed or POST realism/reset.
 The last line printed is JSON: for each class the stack's name and ARN, and what will refuse
 (logical ID, type, physical ID, class, why), plus what lives outside the stacks (`outside`).
 """
