@@ -15,8 +15,9 @@ answers DeleteStack itself:
     otherwise, and for a resource already DELETE_COMPLETE); knob `cfn_retain_resources=0` makes the
     layer ignore both, as an emulator that does not implement them (the delete runs as a plain retry);
   * termination protection refuses DeleteStack (ValidationError); UpdateTerminationProtection works;
-  * an export still imported elsewhere: the delete is accepted, then fails with a stack-level
-    DELETE_FAILED event naming the importer and the stack returns to its previous *_COMPLETE status;
+  * an export still imported elsewhere: the delete is accepted, then the stack returns to its previous
+    *_COMPLETE status, whose event and StackStatusReason say "Export X cannot be deleted as it is in
+    use by Y" (no DELETE_FAILED anywhere: a tool reading only the status sees success);
   * a deleted stack moves to moto's deleted stacks: found by ARN only;
   * ListImports (which moto lacks) names the live stacks importing an export.
 ListStackResources, DescribeStackResources and DescribeStackResource are answered by the layer for a
@@ -369,12 +370,15 @@ class CfnDeletion:
         if op.pop("export_check", False):
             used = self._importers(backend, stack)
             if used:
-                export, importer = used[0]
+                # AWS: no DELETE_FAILED at all; the stack is back in its previous status, and that status's
+                # event and the StackStatusReason name the export and its importers
+                export = used[0][0]
+                importers = " and ".join(sorted({imp for exp, imp in used if exp == export}))
+                reason = f"Export {export} cannot be deleted as it is in use by {importers}"
                 self.cfn_ops.pop(sid)
-                self._stack_event(stack, "DELETE_FAILED",
-                                  f"Export {export} cannot be deleted as it is in use by {importer}")
                 stack.status = op["prior"]
-                stack.stack_status_reason = None
+                stack.stack_status_reason = reason
+                self._stack_event(stack, op["prior"], reason)
                 return
         table = self.cfn_res[sid]
         resources = self._template_resources(stack)
