@@ -186,11 +186,13 @@ class CfnDeletion:
         payload = (f'<{action}Response xmlns="{_CFN_NS}"><{action}Result>{result}</{action}Result>'
                    f'<ResponseMetadata><RequestId>{rid}</RequestId></ResponseMetadata></{action}Response>').encode()
         headers = [("x-amzn-RequestId", rid), ("Content-Type", "text/xml"), ("Content-Length", str(len(payload)))]
-        return ("200 OK", headers, payload, None, "cfn")
+        # not marked "injected": the call did what it says (a DeleteStack answered here IS a mutating call,
+        # and the request log must count it as one)
+        return ("200 OK", headers, payload, None, None)
 
     def _invalid(self, req, msg):
         from .realism import error
-        return error(req, 400, "ValidationError", msg, "cfn")
+        return error(req, 400, "ValidationError", msg, "refusal")
 
     # ---- the seam --------------------------------------------------------------------------------
     def _before_cloudformation(self, req):

@@ -139,6 +139,18 @@ def test_delete_is_asynchronous_and_resumes_when_let_go():
     assert len(tokens) == 1 and tokens.pop().startswith("tok-")  # one operation, one token on all its events
 
 
+def test_request_log_counts_a_layer_answered_delete_as_mutating():
+    arn = create({"Queue": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": "t-" + uid()}}})
+    with open(os.environ["SANDBOX_AWS_LOG"]) as f:
+        f.seek(0, 2)
+        cfn.delete_stack(StackName=arn)
+        rows = [json.loads(line) for line in f.read().splitlines()]
+    row = [r for r in rows if r["action"] == "DeleteStack"][-1]
+    assert row["status"] == 200 and row["service"] == "cloudformation"
+    assert not row.get("injected")  # a real mutation, not a fault or a refusal
+    settle(arn)
+
+
 def test_resources_go_in_reverse_dependency_order():
     q = "t-" + uid()
     arn = create({
