@@ -214,7 +214,8 @@ class CfnDeletion:
             export = p.get("ExportName", "")
             backend = self.cfn(req.region)
             users = sorted({other.name for other in backend.stacks.values()
-                            if other.status != "DELETE_COMPLETE" and export in imported_names(other.template_dict or {})})
+                            if other.status != "DELETE_COMPLETE"
+                            and export in imported_names(other.template_dict or {})})
             if not users:
                 return self._invalid(req, f"Export '{export}' is not imported by any stack.")
             members = "".join(f"<member>{_x(u)}</member>" for u in users)
@@ -544,4 +545,3 @@ class CfnDeletion:
             return ("InvalidParameterCombination",
                     "Cannot delete protected DB Instance, please disable deletion protection and try again.")
         return None
-

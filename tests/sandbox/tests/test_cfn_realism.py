@@ -49,9 +49,9 @@ def uid():
     return uuid.uuid4().hex[:8]
 
 
-def create(resources, outputs=None, protect=False):
+def create(template_resources, outputs=None, protect=False):
     name = "t-" + uid()
-    body = {"Resources": resources}
+    body = {"Resources": template_resources}
     if outputs:
         body["Outputs"] = outputs
     arn = cfn.create_stack(StackName=name, TemplateBody=json.dumps(body), Capabilities=["CAPABILITY_NAMED_IAM"],
@@ -339,6 +339,7 @@ def test_retain_resources_knob_off_ignores_retain_and_force():
         assert_refused(arn, "Bucket", "BucketNotEmpty")
     fails = [e for e in events(arn) if e[0] == "Bucket" and e[1] == "DELETE_FAILED"]
     assert len(fails) == 3
+    s3.head_bucket(Bucket=bucket)
 
 
 def test_termination_protection_refuses_until_turned_off():

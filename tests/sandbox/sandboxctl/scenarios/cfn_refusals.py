@@ -192,7 +192,7 @@ def seed(name=None, namespace=None, knobs=None):
         arn, res = _create(cfn, stack, _tpl(
             {"Queue": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": f"{p}-exported-{tag}"}}},
             outputs={"QueueArn": {"Value": {"Fn::GetAtt": ["Queue", "Arn"]}, "Export": {"Name": export}}}))
-        iarn, ires = _create(cfn, importer, _tpl({"Param": {
+        iarn, _ = _create(cfn, importer, _tpl({"Param": {
             "Type": "AWS::SSM::Parameter",
             "Properties": {"Name": f"/{p}/imported-{tag}", "Type": "String",
                            "Value": {"Fn::ImportValue": export}}}}))
@@ -214,6 +214,7 @@ def seed(name=None, namespace=None, knobs=None):
             "Kept": {"Type": "AWS::S3::Bucket", "DeletionPolicy": "Retain",
                      "Properties": {"BucketName": f"{low}-kept-{tag}"}},
             "Queue": {"Type": "AWS::SQS::Queue", "Properties": {"QueueName": f"{p}-retain-{tag}"}}}))
-        add("retain", stack, arn, [], retained=[{"logical_id": "Kept", "type": "AWS::S3::Bucket",
-                                                  "physical_id": res["Kept"], "why": "DeletionPolicy Retain"}])
+        kept = {"logical_id": "Kept", "type": "AWS::S3::Bucket", "physical_id": res["Kept"],
+                "why": "DeletionPolicy Retain"}
+        add("retain", stack, arn, [], retained=[kept])
     return out
