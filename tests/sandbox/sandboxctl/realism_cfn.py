@@ -6,7 +6,8 @@ answers DeleteStack itself:
     dependency order (Ref, Fn::GetAtt, Fn::Sub, DependsOn), one wave every `cfn_step_seconds`;
   * each resource passes the SAME refusal checks the layer applies to direct API calls (a bucket with
     versions or delete markers, an IAM role with a managed/inline policy or an instance profile, a
-    security group in use, a deletion-protected DB instance) and a nested stack fails when its child does;
+    security group, subnet or VPC in use, a deletion-protected DB instance) and a nested stack fails
+    when its child does; what depends on a refused resource is not attempted;
   * a refusal is a DELETE_FAILED event carrying the service's error, the resource stays listed with
     that status and reason, and the stack ends DELETE_FAILED after the wave; deleted stays deleted,
     so the next DeleteStack resumes from what is left;
@@ -491,6 +492,18 @@ class CfnDeletion:
             ec2 = self.ec2(region)
             if ec2.get_security_group_from_id(physical) is not None and self.group_dependents(ec2, physical):
                 return service_reason("ec2", 400, "DependencyViolation", f"resource {physical} has a dependent object")
+            return None
+        if rtype == "AWS::EC2::Subnet":
+            ec2 = self.ec2(region)
+            if self._subnet_exists(ec2, physical) and self.subnet_dependents(ec2, physical):
+                return service_reason("ec2", 400, "DependencyViolation",
+                                      f"The subnet '{physical}' has dependencies and cannot be deleted.")
+            return None
+        if rtype == "AWS::EC2::VPC":
+            ec2 = self.ec2(region)
+            if physical in ec2.vpcs and self.vpc_dependents(ec2, physical):
+                return service_reason("ec2", 400, "DependencyViolation",
+                                      f"The vpc '{physical}' has dependencies and cannot be deleted.")
             return None
         if rtype == "AWS::RDS::DBInstance":
             r = self.db_instance_refusal(region, physical)

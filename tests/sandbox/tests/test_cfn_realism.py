@@ -243,6 +243,22 @@ def test_security_group_in_use_refuses_with_dependency_violation(hold):
     assert not ec2.describe_security_groups(Filters=[{"Name": "group-id", "Values": [gid]}])["SecurityGroups"]
 
 
+def test_subnet_in_use_refuses_and_what_depends_on_it_is_not_attempted():
+    arn = create({
+        "Vpc": {"Type": "AWS::EC2::VPC", "Properties": {"CidrBlock": "10.77.0.0/16"}},
+        "Subnet": {"Type": "AWS::EC2::Subnet", "Properties": {"VpcId": {"Ref": "Vpc"}, "CidrBlock": "10.77.1.0/24"}}})
+    subnet, vpc = physical(arn, "Subnet"), physical(arn, "Vpc")
+    eni = ec2.create_network_interface(SubnetId=subnet)["NetworkInterface"]["NetworkInterfaceId"]
+    cfn.delete_stack(StackName=arn)
+    row = assert_refused(arn, "Subnet", "DependencyViolation")
+    assert subnet in row["ResourceStatusReason"]
+    assert resources(arn)["Vpc"]["ResourceStatus"] == "CREATE_COMPLETE"  # never attempted: the subnet is in it
+    assert not [e for e in events(arn) if e[0] == "Vpc" and e[1].startswith("DELETE")]
+    ec2.delete_network_interface(NetworkInterfaceId=eni)
+    assert delete_and_settle(arn)["StackStatus"] == "DELETE_COMPLETE"
+    assert not ec2.describe_vpcs(Filters=[{"Name": "vpc-id", "Values": [vpc]}])["Vpcs"]
+
+
 def test_deletion_protected_db_instance_refuses():
     arn = create({"Database": {"Type": "AWS::RDS::DBInstance", "Properties": {
         "DBInstanceIdentifier": "t-" + uid(), "Engine": "postgres", "DBInstanceClass": "db.t3.micro",
