@@ -294,8 +294,8 @@ def render_markdown(report):
         for ch in checks:
             lines.append("| %s | %s | %s |" % tuple(_md_escape(x) for x in (ch.get("what"), ch.get("state"), ch.get("count"))))
         lines.append("")
-        lines.append("AWS lookups by ID: %s" % ("every non-retained ID absent or terminal"
-                                                 if report["verification"]["aws_verified"] else "NOT verified"))
+        aws_said = "every non-retained ID absent or terminal" if report["verification"]["aws_verified"] else "NOT verified"
+        lines.append("AWS lookups by ID: %s" % aws_said)
     st = report.get("stopped")
     if st:
         lines += ["", "## Stopped", "", "At: %s" % st.get("gate"), "", _fmt(st.get("message"))]
