@@ -7,6 +7,7 @@ listed with the service's error, the events. Then it clears the cause and checks
 """
 import json
 import os
+import sys
 import time
 import urllib.request
 import uuid
@@ -14,6 +15,7 @@ import uuid
 import boto3
 import botocore.exceptions
 import pytest
+from conftest import REPO
 
 TRUST = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
                                                  "Principal": {"Service": "ec2.amazonaws.com"}}]}
@@ -452,13 +454,28 @@ def test_seed_cfn_refusals_gives_one_refusing_stack_per_class(sandbox_cli):
     assert resources(stacks["retain"]["arn"])["Kept"]["ResourceStatus"] == "DELETE_SKIPPED"
 
 
-def test_seed_cfn_refusals_subset_and_retain_resources_off(sandbox_cli):
-    p = "S" + uid()[:5]
-    r = sandbox_cli("seed", "cfn-refusals", "--name", p, "--knob", "classes=bucket", "--knob", "retain_resources=off")
-    assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout.strip().splitlines()[-1])
+def scenario():
+    """The cfn-refusals scenario module, in process (the CLI path is the test above)."""
+    sys.path.insert(0, os.path.join(REPO, "tests", "sandbox"))
+    try:
+        from sandboxctl.procs import SandboxError
+        from sandboxctl.scenarios import cfn_refusals
+    finally:
+        sys.path.pop(0)
+    return cfn_refusals, SandboxError
+
+
+def test_seed_cfn_refusals_subset_and_retain_resources_off():
+    out = scenario()[0].seed(name="S" + uid()[:5], knobs={"classes": "bucket", "retain_resources": "off"})
     assert list(out["stacks"]) == ["bucket"]
     assert out["knobs"]["cfn_retain_resources"] == 0
     assert control("GET", "realism")["knobs"]["cfn_retain_resources"] == 0
-    bad = sandbox_cli("seed", "cfn-refusals", "--name", p + "x", "--knob", "classes=bucket,nope")
-    assert bad.returncode != 0 and "nope" in bad.stderr
+
+
+
+def test_seed_cfn_refusals_rejects_an_unknown_class_before_creating_anything():
+    cfn_refusals, SandboxError = scenario()
+    before = len(cfn.describe_stacks()["Stacks"])
+    with pytest.raises(SandboxError, match="nope"):
+        cfn_refusals.seed(name="S" + uid()[:5], knobs={"classes": "bucket,nope"})
+    assert len(cfn.describe_stacks()["Stacks"]) == before
