@@ -472,7 +472,6 @@ def test_seed_cfn_refusals_subset_and_retain_resources_off():
     assert control("GET", "realism")["knobs"]["cfn_retain_resources"] == 0
 
 
-
 def test_seed_cfn_refusals_rejects_an_unknown_class_before_creating_anything():
     cfn_refusals, SandboxError = scenario()
     before = len(cfn.describe_stacks()["Stacks"])
