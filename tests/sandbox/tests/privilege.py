@@ -139,6 +139,20 @@ class ServiceAccounts:
             yaml.safe_dump(kc, f)
         return path, token
 
+    def create_binding(self, name, role, rules, namespace=None):
+        """One more ClusterRole for an existing ServiceAccount: a RoleBinding in namespace, or a ClusterRoleBinding."""
+        cr = "%s-%s-%s" % (role, self.namespace, name)
+        self.rbac.create_cluster_role({"metadata": {"name": cr}, "rules": rules})
+        self.cluster_objects.append(("role", cr))
+        body = {"metadata": {"name": cr}, "subjects": [{"kind": "ServiceAccount", "name": name,
+                                                        "namespace": self.namespace}],
+                "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": cr}}
+        if namespace:
+            self.rbac.create_namespaced_role_binding(namespace, body)
+        else:
+            self.rbac.create_cluster_role_binding(body)
+            self.cluster_objects.append(("binding", cr))
+
     def cleanup(self):
         for what, name in self.cluster_objects:
             try:

@@ -33,15 +33,11 @@ def test_prune_releases_with_the_shipped_roles(accounts, tmp_path):
     ns = "lpr-" + os.urandom(3).hex()
     seed("releases", "--name", ns, "--namespace", ns, "--count", "3", "--knob", "hook_seconds=0.3")
     roles = shipped_roles("release_prune.yml")
-    kubeconfig, token = accounts.create("pruner", roles, [ns])
+    kubeconfig, token = accounts.create("pruner", {"teardown-gates-release-prune": roles[
+        "teardown-gates-release-prune"]}, [ns])
     # the verify role is bound where the Releases deploy, not in the Releases' namespace
-    accounts.rbac.delete_namespaced_role_binding(
-        "teardown-gates-release-prune-verify-%s-pruner" % accounts.namespace, ns)
-    accounts.rbac.create_namespaced_role_binding(ns + "-target", {
-        "metadata": {"name": "verify"}, "subjects": [{"kind": "ServiceAccount", "name": "pruner",
-                                                      "namespace": accounts.namespace}],
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
-                    "name": "teardown-gates-release-prune-verify-%s-pruner" % accounts.namespace}})
+    accounts.create_binding("pruner", "teardown-gates-release-prune-verify",
+                            roles["teardown-gates-release-prune-verify"], namespace=ns + "-target")
     report = tmp_path / "report"
     tail = LogTail(os.environ["SANDBOX_AUDIT_LOG"])
     out = run_playbook("teardown.gates.prune_releases",
@@ -74,6 +70,30 @@ def test_release_held_deletion_with_the_shipped_roles(accounts, dyn, tmp_path):
     patched = {r["name"] for r in reqs if r["verb"] == "patch"}
     assert patched == {"lost", "enc"}  # a restore and an abandon, both under the shipped roles
     assert_no_secrets(tmp_path, out, sandbox_secrets() + [token], skip=[saved])
+
+
+@pytest.mark.skipif(os.environ.get("TEARDOWN_GATES_SLOW_TESTS") != "1",
+                    reason="about 2 minutes (the twins' gates): TEARDOWN_GATES_SLOW_TESTS=1 runs it")
+def test_destroy_hosted_cluster_with_the_shipped_roles(accounts, tmp_path):
+    ns = "lpd-" + os.urandom(3).hex()
+    name = "hc" + os.urandom(2).hex()
+    seed("hosted-cluster", "--name", name, "--namespace", ns)
+    hcp = "%s-%s" % (ns, name)
+    roles = shipped_roles("hosted_cluster_destroy.yml")
+    kubeconfig, token = accounts.create("destroyer", {"teardown-gates-hosted-cluster-destroy": roles[
+        "teardown-gates-hosted-cluster-destroy"]}, [ns])
+    accounts.create_binding("destroyer", "teardown-gates-hosted-cluster-destroy-hcp",
+                            roles["teardown-gates-hosted-cluster-destroy-hcp"], namespace=hcp)
+    accounts.create_binding("destroyer", "teardown-gates-namespace-watcher", roles["teardown-gates-namespace-watcher"])
+    report = tmp_path / "report"
+    tail = LogTail(os.environ["SANDBOX_AUDIT_LOG"])
+    out = run_playbook("teardown.gates.destroy_hosted_cluster",
+                       {"hosted_cluster_name": name, "hosted_cluster_namespace": ns, "report_dir": str(report),
+                        "cluster_grace_period": 240}, str(tmp_path),
+                       {"KUBECONFIG": kubeconfig, "K8S_AUTH_KUBECONFIG": kubeconfig})
+    reqs = _check_run(out, tail, accounts, "destroyer", roles)
+    assert {r["resource"] for r in reqs if r["verb"] == "delete"} == {"hostedclusters"}
+    assert_no_secrets(tmp_path, out, sandbox_secrets() + [token])
 
 
 def _without(roles, role, group, resource, verb):
