@@ -14,6 +14,7 @@ help:
 	@echo "make sandbox-up    build (once, cached) and start the embedded Kubernetes + AWS sandbox"
 	@echo "make sandbox-down  stop it"
 	@echo "make unit | sanity | integration | molecule   one stage, against a running sandbox where needed"
+	@echo "make demo          destroy a seeded hosted cluster on the sandbox with live progress, and print the report"
 	@echo "make bench         the performance suite (not part of make test)"
 	@echo "make build         ansible-galaxy collection build"
 	@echo "make docs          the antsibull-docs site into build/docs/build/html (lints the docs first)"
@@ -96,7 +97,7 @@ bench: $(STAMP)
 	bash benchmarks/run.sh
 
 demo: $(STAMP)
-	@echo "make demo arrives with the hosted-cluster issue (destroy_hosted_cluster on the sandbox)" >&2; exit 2
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" bash tests/demo/run.sh
 
 clean:
 	rm -rf build tests/output .pytest_cache
