@@ -169,9 +169,8 @@ def main():
             elif e.status == 409:
                 out["recreated"].append({"name": name, "planned_uid": uid, "current_uid": None})
             else:
-                module.fail_json(msg="%s %s/%s: DELETE failed (%s %s%s)" % (p["kind"], ns, name, e.status, e.reason,
-                                                                              _why(e)),
-                                 changed=bool(out["deleted"]), **out)
+                msg = "%s %s/%s: DELETE failed (%s %s%s)" % (p["kind"], ns, name, e.status, e.reason, _why(e))
+                module.fail_json(msg=msg, changed=bool(out["deleted"]), **out)
         except Exception as e:
             module.fail_json(msg="%s %s/%s: DELETE failed (%s); its state is unknown" % (p["kind"], ns, name, e),
                              changed=bool(out["deleted"]), **out)
