@@ -22,7 +22,8 @@ MUTATING_VERBS = {"create", "update", "patch", "delete", "deletecollection"}
 def shipped_roles(filename):
     """{ClusterRole name: rules} from one file of extensions/rbac."""
     with open(os.path.join(RBAC_DIR, filename)) as f:
-        return {d["metadata"]["name"]: d["rules"] for d in yaml.safe_load_all(f) if d and d["kind"] == "ClusterRole"}
+        doc = yaml.safe_load(f)
+    return {d["metadata"]["name"]: d["rules"] for d in doc["items"] if d["kind"] == "ClusterRole"}
 
 
 def _match(values, value):
