@@ -122,6 +122,7 @@ CASES = [
                                                            "convoy_cluster_name": "c"}, "convoy_cluster_name"),
     ("role-release_prune-batch", "role:release_prune", {"release_namespace": "{ns}", "release_names": ["a"],
                                                         "release_prune_batch_size": "ten"}, "release_prune_batch_size"),
+    ("role-held_deletion-missing", "role:held_deletion", {"held_name": "tc"}, "held_namespace"),
     ("role-held_deletion-choice", "role:held_deletion", {"held_namespace": "{ns}", "held_kind": "Machine"},
      "held_kind"),
     ("role-held_deletion-type", "role:held_deletion", {"held_namespace": "{ns}", "prefer_restore": "maybe"},
