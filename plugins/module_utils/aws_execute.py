@@ -149,7 +149,7 @@ class Executor:
     """Run a plan (aws_graph.plan) against AWS through ``clients``."""
 
     def __init__(self, clients, plan, wait_timeout=900, sleep=time.sleep, clock=time.monotonic,
-                 poll_interval=1.0, max_poll_interval=3.0, observed=None):
+                 poll_interval=1.0, max_poll_interval=5.0, observed=None):
         self.c = clients
         self.plan = plan
         self.manifest = plan["manifest"]
@@ -169,6 +169,7 @@ class Executor:
         self.deadline = None
         self._poll_lock = threading.Lock()
         self._polls = {}
+        self.seen_gone = {}  # (type, id) -> absent|terminal, seen by a look by ID during this run
 
     # ------------------------------------------------------------------ observation by ID
     def probe(self, rtype, ids, fn=None):
@@ -213,15 +214,25 @@ class Executor:
         return levels
 
     # ------------------------------------------------------------------ waiting on one resource by ID
-    def state_of(self, rtype, rid, probe=None):
-        """Current state of one resource; concurrent waiters on one type share one batched query."""
+    def state_of(self, rtype, rid, probe=None, known=None):
+        """Current state of one resource; concurrent waiters on one type share one batched query.
+
+        ``known`` is the state the caller has just been told (the delete's answer, the blocker lookup's
+        or the observation's): a waiter that brings it costs no look now, and joins the type's next
+        scheduled look. Looks on a slot start ``poll_interval`` after its first waiter joined and
+        space out by 1.5x while nothing changes, up to ``max_poll_interval`` (the transitions waited
+        on here take tens of seconds on AWS: a NAT gateway's ``deleting``, an instance's
+        ``shutting-down``, a load balancer's ENIs)."""
         now = self.clock()
         with self._poll_lock:
             slot = self._polls.setdefault(rtype, {"ids": set(), "at": None, "states": {}, "interval": self.poll_interval})
             if rid not in slot["ids"]:
+                if not slot["ids"]:  # a fresh wait: the schedule starts now
+                    slot["at"] = None if known is None else now
+                    slot["interval"] = self.poll_interval
                 slot["ids"].add(rid)
-                slot["interval"] = self.poll_interval
-                slot["at"] = None
+                if known is not None:
+                    slot["states"][rid] = known
             if slot["at"] is None or now - slot["at"] >= slot["interval"] or rid not in slot["states"]:
                 before = dict(slot["states"])
                 slot["states"].update(dict((k, v["state"]) for k, v in self.probe(
@@ -238,16 +249,25 @@ class Executor:
                 slot["ids"].discard(rid)
                 slot["states"].pop(rid, None)
 
-    def wait_gone(self, rtype, rid, after_delete=False):
-        """Wait until a resource is absent or terminal; returns its last state."""
+    def wait_gone(self, rtype, rid, after_delete=False, known=None):
+        """Wait until a resource is absent or terminal; returns its last state. ``known``: its state as
+        just answered (e.g. "pending" from the delete), so the first look can wait for the schedule."""
         interval = 0.2
+        own = rtype
         slot = rtype + (" (after delete)" if after_delete and rtype in WAIT_PROBES else "")
         probe = WAIT_PROBES.get(rtype) if after_delete else None
         rtype = slot
         try:
             while True:
-                state = self.state_of(rtype, rid, probe)
+                state = self.state_of(rtype, rid, probe, known)
+                known = None
                 if state in ("absent", "terminal"):
+                    if probe is None:
+                        # a look by ID at the resource itself found it gone or terminal: both are final
+                        # (AWS never reuses an ID, a deleted NAT gateway or terminated instance stays so),
+                        # so this look is its verification
+                        with self.lock:
+                            self.seen_gone[(own, rid)] = state
                     return state
                 if self.clock() >= self.deadline:
                     return state
@@ -309,9 +329,13 @@ class Executor:
                     for i in todo:
                         self._set(rtype, i, outcome="failed", error="preparing the deletes failed: " + error_text(e))
                     return
+            started = set()
+            batch = BATCH_DELETES.get(rtype)
+            if batch and len(todo) > 1:
+                started = batch(self, [i for i in todo if obs.get(i, {}).get("state") != "pending"])
             threads = []
             for i in todo:
-                th = threading.Thread(target=self._run_one, args=(rtype, i))
+                th = threading.Thread(target=self._run_one, args=(rtype, i, i in started))
                 th.daemon = True
                 th.start()
                 threads.append(th)
@@ -324,14 +348,23 @@ class Executor:
         finally:
             events[rtype].set()
 
-    def _run_one(self, rtype, rid):
+    def _run_one(self, rtype, rid, started=False):
         t0 = self.clock()
         obs = self.observed.get(rtype, {}).get(rid, {})
         refusals = []
         try:
+            if started:
+                # our batched delete was accepted for this ID: wait for its terminal state
+                state = self.wait_gone(rtype, rid, after_delete=True, known="pending")
+                if state in ("absent", "terminal"):
+                    self._set(rtype, rid, outcome="deleted", seconds=round(self.clock() - t0, 3))
+                else:
+                    self._set(rtype, rid, outcome="failed", seconds=round(self.clock() - t0, 3),
+                              error="delete started but %s %s was still %s at wait_timeout" % (rtype, rid, state))
+                return
             if obs.get("state") == "pending":
                 # already going away (someone else started it): wait, and it was not us who deleted it
-                state = self.wait_gone(rtype, rid)
+                state = self.wait_gone(rtype, rid, known="pending")
                 if state in ("absent", "terminal"):
                     self._set(rtype, rid, outcome="absent", seconds=round(self.clock() - t0, 3))
                 else:
@@ -383,14 +416,14 @@ class Executor:
                     if b.action is not None:
                         b.action()
                     elif b.going_away:
-                        state = self.wait_gone(b.type, b.id)
+                        state = self.wait_gone(b.type, b.id, known="pending")
                         if state not in ("absent", "terminal"):
                             return ("failed", "%s %s was still %s when wait_timeout ran out" % (b.type, b.id, state),
                                     [b.as_dict()])
                 obs = {}
                 continue
             if result == "pending":
-                state = self.wait_gone(rtype, rid, after_delete=True)
+                state = self.wait_gone(rtype, rid, after_delete=True, known="pending")
                 if state not in ("absent", "terminal"):
                     return ("failed", "delete started but %s %s was still %s at wait_timeout" % (rtype, rid, state), None)
                 return ("deleted", None, None)
@@ -400,8 +433,20 @@ class Executor:
     def verify(self):
         out = {}
         ok = True
+        # one batched look per type, the types in parallel (the semaphore still bounds requests in flight)
+        found_by_type = {}
+
+        def look(rtype, ids):
+            seen = dict((i, {"state": self.seen_gone[(rtype, i)]}) for i in ids if (rtype, i) in self.seen_gone)
+            found_by_type[rtype] = dict(self.probe(rtype, [i for i in ids if i not in seen]), **seen)
+        threads = [threading.Thread(target=look, args=(rtype, ids)) for rtype, ids in self.active.items()]
+        for th in threads:
+            th.daemon = True
+            th.start()
+        for th in threads:
+            th.join()
         for rtype, ids in self.active.items():
-            found = self.probe(rtype, ids)
+            found = found_by_type[rtype]
             for i in ids:
                 st = found[i]["state"]
                 res = self.results.setdefault((rtype, i), {"type": rtype, "id": i, "outcome": "failed",
@@ -648,6 +693,24 @@ def _probe_lb_enis(rtype):
     return probe
 
 
+def _batch_terminate(ex, ids):
+    """One TerminateInstances for every instance of the level (AWS takes up to 1000 IDs per call); the
+    IDs it accepted are started. Any error (one ID already gone fails the whole call) leaves every ID to
+    its own delete, which sorts out NotFound and refusals one by one."""
+    started = set()
+    for chunk in _chunks(ids, 1000):
+        try:
+            resp = ex.c.call("ec2", "terminate_instances", InstanceIds=chunk)
+        except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError):
+            continue
+        started.update(i["InstanceId"] for i in resp.get("TerminatingInstances", []))
+    return started
+
+
+# deletes that AWS takes for many IDs in one call
+BATCH_DELETES = {g.INSTANCE: _batch_terminate}
+
+
 # after our own delete, what "gone" waits on when it is not the resource itself
 WAIT_PROBES = {g.ELB: _probe_lb_enis(g.ELB), g.ELBV2: _probe_lb_enis(g.ELBV2)}
 
@@ -781,23 +844,36 @@ def _d_profile(ex, rid, obs):
     return "deleted"
 
 
-def _clear_role(ex, rid):
-    for p in ex.c.call("iam", "list_attached_role_policies", RoleName=rid).get("AttachedPolicies", []):
-        ex.c.call("iam", "detach_role_policy", RoleName=rid, PolicyArn=p["PolicyArn"])
-    for name in ex.c.call("iam", "list_role_policies", RoleName=rid).get("PolicyNames", []):
-        ex.c.call("iam", "delete_role_policy", RoleName=rid, PolicyName=name)
+def _clear_role(ex, rid, obs=None):
+    """Detach the role's managed policies and delete its inline ones: from what discovery saw
+    (GetAccountAuthorizationDetails) when it saw them, else listed now. A refusal later (a policy
+    attached meanwhile) comes back here through the blocker lookup, which lists afresh."""
+    obs = obs or {}
+    attached = obs.get("AttachedManagedPolicies")
+    if attached is None:
+        attached = ex.c.call("iam", "list_attached_role_policies", RoleName=rid).get("AttachedPolicies", [])
+    for p in attached:
+        _call_unless_gone(ex, "iam", "detach_role_policy", RoleName=rid, PolicyArn=p["PolicyArn"])
+    inline = obs.get("RolePolicyList")
+    names = [p["PolicyName"] for p in inline] if inline is not None else ex.c.call(
+        "iam", "list_role_policies", RoleName=rid).get("PolicyNames", [])
+    for name in names:
+        _call_unless_gone(ex, "iam", "delete_role_policy", RoleName=rid, PolicyName=name)
 
 
 def _d_role(ex, rid, obs):
-    _clear_role(ex, rid)
+    _clear_role(ex, rid, obs)
     ex.c.call("iam", "delete_role", RoleName=rid)
     return "deleted"
 
 
 def _d_policy(ex, rid, obs):
-    for v in ex.c.call("iam", "list_policy_versions", PolicyArn=rid).get("Versions", []):
+    versions = obs.get("PolicyVersionList")
+    if versions is None:
+        versions = ex.c.call("iam", "list_policy_versions", PolicyArn=rid).get("Versions", [])
+    for v in versions:
         if not v.get("IsDefaultVersion"):
-            ex.c.call("iam", "delete_policy_version", PolicyArn=rid, VersionId=v["VersionId"])
+            _call_unless_gone(ex, "iam", "delete_policy_version", PolicyArn=rid, VersionId=v["VersionId"])
     ex.c.call("iam", "delete_policy", PolicyArn=rid)
     return "deleted"
 

@@ -11,14 +11,18 @@
 * Route 53: private zones associated with a tagged VPC; the ``*.apps.<cluster>.<base domain>``
   record in the public zone of ``base_domain``;
 * S3: buckets named ``<infraID>-image-registry-*``; the ``<infraID>/`` prefix of ``oidc_bucket``;
-* IAM by name: the OIDC provider whose ARN ends in the infra ID, the roles ``<infraID>-<suffix>`` (from one role listing),
-  the instance profile ``<infraID>-worker``, customer managed policies named ``<infraID>-*``.
+* IAM by name: the OIDC provider whose ARN ends in the infra ID, the roles ``<infraID>-<suffix>`` and the
+  customer managed policies named ``<infraID>-*`` (both from one paged GetAccountAuthorizationDetails,
+  which also carries each role's attached and inline policies and each policy's versions, so the
+  deletes need no further listing), the instance profile ``<infraID>-worker``.
 
 Every query either succeeds or fails the discovery: a failed query is unknown, never "nothing there".
 """
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+import threading
 
 try:
     import botocore.exceptions
@@ -54,6 +58,40 @@ def _pages(c, service, op, key, **kw):
         return out
 
 
+def _authorization_details(c):
+    """(role, None) and (None, customer managed policy) pairs from GetAccountAuthorizationDetails, all pages."""
+    kw = {"Filter": ["Role", "LocalManagedPolicy"]}
+    while True:
+        resp = c.call("iam", "get_account_authorization_details", **kw)
+        for r in resp.get("RoleDetailList", []):
+            yield r, None
+        for p in resp.get("Policies", []):
+            yield None, p
+        if not (resp.get("IsTruncated") and resp.get("Marker")):
+            return
+        kw["Marker"] = resp["Marker"]
+
+
+def _parallel(*fns):
+    """Run independent discovery steps at once (the clients' semaphore bounds requests in flight);
+    the first failure is raised, so a failed query still fails the whole discovery."""
+    errors = []
+
+    def run(fn):
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001 - re-raised below in the caller's thread
+            errors.append(e)
+    threads = [threading.Thread(target=run, args=(fn,)) for fn in fns]
+    for th in threads:
+        th.daemon = True
+        th.start()
+    for th in threads:
+        th.join()
+    if errors:
+        raise errors[0]
+
+
 def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None, region="us-east-1"):
     """Return (manifest, details) for ``infra_id`` using ``c`` (aws_execute.Clients)."""
     tag_key = "kubernetes.io/cluster/%s" % infra_id
@@ -64,63 +102,93 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
     m = dict((t, set()) for t in g.TYPE_DEPS)
     details = {"vpcs": {}, "queries": 0}
     seen = dict((t, {}) for t in g.TYPE_DEPS)  # what discovery saw of each resource: the executor's first look
+    lock = threading.Lock()
+    vpcs = []
 
     def keep(rtype, rid, item, state="present"):
-        m[rtype].add(rid)
-        seen[rtype][rid] = dict(item or {}, state=state)
+        with lock:
+            m[rtype].add(rid)
+            seen[rtype][rid] = dict(item or {}, state=state)
 
-    for r in _pages(c, "ec2", "describe_instances", "Reservations", Filters=tag):
-        for i in r.get("Instances", []):
-            if i.get("State", {}).get("Name") != "terminated" and owned(i):
-                keep(g.INSTANCE, i["InstanceId"], i, x._instance_state(i))
-    vpcs = []
-    for v in _pages(c, "ec2", "describe_vpcs", "Vpcs", Filters=tag):
-        if owned(v):
-            vpcs.append(v["VpcId"])
-            keep(g.VPC, v["VpcId"], v)
-    for i in _pages(c, "ec2", "describe_internet_gateways", "InternetGateways", Filters=tag):
-        if owned(i):
-            keep(g.IGW, i["InternetGatewayId"], i)
-    for a in c.call("ec2", "describe_addresses", Filters=tag).get("Addresses", []):
-        if a.get("AllocationId") and owned(a):
-            keep(g.EIP, a["AllocationId"], a)
-    for d in _pages(c, "ec2", "describe_dhcp_options", "DhcpOptions", Filters=tag):
-        if owned(d):
-            keep(g.DHCP, d["DhcpOptionsId"], d)
+    def instances():
+        for r in _pages(c, "ec2", "describe_instances", "Reservations", Filters=tag):
+            for i in r.get("Instances", []):
+                if i.get("State", {}).get("Name") != "terminated" and owned(i):
+                    keep(g.INSTANCE, i["InstanceId"], i, x._instance_state(i))
 
-    if vpcs:
+    def tagged_network():
+        for i in _pages(c, "ec2", "describe_internet_gateways", "InternetGateways", Filters=tag):
+            if owned(i):
+                keep(g.IGW, i["InternetGatewayId"], i)
+        for a in c.call("ec2", "describe_addresses", Filters=tag).get("Addresses", []):
+            if a.get("AllocationId") and owned(a):
+                keep(g.EIP, a["AllocationId"], a)
+        for d in _pages(c, "ec2", "describe_dhcp_options", "DhcpOptions", Filters=tag):
+            if owned(d):
+                keep(g.DHCP, d["DhcpOptionsId"], d)
+
+    def vpcs_and_children():
+        for v in _pages(c, "ec2", "describe_vpcs", "Vpcs", Filters=tag):
+            if owned(v):
+                vpcs.append(v["VpcId"])
+                keep(g.VPC, v["VpcId"], v)
+        if not vpcs:
+            return
         vf = [{"Name": "vpc-id", "Values": vpcs}]
-        for s in _pages(c, "ec2", "describe_subnets", "Subnets", Filters=vf):
-            keep(g.SUBNET, s["SubnetId"], s)
-        for rt in _pages(c, "ec2", "describe_route_tables", "RouteTables", Filters=vf):
-            if not any(a.get("Main") for a in rt.get("Associations", [])):
-                keep(g.ROUTE_TABLE, rt["RouteTableId"], rt)
-        for s in _pages(c, "ec2", "describe_security_groups", "SecurityGroups", Filters=vf):
-            if s.get("GroupName") != "default":
-                keep(g.SG, s["GroupId"], s)
-        for n in _pages(c, "ec2", "describe_nat_gateways", "NatGateways", Filter=vf):
-            if n.get("State") not in ("deleted", "failed"):
-                keep(g.NAT, n["NatGatewayId"], n, x._nat_state(n))
-        for e in _pages(c, "ec2", "describe_vpc_endpoints", "VpcEndpoints", Filters=vf):
-            if (e.get("State") or "").lower() not in ("deleted", "deleting"):
-                keep(g.ENDPOINT, e["VpcEndpointId"], e)
-        for i in _pages(c, "ec2", "describe_internet_gateways", "InternetGateways",
-                        Filters=[{"Name": "attachment.vpc-id", "Values": vpcs}]):
-            keep(g.IGW, i["InternetGatewayId"], i)
-        for lb in _pages(c, "elb", "describe_load_balancers", "LoadBalancerDescriptions"):
-            if lb.get("VPCId") in vpcs:
-                keep(g.ELB, lb["LoadBalancerName"], None)
-        for lb in _pages(c, "elbv2", "describe_load_balancers", "LoadBalancers"):
-            if lb.get("VpcId") in vpcs:
-                keep(g.ELBV2, lb["LoadBalancerArn"], None)
-        for t in _pages(c, "elbv2", "describe_target_groups", "TargetGroups"):
-            if t.get("VpcId") in vpcs:
-                keep(g.TARGET_GROUP, t["TargetGroupArn"], None)
-        for vpc in vpcs:
-            for z in _pages(c, "route53", "list_hosted_zones_by_vpc", "HostedZoneSummaries", VPCId=vpc, VPCRegion=region):
-                keep(g.ZONE, z["HostedZoneId"].split("/")[-1], None)
 
-    if base_domain:
+        def subnets():
+            for s in _pages(c, "ec2", "describe_subnets", "Subnets", Filters=vf):
+                keep(g.SUBNET, s["SubnetId"], s)
+
+        def route_tables():
+            for rt in _pages(c, "ec2", "describe_route_tables", "RouteTables", Filters=vf):
+                if not any(a.get("Main") for a in rt.get("Associations", [])):
+                    keep(g.ROUTE_TABLE, rt["RouteTableId"], rt)
+
+        def groups():
+            for s in _pages(c, "ec2", "describe_security_groups", "SecurityGroups", Filters=vf):
+                if s.get("GroupName") != "default":
+                    keep(g.SG, s["GroupId"], s)
+
+        def nats():
+            for n in _pages(c, "ec2", "describe_nat_gateways", "NatGateways", Filter=vf):
+                if n.get("State") not in ("deleted", "failed"):
+                    keep(g.NAT, n["NatGatewayId"], n, x._nat_state(n))
+
+        def endpoints():
+            for e in _pages(c, "ec2", "describe_vpc_endpoints", "VpcEndpoints", Filters=vf):
+                if (e.get("State") or "").lower() not in ("deleted", "deleting"):
+                    keep(g.ENDPOINT, e["VpcEndpointId"], e)
+
+        def attached_gateways():
+            for i in _pages(c, "ec2", "describe_internet_gateways", "InternetGateways",
+                            Filters=[{"Name": "attachment.vpc-id", "Values": vpcs}]):
+                keep(g.IGW, i["InternetGatewayId"], i)
+
+        def load_balancers():
+            for lb in _pages(c, "elb", "describe_load_balancers", "LoadBalancerDescriptions"):
+                if lb.get("VPCId") in vpcs:
+                    keep(g.ELB, lb["LoadBalancerName"], None)
+
+        def load_balancers_v2():
+            for lb in _pages(c, "elbv2", "describe_load_balancers", "LoadBalancers"):
+                if lb.get("VpcId") in vpcs:
+                    keep(g.ELBV2, lb["LoadBalancerArn"], None)
+            for t in _pages(c, "elbv2", "describe_target_groups", "TargetGroups"):
+                if t.get("VpcId") in vpcs:
+                    keep(g.TARGET_GROUP, t["TargetGroupArn"], None)
+
+        def private_zones():
+            for vpc in vpcs:
+                for z in _pages(c, "route53", "list_hosted_zones_by_vpc", "HostedZoneSummaries", VPCId=vpc,
+                                VPCRegion=region):
+                    keep(g.ZONE, z["HostedZoneId"].split("/")[-1], None)
+        _parallel(subnets, route_tables, groups, nats, endpoints, attached_gateways, load_balancers,
+                  load_balancers_v2, private_zones)
+
+    def apps_record():
+        if not base_domain:
+            return
         cluster = cluster_name or infra_id
         want = "*.apps.%s.%s" % (cluster, base_domain.rstrip("."))
         zones = [z for z in c.call("route53", "list_hosted_zones_by_name", DNSName=base_domain).get("HostedZones", [])
@@ -134,36 +202,42 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
                 if rr["Name"].replace("\\052", "*").rstrip(".").lower() == want.lower():
                     keep(g.RECORD, "%s/%s/%s" % (zid, rr["Name"], rr["Type"]), {"record": rr})
 
-    prefix = "%s-image-registry-" % infra_id
-    for b in c.call("s3", "list_buckets").get("Buckets", []):
-        if b["Name"].startswith(prefix):
-            keep(g.BUCKET, b["Name"], None)
-    if oidc_bucket:
+    def storage():
+        prefix = "%s-image-registry-" % infra_id
+        for b in c.call("s3", "list_buckets").get("Buckets", []):
+            if b["Name"].startswith(prefix):
+                keep(g.BUCKET, b["Name"], None)
+        if oidc_bucket:
+            try:
+                resp = c.call("s3", "list_object_versions", Bucket=oidc_bucket, Prefix=infra_id + "/", MaxKeys=1)
+                if resp.get("Versions") or resp.get("DeleteMarkers"):
+                    keep(g.PREFIX, "%s/%s/" % (oidc_bucket, infra_id), None)
+            except botocore.exceptions.ClientError as e:
+                if error_code(e) not in NOT_FOUND:
+                    raise
+
+    def iam():
+        for p in c.call("iam", "list_open_id_connect_providers").get("OpenIDConnectProviderList", []):
+            if p["Arn"].endswith("/" + infra_id):
+                keep(g.OIDC, p["Arn"], None)
+        # roles by name and the infra's managed policies: one paged GetAccountAuthorizationDetails answers both,
+        # with what their deletes need (attached and inline policies, policy versions), instead of a
+        # ListRoles, a ListPolicies and two list calls per role
+        names = set("%s-%s" % (infra_id, suffix) for suffix in ROLE_SUFFIXES)
+        for r, p in _authorization_details(c):
+            if r is not None and r["RoleName"] in names:
+                keep(g.ROLE, r["RoleName"], r)
+            # the name is the ARN's last segment (some emulators leave PolicyName out of this answer)
+            if p is not None and p.get("PolicyName", p["Arn"].rsplit("/", 1)[-1]).startswith(infra_id + "-"):
+                keep(g.POLICY, p["Arn"], p)
         try:
-            resp = c.call("s3", "list_object_versions", Bucket=oidc_bucket, Prefix=infra_id + "/", MaxKeys=1)
-            if resp.get("Versions") or resp.get("DeleteMarkers"):
-                keep(g.PREFIX, "%s/%s/" % (oidc_bucket, infra_id), None)
+            prof = c.call("iam", "get_instance_profile", InstanceProfileName="%s-worker" % infra_id)["InstanceProfile"]
+            keep(g.PROFILE, "%s-worker" % infra_id, prof)
         except botocore.exceptions.ClientError as e:
             if error_code(e) not in NOT_FOUND:
                 raise
 
-    for p in c.call("iam", "list_open_id_connect_providers").get("OpenIDConnectProviderList", []):
-        if p["Arn"].endswith("/" + infra_id):
-            keep(g.OIDC, p["Arn"], None)
-    # roles by name: one listing (by name, not by tag) instead of a GetRole per name
-    names = set("%s-%s" % (infra_id, suffix) for suffix in ROLE_SUFFIXES)
-    for r in _pages(c, "iam", "list_roles", "Roles"):
-        if r["RoleName"] in names:
-            keep(g.ROLE, r["RoleName"], None)
-    try:
-        prof = c.call("iam", "get_instance_profile", InstanceProfileName="%s-worker" % infra_id)["InstanceProfile"]
-        keep(g.PROFILE, "%s-worker" % infra_id, prof)
-    except botocore.exceptions.ClientError as e:
-        if error_code(e) not in NOT_FOUND:
-            raise
-    for p in _pages(c, "iam", "list_policies", "Policies", Scope="Local"):
-        if p["PolicyName"].startswith(infra_id + "-"):
-            keep(g.POLICY, p["Arn"], None)
+    _parallel(instances, tagged_network, vpcs_and_children, apps_record, storage, iam)
 
     manifest = dict((t, sorted(ids)) for t, ids in m.items() if ids)
     details["vpcs"] = vpcs

@@ -1,0 +1,165 @@
+"""What the executor's requests cost: a waiter that brings the state it was just told costs no look,
+looks space out while nothing changes, instances go in one TerminateInstances, and a role's delete
+uses what discovery saw instead of listing again."""
+import botocore.exceptions
+
+from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Clients, Executor
+
+
+def err(code, op):
+    return botocore.exceptions.ClientError({"Error": {"Code": code, "Message": code + " (fake)"}}, op)
+
+
+class Clock:
+    def __init__(self):
+        self.now = 0.0
+
+    def __call__(self):
+        return self.now
+
+    def sleep(self, s):
+        self.now += max(s, 0.01)
+
+
+class FakeEC2:
+    """Instances that stay ``shutting-down`` for ``polls`` looks after their termination."""
+
+    def __init__(self, ids, polls=2, unknown=()):
+        self.state = dict((i, "running") for i in ids)
+        self.polls = dict((i, polls) for i in ids)
+        self.unknown = set(unknown)
+        self.calls = []
+        self.looks_at_terminated = 0
+
+    def describe_instances(self, Filters):
+        self.calls.append(("DescribeInstances", tuple(Filters[0]["Values"])))
+        if all(self.state.get(i) == "terminated" for i in Filters[0]["Values"]):
+            self.looks_at_terminated += 1
+        out = []
+        for i in Filters[0]["Values"]:
+            if i not in self.state:
+                continue
+            if self.state[i] == "shutting-down":
+                self.polls[i] -= 1
+                if self.polls[i] < 0:
+                    self.state[i] = "terminated"
+            out.append({"InstanceId": i, "State": {"Name": self.state[i]}})
+        return {"Reservations": [{"Instances": out}]}
+
+    def describe_nat_gateways(self, Filter):
+        self.calls.append(("DescribeNatGateways", tuple(Filter[0]["Values"])))
+        return {"NatGateways": [{"NatGatewayId": i, "State": "deleting"} for i in Filter[0]["Values"]]}
+
+    def terminate_instances(self, InstanceIds):
+        self.calls.append(("TerminateInstances", tuple(InstanceIds)))
+        if any(i in self.unknown or i not in self.state for i in InstanceIds):
+            raise err("InvalidInstanceID.NotFound", "TerminateInstances")
+        for i in InstanceIds:
+            self.state[i] = "shutting-down"
+        return {"TerminatingInstances": [{"InstanceId": i} for i in InstanceIds]}
+
+
+def executor(fake, manifest, observed=None, clock=None):
+    clock = clock or Clock()
+    clients = Clients(lambda service: fake, concurrency=4)
+    clients._retry = lambda fn: fn  # no backoff in a unit test
+    return Executor(clients, g.plan(manifest), wait_timeout=60, sleep=clock.sleep, clock=clock,
+                    poll_interval=1.0, max_poll_interval=4.0, observed=observed)
+
+
+def names(calls, op):
+    return [c for c in calls if c[0] == op]
+
+
+def test_instances_of_a_level_go_in_one_terminate_call():
+    ids = ["i-1", "i-2", "i-3"]
+    fake = FakeEC2(ids)
+    ex = executor(fake, {g.INSTANCE: ids})
+    verified, states = ex.run()
+    assert verified and set(states[g.INSTANCE].values()) == {"terminal"}
+    assert names(fake.calls, "TerminateInstances") == [("TerminateInstances", tuple(ids))]
+    assert all(ex.results[(g.INSTANCE, i)]["outcome"] == "deleted" for i in ids)
+    # the look by ID that found an instance terminated is its verification: nothing looks again at
+    # instances already known to be terminated
+    assert fake.looks_at_terminated == 0
+
+
+def test_a_refused_batch_leaves_each_instance_to_its_own_delete():
+    fake = FakeEC2(["i-1", "i-2"], unknown=["i-9"])
+    ex = executor(fake, {g.INSTANCE: ["i-1", "i-2", "i-9"]}, observed={g.INSTANCE: {
+        "i-1": {"state": "present"}, "i-2": {"state": "present"}, "i-9": {"state": "present"}}})
+    verified, dummy = ex.run()
+    assert verified
+    terminates = names(fake.calls, "TerminateInstances")
+    assert terminates[0] == ("TerminateInstances", ("i-1", "i-2", "i-9"))
+    assert sorted(terminates[1:]) == [("TerminateInstances", ("i-1",)), ("TerminateInstances", ("i-2",)),
+                                      ("TerminateInstances", ("i-9",))]
+    assert ex.results[(g.INSTANCE, "i-9")]["outcome"] == "absent"
+    assert ex.results[(g.INSTANCE, "i-1")]["outcome"] == "deleted"
+
+
+def test_waiters_that_bring_their_state_share_one_scheduled_look():
+    fake = FakeEC2([])
+    clock = Clock()
+    ex = executor(fake, {g.NAT: ["nat-1", "nat-2", "nat-3"]}, clock=clock)
+    for n in ("nat-1", "nat-2", "nat-3"):
+        assert ex.state_of(g.NAT, n, known="pending") == "pending"
+    assert names(fake.calls, "DescribeNatGateways") == []  # the delete's answer is the first look
+    clock.now += 1.0
+    for n in ("nat-1", "nat-2", "nat-3"):
+        ex.state_of(g.NAT, n)
+    looks = names(fake.calls, "DescribeNatGateways")
+    assert looks == [("DescribeNatGateways", ("nat-1", "nat-2", "nat-3"))]  # one batched look for all three
+
+
+def test_looks_space_out_while_nothing_changes_up_to_the_cap():
+    fake = FakeEC2([])
+    clock = Clock()
+    ex = executor(fake, {g.NAT: ["nat-1"]}, clock=clock)
+    ex.state_of(g.NAT, "nat-1", known="pending")
+    times = []
+    while clock.now < 40:
+        before = len(fake.calls)
+        ex.state_of(g.NAT, "nat-1")
+        if len(fake.calls) > before:
+            times.append(clock.now)
+        clock.now += 0.2
+    gaps = [round(b - a, 1) for a, b in zip(times, times[1:])]
+    # the steps of 0.2 s the waiter takes blur each gap by up to one step
+    assert all(b >= a - 0.25 for a, b in zip(gaps, gaps[1:])) and max(gaps) <= 4.25 and gaps[0] < 2
+    assert len(times) < 40 / 2.0  # far fewer than a look every second
+
+
+class FakeIAM:
+    def __init__(self):
+        self.roles = {"r-1"}
+        self.calls = []
+        self.client = self  # what Clients unwraps
+
+    def __getattr__(self, name):
+        def call(**kw):
+            self.calls.append(name)
+            if name == "delete_role":
+                self.roles.discard(kw["RoleName"])
+            if name == "list_roles":
+                return {"Roles": [{"RoleName": r} for r in self.roles]}
+            return {}
+        return call
+
+
+def test_role_delete_uses_what_discovery_saw():
+    fake = FakeIAM()
+    observed = {g.ROLE: {"r-1": {"state": "present", "RolePolicyList": [{"PolicyName": "inline"}],
+                                 "AttachedManagedPolicies": [{"PolicyArn": "arn:aws:iam::1:policy/p"}]}}}
+    ex = executor(fake, {g.ROLE: ["r-1"]}, observed=observed)
+    verified, dummy = ex.run()
+    assert verified
+    assert fake.calls == ["detach_role_policy", "delete_role_policy", "delete_role", "list_roles"]
+
+
+def test_role_delete_lists_when_discovery_did_not_see_it():
+    fake = FakeIAM()
+    ex = executor(fake, {g.ROLE: ["r-1"]}, observed={g.ROLE: {"r-1": {"state": "present"}}})
+    ex.run()
+    assert fake.calls[:2] == ["list_attached_role_policies", "list_role_policies"]
