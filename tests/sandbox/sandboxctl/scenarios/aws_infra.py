@@ -9,6 +9,8 @@ infra ID, the `<infraID>/` prefix in the OIDC bucket and a versioned image-regis
 
 Knobs (`--knob k=v`):
   zones=3  workers=2  base_domain=sandbox.example.com  oidc_bucket=sandbox-oidc
+  nlbs=0   network load balancers (ELBv2, with a target group of the workers and a TCP listener), as guest
+           Services annotated for NLB make them
   nat_deleting_seconds, instance_shutting_down_seconds, elb_eni_linger_seconds -> the layer's knobs
   cluster_name (the infra ID) -> the public `*.apps.<cluster_name>.<base_domain>` record
   faults=SERVICE:ACTION:FAULT:rate=R|count=N[;...]   e.g. faults=*:*:throttle:rate=0.1
@@ -213,6 +215,28 @@ def seed(name=None, namespace=None, knobs=None):
     ids["AWS::ElasticLoadBalancing::LoadBalancer"].append(lb)
     details["enis"][lb] = [e["NetworkInterfaceId"] for e in ec2.describe_network_interfaces(
         Filters=[{"Name": "description", "Values": [f"ELB {lb}"]}])["NetworkInterfaces"]]
+
+    # network load balancers of guest Services annotated for NLB (knob nlbs=N, default 0: `create infra`
+    # itself makes none): each with a target group of the workers and a listener that forwards to it
+    if int(knobs.get("nlbs", 0)) > 0:
+        elbv2 = aws("elbv2")
+        for key in ("AWS::ElasticLoadBalancingV2::LoadBalancer", "AWS::ElasticLoadBalancingV2::TargetGroup"):
+            ids[key] = []
+        for n in range(int(knobs["nlbs"])):
+            nlb = elbv2.create_load_balancer(Name=f"{infra}-nlb{n}"[:32], Type="network", Scheme="internet-facing",
+                                             Subnets=[details["subnets"][az]["public"] for az in azs],
+                                             Tags=[{"Key": f"kubernetes.io/cluster/{infra}", "Value": "owned"}])[
+                "LoadBalancers"][0]["LoadBalancerArn"]
+            tg = elbv2.create_target_group(Name=f"{infra}-tg{n}"[:32], Protocol="TCP", Port=30443, VpcId=vpc,
+                                           TargetType="instance")["TargetGroups"][0]["TargetGroupArn"]
+            if ids["AWS::EC2::Instance"]:
+                elbv2.register_targets(TargetGroupArn=tg, Targets=[{"Id": i} for i in ids["AWS::EC2::Instance"]])
+            elbv2.create_listener(LoadBalancerArn=nlb, Protocol="TCP", Port=443,
+                                  DefaultActions=[{"Type": "forward", "TargetGroupArn": tg}])
+            ids["AWS::ElasticLoadBalancingV2::LoadBalancer"].append(nlb)
+            ids["AWS::ElasticLoadBalancingV2::TargetGroup"].append(tg)
+            details["enis"][nlb] = [e["NetworkInterfaceId"] for e in ec2.describe_network_interfaces(Filters=[
+                {"Name": "description", "Values": ["ELB " + nlb.split(":loadbalancer/")[-1]]}])["NetworkInterfaces"]]
 
     # DNS: a private zone on the VPC, and the *.apps record in the public zone
     private_zone_name = f"{infra}.hypershift.local"

@@ -65,6 +65,23 @@ def leftovers(manifest):
         "AWS::S3::Bucket": lambda ids: [(b["Name"], "present") for b in c("s3").list_buckets()["Buckets"]
                                         if b["Name"] in ids],
     }
+
+    def v2(op, key, param, arn_key, missing):
+        def check(ids):
+            found = []
+            for i in ids:  # one ID per call: a missing ARN fails the whole call
+                try:
+                    found += [(x[arn_key], x.get("State", {}).get("Code", "present"))
+                              for x in getattr(c("elbv2"), op)(**{param: [i]})[key]]
+                except c("elbv2").exceptions.ClientError as e:
+                    if e.response["Error"]["Code"] != missing:
+                        raise
+            return found
+        return check
+    checks["AWS::ElasticLoadBalancingV2::LoadBalancer"] = v2("describe_load_balancers", "LoadBalancers",
+                                                             "LoadBalancerArns", "LoadBalancerArn", "LoadBalancerNotFound")
+    checks["AWS::ElasticLoadBalancingV2::TargetGroup"] = v2("describe_target_groups", "TargetGroups",
+                                                            "TargetGroupArns", "TargetGroupArn", "TargetGroupNotFound")
     for rtype, ids in manifest.items():
         if rtype in checks and ids:
             out += ["%s %s %s" % (rtype, i, st) for i, st in checks[rtype](ids)]
