@@ -304,3 +304,41 @@ def test_order_from_info_finds_children_without_parent_id():
     out = cfn.order_from_info(info)
     assert [s["name"] for s in out["order"]] == ["par"]
     assert [s["name"] for s in out["handled_by_parent"]] == ["kid"]
+
+
+class FakeVersionedS3:
+    """A versioned bucket: two versions of one key, a version and a delete marker of another; pages of 2."""
+
+    def __init__(self):
+        self.versions = [("keep", "v1"), ("keep", "v2"), ("gone", "v3")]
+        self.markers = [("gone", "m1")]
+        self.deleted = []
+
+    def list_object_versions(self, Bucket, MaxKeys=1000, **kw):
+        return {"Versions": [{"Key": k, "VersionId": v} for k, v in self.versions[:2]],
+                "DeleteMarkers": [{"Key": k, "VersionId": v} for k, v in self.markers[:1]],
+                "IsTruncated": len(self.versions) > 2}
+
+    def list_objects_v2(self, Bucket, **kw):
+        return {"KeyCount": 0, "Contents": []}
+
+    def delete_objects(self, Bucket, Delete):
+        for o in Delete["Objects"]:
+            self.deleted.append((o["Key"], o.get("VersionId")))
+            pair = (o["Key"], o.get("VersionId"))
+            if pair in self.versions:
+                self.versions.remove(pair)
+            if pair in self.markers:
+                self.markers.remove(pair)
+        return {}
+
+
+def test_empty_buckets_deletes_every_version_and_delete_marker():
+    s3 = FakeVersionedS3()
+    c = Clients(lambda service: s3, retries=0)
+    holders = cfn.find_holders(c, "empty_buckets", "AWS::S3::Bucket", "b")
+    assert holders and "3+" in holders[0]["what"]
+    cfn.release(c, "empty_buckets", "AWS::S3::Bucket", "b", holders)
+    assert s3.versions == [] and s3.markers == []
+    assert sorted(s3.deleted) == [("gone", "m1"), ("gone", "v3"), ("keep", "v1"), ("keep", "v2")]
+    assert cfn.find_holders(c, "empty_buckets", "AWS::S3::Bucket", "b") == []
