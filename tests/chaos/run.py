@@ -7,8 +7,13 @@ Each run i takes the seed S+i and a case (round-robin over --cases):
   releases   `seed releases` (2 Releases, no hooks), then playbooks/prune_releases.yml through the
              fault-injecting proxy (sandboxctl/kubeproxy.py: 500/503/429 Status answers, dropped
              connections, watches cut mid-way, chosen by a generator seeded with S+i)
-  aws-infra  `seed aws-infra` (one zone, one worker), then the aws_infra_cleanup module with the
-             AWS layer's fault rules on (throttle/internal/drop, rates drawn from S+i)
+  aws-infra  `seed aws-infra` (one zone, one worker), then the aws_infra_cleanup module (run directly
+             with its arguments in a JSON file, no ansible-playbook start) with the AWS layer's fault
+             rules on (throttle/internal/drop, chosen from S+i; the layer draws the hits itself)
+
+  wait-gate  three ConfigMaps held by a finalizer and deleted, the "owner" lets 0..3 of them go, then
+             the wait_gate module (run directly) waits for them absent through the proxy; the owner
+             lets the rest go
 
 Then the faults stop and the same job runs again (through the proxy at rate 0, so that every request
 of both runs is logged), and the invariants are checked:
@@ -19,8 +24,8 @@ of both runs is logged), and the invariants are checked:
               (releases: the report's verification, queried directly by name; aws-infra: a resource the
               faulty run reported absent/deleted and verified absent that the fault-free re-run had to
               delete, i.e. found present)
-  tracked     aws-infra: every ID of the seed's manifest is in the re-run's result, deleted, absent
-              (or terminal) or reported by ID
+  tracked     aws-infra: every ID of the seed's manifest is in the faulty run's result and in the
+              re-run's, deleted, absent (or terminal) or reported by ID
   verified    the fault-free re-run succeeds: outcome done and every Release absent (direct query);
               aws_infra_cleanup verified: true
 
@@ -74,6 +79,9 @@ class KubeProxy:
         self.kubeconfig = os.path.join(workdir, "kubeconfig-proxy")
         self.rate_file = os.path.join(workdir, "rate")
         self.set_rate(rate)
+        for stale in (self.kubeconfig, self.log):
+            if os.path.exists(stale):
+                os.remove(stale)
         env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tests", "sandbox"))
         self.proc = subprocess.Popen(
             [PY, "-m", "sandboxctl.kubeproxy", "--port", str(self.port), "--seed", str(seed), "--rate", str(rate),
@@ -84,7 +92,6 @@ class KubeProxy:
             if self.proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("kubeproxy did not start: " + open(os.path.join(workdir, "kubeproxy.err")).read())
             time.sleep(0.2)
-        time.sleep(0.5)
 
     def set_rate(self, rate):
         with open(self.rate_file, "w") as f:
@@ -126,7 +133,7 @@ def playbook(name, extra, env, log_path, timeout):
 
 
 def case_releases(run, rng, workdir, rate):
-    name = f"cr{run['seed']}"
+    name = f"cr{run['seed']}-{run['tag']}"
     ns = f"chaos-{name}"
     seeded = seed_scenario("releases", "--name", name, "--namespace", ns, "--count", "2", "--knob", "hooks=false")
     releases = seeded["releases"]
@@ -197,7 +204,7 @@ AWS_FAULTS = ("throttle", "internal", "drop")
 
 
 def case_aws(run, rng, workdir, rate):
-    name = f"ca{run['seed']}"
+    name = f"ca{run['seed']}-{run['tag']}"
     seeded = seed_scenario("aws-infra", "--name", name, "--knob", "zones=1", "--knob", "workers=1",
                            "--knob", "nat_deleting_seconds=1", "--knob", "instance_shutting_down_seconds=1",
                            "--knob", "elb_eni_linger_seconds=1")
@@ -214,28 +221,20 @@ def case_aws(run, rng, workdir, rate):
         json.dump(manifest, f)
 
     def cleanup(tag):
-        out = os.path.join(workdir, tag + ".json")
-        pb = os.path.join(workdir, "cleanup.yml")
-        with open(pb, "w") as f:
-            f.write(f"""- hosts: localhost
-  connection: local
-  gather_facts: false
-  vars:
-    ansible_python_interpreter: "{{{{ ansible_playbook_python }}}}"
-  tasks:
-    - teardown.gates.aws_infra_cleanup:
-        manifest: {mpath}
-        wait_timeout: 60
-      register: r
-      ignore_errors: true
-    - ansible.builtin.copy:
-        content: "{{{{ r | to_json }}}}"
-        dest: {out}
-""")
-        rc = subprocess.run([os.path.join(REPO, ".venv", "bin", "ansible-playbook"), pb], env=os.environ,
-                            stdout=open(os.path.join(workdir, tag + ".log"), "w"), stderr=subprocess.STDOUT,
-                            timeout=600).returncode
-        return rc, (json.load(open(out)) if os.path.exists(out) else {})
+        # the module run directly (as ansible's module runner does: args in a JSON file), which spares
+        # an ansible-playbook start per run; the module and everything below it are the real ones
+        args = os.path.join(workdir, tag + ".args.json")
+        with open(args, "w") as f:
+            json.dump({"ANSIBLE_MODULE_ARGS": {"manifest": mpath, "wait_timeout": 60}}, f)
+        env = dict(os.environ, PYTHONPATH=os.path.join(REPO, ".venv", "collections"))
+        p = subprocess.run([PY, "-m", "ansible_collections.teardown.gates.plugins.modules.aws_infra_cleanup", args],
+                           env=env, capture_output=True, text=True, timeout=600)
+        with open(os.path.join(workdir, tag + ".log"), "w") as f:
+            f.write(p.stdout + p.stderr)
+        try:
+            return p.returncode, json.loads(p.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            return p.returncode, {}
 
     violations = []
     try:
@@ -256,6 +255,9 @@ def case_aws(run, rng, workdir, rate):
             violations.append({"invariant": "absent", "what": f"{r['type']} {rid}: the faulty run verified it "
                                f"{r['verified_state']}, the re-run found it and deleted it"})
     for t, i in ids:
+        if i not in by_id_1:
+            violations.append({"invariant": "tracked", "what": f"{t} {i} of the manifest is not in the faulty run's "
+                               f"result (rc={first.get('rc', 'n/a')}, msg={str(first.get('msg'))[:300]})"})
         r = by_id_2.get(i)
         if r is None:
             violations.append({"invariant": "tracked", "what": f"{t} {i} of the manifest is not in the re-run's result"})
@@ -269,7 +271,93 @@ def case_aws(run, rng, workdir, rate):
     return violations
 
 
-CASES = {"releases": case_releases, "aws-infra": case_aws}
+HOLD = "chaos.teardown.gates/hold"
+
+
+def run_module(name, module_args, workdir, tag, env=None):
+    """A collection module run directly (its arguments in a JSON file, as ansible's runner hands them over)."""
+    args = os.path.join(workdir, tag + ".args.json")
+    with open(args, "w") as f:
+        json.dump({"ANSIBLE_MODULE_ARGS": module_args}, f)
+    env = dict(env or os.environ, PYTHONPATH=os.path.join(REPO, ".venv", "collections"))
+    p = subprocess.run([PY, "-m", f"ansible_collections.teardown.gates.plugins.modules.{name}", args],
+                       env=env, capture_output=True, text=True, timeout=600)
+    with open(os.path.join(workdir, tag + ".log"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    try:
+        return p.returncode, json.loads(p.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return p.returncode, {}
+
+
+def case_wait_gate(run, rng, workdir, rate):
+    """ConfigMaps held by a finalizer, deleted; the owner lets some go; wait_gate (absent) under faults."""
+    from kubernetes import client, config
+    core = client.CoreV1Api(config.new_client_from_config(os.environ["KUBECONFIG"]))
+    ns = f"chaos-wg{run['seed']}-{run['tag']}"
+    label = f"chaos.teardown.gates/run={run['tag']}"
+    core.create_namespace({"metadata": {"name": ns}})
+    uids = {}
+    for k in range(3):
+        cm = core.create_namespaced_config_map(ns, {"metadata": {
+            "name": f"held-{k}", "finalizers": [HOLD], "labels": {"chaos.teardown.gates/run": run["tag"]}}})
+        uids[cm.metadata.name] = cm.metadata.uid
+        core.delete_namespaced_config_map(cm.metadata.name, ns)
+
+    def release(names):  # the owner's own path (test equipment, straight to the API server)
+        for nm in names:
+            core.patch_namespaced_config_map(nm, ns, [{"op": "test", "path": "/metadata/finalizers/0", "value": HOLD},
+                                                      {"op": "remove", "path": "/metadata/finalizers/0"}])
+    names = sorted(uids)
+    let_go = rng.sample(names, rng.randint(0, 3))
+    release(let_go)
+    run["released_before"] = len(let_go)
+    # a wait makes few requests (a list, a watch, a list): a higher rate, so that most runs see a fault
+    proxy = KubeProxy(workdir, run["seed"], min(1.0, rate * 3))
+    violations = []
+    try:
+        env = dict(os.environ, KUBECONFIG=proxy.kubeconfig, K8S_AUTH_KUBECONFIG=proxy.kubeconfig)
+        gate = {"gates": [{"name": "held configmaps gone", "resources": [
+            {"api_version": "v1", "kind": "ConfigMap", "namespace": ns, "label_selector": label}]}], "timeout": 6}
+        _, first = run_module("wait_gate", gate, workdir, "faulty", env)
+        entries = proxy.entries()
+        run["faults"] = sum(1 for e in entries if e.get("fault"))
+        run["fault_kinds"] = sorted({e["fault"] for e in entries if e.get("fault")})
+        g = (first.get("gates") or [{}])[0]
+        run["faulty_state"] = g.get("state")
+        if g.get("state") == "passed":
+            for nm, uid in uids.items():
+                try:
+                    found = core.read_namespaced_config_map(nm, ns)
+                    if found.metadata.uid == uid:
+                        violations.append({"invariant": "absent", "what": f"ConfigMap {ns}/{nm} ({uid}): gate "
+                                           "passed (absent) under faults, found by a later query"})
+                except client.exceptions.ApiException as e:
+                    if e.status != 404:
+                        raise
+        elif g.get("state") is None:
+            violations.append({"invariant": "absent", "what": f"wait_gate returned no gate state: "
+                               f"{str(first.get('msg'))[:300]}"})
+        release([nm for nm in names if nm not in let_go])
+        proxy.set_rate(0)
+        _, second = run_module("wait_gate", dict(gate, timeout=60), workdir, "rerun", env)
+        g2 = (second.get("gates") or [{}])[0]
+        run["rerun_state"] = g2.get("state")
+        if g2.get("state") != "passed":
+            violations.append({"invariant": "verified", "what": f"fault-free re-run: gate {g2.get('state')}: "
+                               f"{str(second.get('msg'))[:300]}"})
+        for w in finalizer_writes(proxy.entries()):
+            violations.append({"invariant": "finalizer", "what": f"{w['method']} {w['path']}: {w['body']}"})
+    finally:
+        proxy.stop()
+        try:
+            core.delete_namespace(ns)
+        except client.exceptions.ApiException:
+            pass
+    return violations
+
+
+CASES = {"releases": case_releases, "aws-infra": case_aws, "wait-gate": case_wait_gate}
 
 
 def main(argv=None):
@@ -277,7 +365,7 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=100)
     ap.add_argument("--seed", type=int, default=int(time.time()) % 100000)
     ap.add_argument("--rate", type=float, default=0.15, help="fault probability per Kubernetes request (AWS: half)")
-    ap.add_argument("--cases", default="releases,aws-infra")
+    ap.add_argument("--cases", default="wait-gate,aws-infra,releases")
     ap.add_argument("--results", default=os.path.join(HERE, "results", "latest.json"))
     ap.add_argument("--workdir", default=os.environ.get("CHAOS_WORKDIR", "/tmp/teardown-gates-chaos"))
     args = ap.parse_args(argv)
@@ -297,7 +385,8 @@ def main(argv=None):
         case = cases[i % len(cases)]
         workdir = os.path.join(args.workdir, f"{seed}-{case}")
         os.makedirs(workdir, exist_ok=True)
-        run = {"index": i, "seed": seed, "case": case, "started": now(), "faults": 0}
+        # names carry a tag of their own (not from the seed) so that a seed can be replayed on the same sandbox
+        run = {"index": i, "seed": seed, "case": case, "started": now(), "faults": 0, "tag": os.urandom(2).hex()}
         s = time.monotonic()
         try:
             run["violations"] = CASES[case](run, random.Random(seed), workdir, args.rate)

@@ -159,11 +159,15 @@ class Proxy:
         finally:
             up.close()
 
-    def serve_forever(self, port):
+    @staticmethod
+    def listen(port):
         srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         srv.bind(("127.0.0.1", port))
         srv.listen(64)
+        return srv
+
+    def serve_forever(self, srv):
         while True:
             raw, _ = srv.accept()
             threading.Thread(target=self.handle, args=(raw,), daemon=True).start()
@@ -184,14 +188,15 @@ def main(argv=None):
     if not args.state:
         ap.error("--state (or SANDBOX_HOME) is required")
     pki = pki_mod.ensure_pki(os.path.join(args.state, "pki"))
+    proxy = Proxy(args.upstream_port, pki, args.seed, args.rate, args.log, rate_file=args.rate_file)
+    srv = proxy.listen(args.port)  # listening before the kubeconfig appears: its presence means "ready"
     if args.kubeconfig_out:
         with open(args.kubeconfig_out, "w") as f:
             f.write(kubeconfig_text(f"https://127.0.0.1:{args.port}", pki))
         os.chmod(args.kubeconfig_out, 0o600)
-    proxy = Proxy(args.upstream_port, pki, args.seed, args.rate, args.log, rate_file=args.rate_file)
     print(f"kubeproxy: 127.0.0.1:{args.port} -> 127.0.0.1:{args.upstream_port} seed={args.seed} rate={args.rate}",
           file=sys.stderr, flush=True)
-    proxy.serve_forever(args.port)
+    proxy.serve_forever(srv)
 
 
 if __name__ == "__main__":
