@@ -68,9 +68,9 @@ stage_sanity() {
   # ansible-test's pip bootstrap script comes from a host we cannot reach: provide our own
   local pipv; pipv=$("$repo/.venv-sanity/bin/python" -c 'import json,pathlib,ansible_test as t; p=pathlib.Path(t.__file__).parent/"_data/requirements/ansible-test.txt"; print(next(l.split("==")[1].strip() for l in p.read_text().splitlines() if l.startswith("pip==")))' 2>/dev/null || echo 24.2)
   mkdir -p "$HOME/.ansible/test/cache"
-  # test equipment (the sandbox, benchmarks) is not collection content: sanity checks our plugins, roles, playbooks
+  # test equipment (the sandbox, chaos, benchmarks) is not collection content: sanity checks our plugins, roles, playbooks
   local excludes="" d
-  for d in tests/sandbox benchmarks; do
+  for d in tests/sandbox tests/chaos benchmarks; do
     [ -n "$(find "$coll_copy/$d" -name '*.py' -print -quit 2>/dev/null)" ] && excludes="$excludes --exclude $d/"
   done
   cp "$repo/tests/sanity/get_pip_local.py" "$HOME/.ansible/test/cache/get_pip_${pipv//./_}.py"
