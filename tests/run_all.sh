@@ -8,7 +8,7 @@ cd "$repo"
 venv="$repo/.venv"
 sandbox="$repo/tests/sandbox/sandbox"
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(unit sanity docs sandbox integration molecule)
+[ ${#stages[@]} -gt 0 ] || stages=(unit sanity lint docs sandbox integration molecule)
 # TEST_COPY_ROOT lets concurrent runs (several developers in one tree) use separate copies
 copy_root="${TEST_COPY_ROOT:-$repo/build/ansible-test}"
 coll_copy="$copy_root/ansible_collections/teardown/gates"
