@@ -11,9 +11,9 @@ Each run i takes the seed S+i and a case (round-robin over --cases):
              with its arguments in a JSON file, no ansible-playbook start) with the AWS layer's fault
              rules on (throttle/internal/drop, chosen from S+i; the layer draws the hits itself)
 
-  wait-gate  three ConfigMaps held by a finalizer and deleted, the "owner" lets 0..3 of them go, then
-             the wait_gate module (run directly) waits for them absent through the proxy; the owner
-             lets the rest go
+  wait-gate  three ConfigMaps held by a finalizer and deleted; the "owner" lets 0..2 of them go before,
+             0..2 while the wait_gate module (run directly) waits for them absent through the proxy,
+             and the rest after it
 
 Then the faults stop and the same job runs again (through the proxy at rate 0, so that every request
 of both runs is logged), and the invariants are checked:
@@ -40,6 +40,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 
@@ -306,20 +307,33 @@ def case_wait_gate(run, rng, workdir, rate):
 
     def release(names):  # the owner's own path (test equipment, straight to the API server)
         for nm in names:
-            core.patch_namespaced_config_map(nm, ns, [{"op": "test", "path": "/metadata/finalizers/0", "value": HOLD},
-                                                      {"op": "remove", "path": "/metadata/finalizers/0"}])
+            try:
+                core.patch_namespaced_config_map(nm, ns, [
+                    {"op": "test", "path": "/metadata/finalizers/0", "value": HOLD},
+                    {"op": "remove", "path": "/metadata/finalizers/0"}])
+            except client.exceptions.ApiException as e:
+                if e.status != 404:
+                    raise
     names = sorted(uids)
-    let_go = rng.sample(names, rng.randint(0, 3))
+    # some go before the wait, some while it watches (under faults), the rest only after it
+    order = rng.sample(names, len(names))
+    before, during = rng.randint(0, 2), rng.randint(0, 2)
+    let_go, mid = order[:before], order[before:before + during]
     release(let_go)
-    run["released_before"] = len(let_go)
+    run["released_before"], run["released_during"] = len(let_go), len(mid)
     # a wait makes few requests (a list, a watch, a list): a higher rate, so that most runs see a fault
-    proxy = KubeProxy(workdir, run["seed"], min(1.0, rate * 3))
+    proxy = KubeProxy(workdir, run["seed"], min(1.0, rate * 4))
     violations = []
     try:
         env = dict(os.environ, KUBECONFIG=proxy.kubeconfig, K8S_AUTH_KUBECONFIG=proxy.kubeconfig)
         gate = {"gates": [{"name": "held configmaps gone", "resources": [
-            {"api_version": "v1", "kind": "ConfigMap", "namespace": ns, "label_selector": label}]}], "timeout": 6}
-        _, first = run_module("wait_gate", gate, workdir, "faulty", env)
+            {"api_version": "v1", "kind": "ConfigMap", "namespace": ns, "label_selector": label}]}], "timeout": 8}
+        timer = threading.Timer(rng.uniform(1.0, 4.0), release, [mid])
+        timer.start()
+        try:
+            _, first = run_module("wait_gate", gate, workdir, "faulty", env)
+        finally:
+            timer.join()
         entries = proxy.entries()
         run["faults"] = sum(1 for e in entries if e.get("fault"))
         run["fault_kinds"] = sorted({e["fault"] for e in entries if e.get("fault")})
