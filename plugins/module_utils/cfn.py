@@ -857,6 +857,10 @@ class Teardown:
                 ref = dict(stack=st["StackName"], stack_id=st["StackId"], logical_id=st["StackName"],
                            type="AWS::CloudFormation::Stack", physical_id=st["StackId"], class_=EXPORT_IN_USE,
                            reason="Export %s cannot be deleted as it is in use by %s" % (name, ", ".join(importers)))
+                if self.check_mode:
+                    # the plan of a set deletes the importers first: say what this stack waits for, do not stop
+                    self._record(ref, None, "would stop unless deleted first: %s" % ", ".join(importers))
+                    continue
                 self._record(ref, None, "stopped")
                 raise Failed("stack %s: export %s is imported by %s; DeleteStack would be refused (ExportInUse). "
                              "Delete the importing stacks first (the cfn_refusals role orders importers first)" % (
