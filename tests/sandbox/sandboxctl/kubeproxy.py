@@ -10,6 +10,8 @@ generator seeded with S, each with probability R per request:
   status-500 / status-503 / status-429   a metav1 Status body as the API server sends it
                                           (429 and 503 carry Retry-After: 1)
   drop                                    the connection is closed without an answer
+  drop-answer                             the request reaches the API server (and takes effect), the
+                                          answer is thrown away and the connection closed
   cut-watch                               (watch requests only) the stream is forwarded for a
                                           while, then closed mid-way
 
@@ -30,7 +32,7 @@ import time
 from . import pki as pki_mod
 from .kube import kubeconfig_text
 
-FAULTS = ("status-500", "status-503", "status-429", "drop")
+FAULTS = ("status-500", "status-503", "status-429", "drop", "drop-answer")
 REASONS = {500: ("InternalError", "Internal error occurred: injected by the sandbox fault proxy"),
            503: ("ServiceUnavailable", "the server is currently unable to handle the request (injected)"),
            429: ("TooManyRequests", "the server has received too many requests and has asked us to try again later "
@@ -149,7 +151,7 @@ class Proxy:
             chunks = 0
             while True:
                 data = up.recv(65536)
-                if not data:
+                if not data or fault == "drop-answer":
                     break
                 conn.sendall(data)
                 chunks += 1
