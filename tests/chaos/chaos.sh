@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `make chaos`: the fault campaign (tests/chaos/run.py) against the sandbox.
 # Starts the sandbox unless one runs (and then stops it again on exit); CHAOS_RUNS (default 100),
-# CHAOS_SEED (default: from the clock, printed in the results) and CHAOS_CASES pass through.
+# CHAOS_SEED (default: from the clock, printed in the results), CHAOS_CASES and CHAOS_RATE pass through.
 set -u
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 sandbox="$repo/tests/sandbox/sandbox"
@@ -16,4 +16,5 @@ eval "$("$sandbox" env)"
 args=(--runs "${CHAOS_RUNS:-100}")
 [ -n "${CHAOS_SEED:-}" ] && args+=(--seed "$CHAOS_SEED")
 [ -n "${CHAOS_CASES:-}" ] && args+=(--cases "$CHAOS_CASES")
+[ -n "${CHAOS_RATE:-}" ] && args+=(--rate "$CHAOS_RATE")
 "$repo/.venv/bin/python" "$repo/tests/chaos/run.py" "${args[@]}"
