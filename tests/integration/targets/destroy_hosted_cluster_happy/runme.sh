@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# destroy_hosted_cluster on a seeded hosted cluster, through the playbook as an operator runs it:
+# check mode prints the whole plan (gates and AWS levels) and sends no mutating request to either API;
+# the real run passes every gate in order, deletes every AWS ID of the baseline and verifies by
+# independent queries; the report files carry the issue's fields; a second run changes nothing and keeps
+# the first report as <namespace>-<name>.<UTC time>.json.
+# (A script target: a role-type target named hosted_cluster_destroy would resolve to the role itself.)
+set -eu
+here=$(pwd)
+config=$here/../../integration_config.yml
+eval "$(python - "$config" <<'PY'
+import json, shlex, sys
+c = json.load(open(sys.argv[1]))
+for k, v in c["sandbox_env"].items():
+    print("export %s=%s" % (k, shlex.quote(v)))
+print("export SANDBOX_CLI=%s HC_PYTHON=%s" % (shlex.quote(c["sandbox_cli"]), shlex.quote(c["sandbox_python"])))
+PY
+)"
+logcheck="$HC_PYTHON $here/files/logcheck.py"
+work=$(mktemp -d "${TMPDIR:-/tmp}/hc-happy.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+tag=$(python -c 'import random; print(random.randrange(10000, 99999))')
+name=happy$tag
+ns=clusters
+reports=$work/reports
+dhc() { ansible-playbook teardown.gates.destroy_hosted_cluster -e hosted_cluster_name="$name" -e hosted_cluster_namespace="$ns" \
+          -e report_dir="$reports" -e cluster_grace_period=240 "$@"; }
+
+"$SANDBOX_CLI" seed hosted-cluster --name "$name" --namespace "$ns" > "$work/seed.out"
+tail -n 1 "$work/seed.out" > "$work/seed.json"
+
+# ---- check mode: the plan, and not one mutating request
+mark=$($logcheck mark)
+dhc --check > "$work/check.log" 2>&1 || { cat "$work/check.log"; exit 1; }
+read -r a w < <(python -c 'import json,sys; m=json.loads(sys.argv[1]); print(m["audit"], m["aws"])' "$mark")
+$logcheck since "$a" "$w" "$ns" "$name" > "$work/check-mutations.json"
+
+# ---- the real run, then the same again
+dhc > "$work/run1.log" 2>&1 || { cat "$work/run1.log"; exit 1; }
+dhc > "$work/run2.log" 2>&1 || { cat "$work/run2.log"; exit 1; }
+$logcheck leftovers "$work/seed.json" > "$work/leftovers.json"
+
+ansible-playbook -i "${INVENTORY_PATH:-../../inventory}" -e @"$config" \
+  -e "{\"work\": \"$work\", \"reports\": \"$reports\"}" happy.yml "$@"
