@@ -17,7 +17,7 @@ from conftest import REPO, SANDBOX
 
 VENV_BIN = os.path.join(REPO, ".venv", "bin")
 BUNDLED = os.path.join(REPO, ".venv", "lib", "python3.11", "site-packages")  # PyPI `ansible`: kubernetes.core, amazon.aws
-NOT_CONTENT = (".venv/", ".venv-sanity/", ".venv-docs/", ".sandbox/", "build/", ".cache/", ".git/", "tests/output/",
+NOT_CONTENT = (".venv/", ".venv-sanity/", ".venv-docs/", ".ansible/", ".sandbox/", "build/", ".cache/", ".git/", "tests/output/",
                "tests/sandbox/", ".pytest_cache/")
 
 
