@@ -306,14 +306,25 @@ def _role_holders(c, role):
     return h
 
 
-def _release_role(c, role, holders):
+# How each holder of a role or user is let go: the IAM call and the parameter naming the holder.
+_PRINCIPAL_RELEASE = {
+    "RoleName": {"attached_policy": ("detach_role_policy", "PolicyArn"),
+                 "inline_policy": ("delete_role_policy", "PolicyName"),
+                 "instance_profile": ("remove_role_from_instance_profile", "InstanceProfileName")},
+    "UserName": {"attached_policy": ("detach_user_policy", "PolicyArn"),
+                 "inline_policy": ("delete_user_policy", "PolicyName"),
+                 "group": ("remove_user_from_group", "GroupName")},
+}
+
+
+def _release_principal(c, key, name, holders):
     for x in holders:
-        if x["kind"] == "attached_policy":
-            _ok_if_gone(c.call, "iam", "detach_role_policy", RoleName=role, PolicyArn=x["id"])
-        elif x["kind"] == "inline_policy":
-            _ok_if_gone(c.call, "iam", "delete_role_policy", RoleName=role, PolicyName=x["id"])
-        elif x["kind"] == "instance_profile":
-            _ok_if_gone(c.call, "iam", "remove_role_from_instance_profile", RoleName=role, InstanceProfileName=x["id"])
+        op, param = _PRINCIPAL_RELEASE[key][x["kind"]]
+        _ok_if_gone(c.call, "iam", op, **{key: name, param: x["id"]})
+
+
+def _release_role(c, role, holders):
+    _release_principal(c, "RoleName", role, holders)
 
 
 def _user_holders(c, user):
@@ -328,13 +339,7 @@ def _user_holders(c, user):
 
 
 def _release_user(c, user, holders):
-    for x in holders:
-        if x["kind"] == "attached_policy":
-            _ok_if_gone(c.call, "iam", "detach_user_policy", UserName=user, PolicyArn=x["id"])
-        elif x["kind"] == "inline_policy":
-            _ok_if_gone(c.call, "iam", "delete_user_policy", UserName=user, PolicyName=x["id"])
-        elif x["kind"] == "group":
-            _ok_if_gone(c.call, "iam", "remove_user_from_group", UserName=user, GroupName=x["id"])
+    _release_principal(c, "UserName", user, holders)
 
 
 def _policy_holders(c, arn):

@@ -342,3 +342,25 @@ def test_empty_buckets_deletes_every_version_and_delete_marker():
     assert s3.versions == [] and s3.markers == []
     assert sorted(s3.deleted) == [("gone", "m1"), ("gone", "v3"), ("keep", "v1"), ("keep", "v2")]
     assert cfn.find_holders(c, "empty_buckets", "AWS::S3::Bucket", "b") == []
+
+
+class _RecordingClients:
+    def __init__(self):
+        self.calls = []
+
+    def call(self, service, op, **kw):
+        self.calls.append((service, op, kw))
+
+
+def test_iam_principals_are_released_with_the_call_each_holder_needs():
+    c = _RecordingClients()
+    cfn._release_role(c, "r", [dict(kind="attached_policy", id="arn:p"), dict(kind="inline_policy", id="i"),
+                               dict(kind="instance_profile", id="ip")])
+    cfn._release_user(c, "u", [dict(kind="attached_policy", id="arn:p"), dict(kind="group", id="g")])
+    assert c.calls == [
+        ("iam", "detach_role_policy", {"RoleName": "r", "PolicyArn": "arn:p"}),
+        ("iam", "delete_role_policy", {"RoleName": "r", "PolicyName": "i"}),
+        ("iam", "remove_role_from_instance_profile", {"RoleName": "r", "InstanceProfileName": "ip"}),
+        ("iam", "detach_user_policy", {"UserName": "u", "PolicyArn": "arn:p"}),
+        ("iam", "remove_user_from_group", {"UserName": "u", "GroupName": "g"}),
+    ]
