@@ -138,14 +138,33 @@ def api_client(module=None, **auth):
         from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
     except ImportError:  # pragma: no cover
         CoreException = ValueError
-    try:
-        client = get_api_client(module=module, **auth)
-    except CoreException as e:
-        raise ResourceLookupError("could not configure the API client: %s" % e)
-    except Exception as e:
-        raise ResourceLookupError("the API server did not answer: %s" % _error_text(e), unknown=True)
+    for attempt in range(CLIENT_ATTEMPTS):
+        try:
+            client = get_api_client(module=module, **auth)
+            break
+        except CoreException as e:
+            raise ResourceLookupError("could not configure the API client: %s" % e)
+        except Exception as e:
+            # Building the client reads /version and /apis: one dropped connection or 503 there would
+            # fail the whole task, so a transient answer gets two more tries (0.5 s, then 1.5 s).
+            if attempt + 1 < CLIENT_ATTEMPTS and _transient(e):
+                time.sleep(0.5 * 3 ** attempt)
+                continue
+            raise ResourceLookupError("the API server did not answer: %s" % _error_text(e), unknown=True)
     disable_retries(client)
     return client
+
+
+CLIENT_ATTEMPTS = 3
+_TRANSIENT_STATUS = (429, 500, 502, 503, 504)
+
+
+def _transient(exc):
+    """A server busy or a connection lost on the way, not a refusal or a TLS/configuration fault."""
+    status = _status_of(exc)
+    if status is not None:
+        return status in _TRANSIENT_STATUS
+    return "SSL" not in repr(exc) and "CERTIFICATE" not in repr(exc).upper()
 
 
 def disable_retries(client):

@@ -163,7 +163,7 @@ gates:
       description: The gate's kind of wait.
       type: str
     state:
-      description: V(passed), V(timeout) (objects remain), V(unknown) (the last query failed), or V(not_started) (an earlier gate failed).
+      description: V(passed), V(timeout) (objects remain), V(unknown) (the last query failed, or the API server did not answer at all), or V(not_started) (an earlier gate failed, or the client could not be configured).
       type: str
     started:
       description: When the gate opened.
@@ -226,6 +226,7 @@ from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import An
 
 from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import inspect_next
 from ansible_collections.teardown.gates.plugins.module_utils.gates import (
+    NOT_STARTED,
     UNKNOWN,
     ProgressFile,
     run_gates,
@@ -291,10 +292,15 @@ def main():
     if errors:
         module.fail_json(msg="invalid input: " + "; ".join(errors))
 
+    def not_evaluated(state):
+        # Every gate still gets a row, so a failed connection reads as "unknown", never as no answer.
+        return [{"name": g["name"], "until": g.get("until") or "absent", "state": state} for g in gates]
+
     try:
         client = api_client(module)
     except ResourceLookupError as e:
         module.fail_json(msg="%s; absence is not proven" % e, state=UNKNOWN if e.unknown else None,
+                         gates=not_evaluated(UNKNOWN if e.unknown else NOT_STARTED),
                          inspect_next=inspect_next(None, state=UNKNOWN) if e.unknown else [])
     except Exception as e:
         module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
@@ -306,7 +312,8 @@ def main():
             try:
                 res = resolve_resource(client, sel["api_version"], sel["kind"])
             except ResourceLookupError as e:
-                module.fail_json(msg="gate %r: %s" % (g["name"], e), state=UNKNOWN if e.unknown else None)
+                module.fail_json(msg="gate %r: %s" % (g["name"], e), state=UNKNOWN if e.unknown else None,
+                                 gates=not_evaluated(UNKNOWN if e.unknown else NOT_STARTED))
             if not res.namespaced and sel.get("namespace"):
                 module.fail_json(msg="gate %r: namespace given for cluster-scoped kind %s" % (g["name"], sel["kind"]))
             row.append(res)
