@@ -7,15 +7,7 @@
 # (A script target: a role-type target named hosted_cluster_destroy would resolve to the role itself.)
 set -eu
 here=$(pwd)
-config=$here/../../integration_config.yml
-eval "$(python - "$config" <<'PY'
-import json, shlex, sys
-c = json.load(open(sys.argv[1]))
-for k, v in c["sandbox_env"].items():
-    print("export %s=%s" % (k, shlex.quote(v)))
-print("export SANDBOX_CLI=%s HC_PYTHON=%s" % (shlex.quote(c["sandbox_cli"]), shlex.quote(c["sandbox_python"])))
-PY
-)"
+. "$here/../setup_hosted_cluster/files/sandbox_env.sh"
 logcheck="$HC_PYTHON $here/files/logcheck.py"
 work=$(mktemp -d "${TMPDIR:-/tmp}/hc-happy.XXXXXX")
 trap 'rm -rf "$work"' EXIT

@@ -9,15 +9,7 @@
 # Run it with: INTEGRATION_ARGS="--allow-disabled hosted_cluster_knobs" make integration
 set -eu
 here=$(pwd)
-config=$here/../../integration_config.yml
-eval "$(python - "$config" <<'PY'
-import json, shlex, sys
-c = json.load(open(sys.argv[1]))
-for k, v in c["sandbox_env"].items():
-    print("export %s=%s" % (k, shlex.quote(v)))
-print("export SANDBOX_CLI=%s HC_PYTHON=%s" % (shlex.quote(c["sandbox_cli"]), shlex.quote(c["sandbox_python"])))
-PY
-)"
+. "$here/../setup_hosted_cluster/files/sandbox_env.sh"
 check="$HC_PYTHON $here/../setup_hosted_cluster/files/hc_check.py"
 work=$(mktemp -d "${TMPDIR:-/tmp}/hc-knobs.XXXXXX")
 nat_before=$($check layer-knob nat_deleting_seconds | python -c 'import json,sys; print(json.load(sys.stdin)["nat_deleting_seconds"])')
