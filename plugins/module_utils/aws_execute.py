@@ -44,8 +44,10 @@ NOT_FOUND = frozenset([
 ])
 REFUSALS = frozenset([
     "DependencyViolation", "InvalidIPAddress.InUse", "DeleteConflict", "HostedZoneNotEmpty", "BucketNotEmpty",
-    "ResourceInUse", "InvalidNetworkInterface.InUse", "CannotDelete", "AuthFailure",
+    "ResourceInUse", "InvalidNetworkInterface.InUse", "CannotDelete",
 ])
+# AuthFailure, UnauthorizedOperation, AccessDenied are not refusals: no blocker explains them and a
+# retry cannot clear them, so they fail at once, by ID, with AWS's words (the state stays unknown).
 MUTATING_PREFIXES = ("Delete", "Terminate", "Detach", "Disassociate", "Release", "Revoke", "Remove",
                      "Change", "Put", "Create", "Attach", "Associate", "Modify")
 

@@ -108,3 +108,18 @@ def test_failed_query_is_unknown_not_absent():
     ex, dummy = run(Broken(), {g.SUBNET: ["subnet-1"]})
     ex.c._retry = lambda fn: fn  # no backoff in a unit test
     assert ex.probe(g.SUBNET, ["subnet-1"])["subnet-1"]["state"] == "unknown"
+
+
+class DeniedEC2(FakeEC2):
+    def delete_subnet(self, SubnetId):
+        self.calls.append("DeleteSubnet")
+        raise err("AuthFailure", "DeleteSubnet")
+
+
+def test_an_auth_failure_fails_at_once_without_a_blocker_search_or_retries():
+    fake = DeniedEC2(nat_state="deleting")
+    ex, dummy = run(fake, {g.SUBNET: ["subnet-1"]})
+    verified, dummy = ex.run()
+    res = ex.results[(g.SUBNET, "subnet-1")]
+    assert not verified and res["outcome"] == "failed" and "AuthFailure" in res["error"]
+    assert fake.calls.count("DeleteSubnet") == 1 and "DescribeNatGateways" not in fake.calls
