@@ -163,7 +163,9 @@ gates:
       description: The gate's kind of wait.
       type: str
     state:
-      description: V(passed), V(timeout) (objects remain), V(unknown) (the last query failed, or the API server did not answer at all), or V(not_started) (an earlier gate failed, or the client could not be configured).
+      description:
+        - V(passed), V(timeout) (objects remain), V(unknown) (the last query failed, or the API server did not
+          answer at all), or V(not_started) (an earlier gate failed, or the client could not be configured).
       type: str
     started:
       description: When the gate opened.

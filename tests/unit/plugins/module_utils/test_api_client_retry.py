@@ -40,7 +40,7 @@ def test_a_transient_failure_while_building_the_client_is_tried_again(monkeypatc
 
 
 def test_retries_are_bounded_and_the_result_is_unknown(monkeypatch):
-    calls = _server(monkeypatch, [Answer("busy", 503) for _ in range(5)])
+    calls = _server(monkeypatch, [Answer("busy", 503)] * 5)
     with pytest.raises(O.ResourceLookupError) as e:
         O.api_client()
     assert e.value.unknown and len(calls) == O.CLIENT_ATTEMPTS
