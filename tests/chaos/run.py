@@ -222,20 +222,7 @@ def case_aws(run, rng, workdir, rate):
         json.dump(manifest, f)
 
     def cleanup(tag):
-        # the module run directly (as ansible's module runner does: args in a JSON file), which spares
-        # an ansible-playbook start per run; the module and everything below it are the real ones
-        args = os.path.join(workdir, tag + ".args.json")
-        with open(args, "w") as f:
-            json.dump({"ANSIBLE_MODULE_ARGS": {"manifest": mpath, "wait_timeout": 60}}, f)
-        env = dict(os.environ, PYTHONPATH=os.path.join(REPO, ".venv", "collections"))
-        p = subprocess.run([PY, "-m", "ansible_collections.teardown.gates.plugins.modules.aws_infra_cleanup", args],
-                           env=env, capture_output=True, text=True, timeout=600)
-        with open(os.path.join(workdir, tag + ".log"), "w") as f:
-            f.write(p.stdout + p.stderr)
-        try:
-            return p.returncode, json.loads(p.stdout.strip().splitlines()[-1])
-        except (ValueError, IndexError):
-            return p.returncode, {}
+        return run_module("aws_infra_cleanup", {"manifest": mpath, "wait_timeout": 60}, workdir, tag)
 
     violations = []
     try:
