@@ -1,4 +1,4 @@
-"""sandbox up|down|status|env|seed: the embedded environment every test runs against."""
+"""sandbox up|down|status|env|seed|restart: the embedded environment every test runs against."""
 import argparse
 import importlib
 import json
@@ -148,10 +148,38 @@ def start_aws(procs):
     raise SandboxError("the AWS layer did not answer in 60 s:\n" + procs.tail("aws-layer"))
 
 
-def start_twins(procs):
+def start_twins(procs, only=None):
     env = dict(os.environ, PYTHONPATH=SANDBOX_DIR, **env_vars())
     for name, module in TWINS:
-        procs.start("twin-" + name, [os.path.join(VENV, "bin", "python"), "-m", module], env=env)
+        if only is None or name == only:
+            procs.start("twin-" + name, [os.path.join(VENV, "bin", "python"), "-m", module], env=env)
+
+
+def cmd_restart(args):
+    """A crash and a restart of one component (test equipment for the chaos campaign).
+
+    kube-apiserver: killed (SIGKILL, or SIGTERM with --graceful), down for --down-seconds, started again
+    with the same flags and ports, and ready (/readyz) before this returns. twin-NAME: the same for
+    one controller twin; it re-lists and carries on, as a restarted controller does.
+    """
+    procs = Procs(STATE)
+    comp = {"apiserver": "kube-apiserver"}.get(args.component, args.component)
+    twins = {"twin-" + n: n for n, _ in TWINS}
+    if comp != "kube-apiserver" and comp not in twins:
+        raise SandboxError(f"restart: {args.component!r} is not one of kube-apiserver (apiserver), "
+                           f"{', '.join(sorted(twins))}")
+    if not procs.pid(comp):
+        raise SandboxError(f"restart: {comp} is not running (sandbox up first)")
+    t0 = time.monotonic()
+    procs.stop(comp, grace=10.0 if args.graceful else 0.0)
+    if args.down_seconds:
+        time.sleep(args.down_seconds)
+    if comp == "kube-apiserver":
+        control_plane(procs).start_apiserver()
+    else:
+        start_twins(procs, only=twins[comp])
+    say(f"restarted {comp} ({'SIGTERM' if args.graceful else 'SIGKILL'}) in {time.monotonic() - t0:.1f} s")
+    return 0
 
 
 def cmd_up(args):
@@ -267,6 +295,10 @@ def main(argv=None):
     s = sub.add_parser("status", help="what runs where")
     s.add_argument("--json", action="store_true")
     sub.add_parser("env", help="print export lines for the sandbox")
+    rs = sub.add_parser("restart", help="kill one component and start it again with the same flags (chaos)")
+    rs.add_argument("component", help="apiserver (kube-apiserver) or twin-NAME")
+    rs.add_argument("--graceful", action="store_true", help="SIGTERM instead of SIGKILL")
+    rs.add_argument("--down-seconds", type=float, default=0.0, help="stay down this long before the start")
     sd = sub.add_parser("seed", help="create a scenario; the last line printed is its JSON description")
     sd.add_argument("scenario")
     sd.add_argument("--name", default=None)
@@ -275,7 +307,8 @@ def main(argv=None):
     sd.add_argument("--count", type=int, default=None, help="how many (the knob `count`)")
     args = ap.parse_args(argv)
     try:
-        return {"up": cmd_up, "down": cmd_down, "status": cmd_status, "env": cmd_env, "seed": cmd_seed}[args.cmd](args)
+        return {"up": cmd_up, "down": cmd_down, "status": cmd_status, "env": cmd_env, "seed": cmd_seed,
+                "restart": cmd_restart}[args.cmd](args)
     except SandboxError as e:
         print(f"sandbox {args.cmd}: {e}", file=sys.stderr)
         return 2

@@ -74,9 +74,11 @@ class Procs:
         return proc.pid
 
     def stop(self, name, grace=10.0):
+        """SIGTERM, and SIGKILL after `grace` seconds; grace 0 is a crash: SIGKILL at once."""
         pid = self.pid(name)
         if pid:
-            for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)):
+            steps = ((signal.SIGTERM, grace), (signal.SIGKILL, 5.0)) if grace > 0 else ((signal.SIGKILL, 5.0),)
+            for sig, wait in steps:
                 try:
                     os.killpg(pid, sig)
                 except ProcessLookupError:

@@ -10,7 +10,10 @@ Sits in front of moto (awslayer.Layer calls ``before`` and ``after`` around ever
   * state machines: NAT gateway available -> deleting -> deleted (ENI and EIP held until deleted),
     instance shutting-down -> terminated, ELB ENIs that linger after their load balancer;
   * fault rules: Throttling / RequestLimitExceeded / SlowDown, 500 InternalError, dropped connection,
-    by service and action, as a rate or a count.
+    by service and action, as a rate or a count; a rule may be scoped to one access key ID
+    ("key_id": only requests signed with it are drawn for, so that concurrent chaos runs each get their
+    own faults) and may carry a "seed" (its hits are drawn from its own generator seeded with it, so
+    that a run's fault stream replays from its seed).
   * CloudFormation deletion as on AWS (DELETE_FAILED, events, DELETE_SKIPPED, RetainResources ...):
     realism_cfn.py, mixed in; DeleteRole and DeleteDBInstance refusals share its rules.
 
@@ -20,8 +23,9 @@ between), under one lock.
 Control API (the layer serves it under /_sandbox/):
   GET    /_sandbox/realism            knobs, fault rules (with hits), pending transitions
   POST   /_sandbox/realism/knobs      {"nat_deleting_seconds": 3, ...} -> merged knobs
-  POST   /_sandbox/realism/faults     {"service", "action", "fault", "rate"|"count"} -> {"id", ...}
-  DELETE /_sandbox/realism/faults     remove every rule (or one: {"id": N})
+  POST   /_sandbox/realism/faults     {"service", "action", "fault", "rate"|"count", ["key_id"], ["seed"]}
+                                      -> {"id", ...}
+  DELETE /_sandbox/realism/faults     remove every rule (or one: {"id": N}; or one key's: {"key_id": K})
   POST   /_sandbox/realism/reset      default knobs, no rules
 """
 import json
@@ -116,6 +120,7 @@ class Realism(CfnDeletion):
         self.layer = None
         self.knobs = dict(DEFAULT_KNOBS)
         self.faults = []
+        self._rule_rngs = {}        # rule id -> random.Random(rule's seed)
         self._next_id = 1
         self.nat_deleting = {}      # (region, nat id) -> deadline
         self.shutting_down = {}     # (region, instance id) -> deadline
@@ -184,6 +189,8 @@ class Realism(CfnDeletion):
             if sub == "realism/faults" and method == "DELETE":
                 if "id" in body:
                     self.faults = [r for r in self.faults if r["id"] != body["id"]]
+                elif "key_id" in body:
+                    self.faults = [r for r in self.faults if r.get("key_id") != body["key_id"]]
                 else:
                     self.faults = []
                 self._save()
@@ -216,6 +223,10 @@ class Realism(CfnDeletion):
                 return {"error": "rate must be in (0, 1]"}
         else:
             return {"error": "give a rate (0..1] or a count"}
+        if body.get("key_id"):
+            rule["key_id"] = str(body["key_id"])
+        if body.get("seed") is not None:
+            rule["seed"] = int(body["seed"])
         rule["id"] = self._next_id
         rule["hits"] = 0
         self._next_id += 1
@@ -246,15 +257,26 @@ class Realism(CfnDeletion):
             except Exception as e:  # noqa: BLE001
                 print(f"realism: after {req.service}.{req.action}: {e!r}", flush=True)
 
+    def _draw(self, rule):
+        """A rule's next draw: from its own seeded generator when it has a seed (kept by rule ID)."""
+        if "seed" not in rule:
+            return random.random()
+        rng = self._rule_rngs.get(rule["id"])
+        if rng is None:
+            rng = self._rule_rngs[rule["id"]] = random.Random(rule["seed"])
+        return rng.random()
+
     def _fault(self, req):
         for rule in self.faults:
             if rule["service"] not in ("*", req.service) or rule["action"] not in ("*", req.action):
+                continue
+            if rule.get("key_id") and rule["key_id"] != req.key_id:
                 continue
             if "count" in rule:
                 if rule["count"] <= 0:
                     continue
                 rule["count"] -= 1
-            elif random.random() >= rule["rate"]:
+            elif self._draw(rule) >= rule["rate"]:
                 continue
             rule["hits"] += 1
             if rule["fault"] == "throttle":
