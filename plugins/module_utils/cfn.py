@@ -294,52 +294,43 @@ def _empty_bucket(c, bucket):
         deleted += len(objs)
 
 
-def _role_holders(c, role):
-    h = []
-    for p in _paginate(c, "iam", "list_attached_role_policies", "AttachedPolicies", RoleName=role):
-        h.append(dict(kind="attached_policy", id=p["PolicyArn"], what="managed policy attached to role %s" % role))
-    for name in _paginate(c, "iam", "list_role_policies", "PolicyNames", RoleName=role):
-        h.append(dict(kind="inline_policy", id=name, what="inline policy of role %s" % role))
-    for ip in _paginate(c, "iam", "list_instance_profiles_for_role", "InstanceProfiles", RoleName=role):
-        h.append(dict(kind="instance_profile", id=ip["InstanceProfileName"],
-                      what="instance profile holding role %s" % role))
-    return h
-
-
-# How each holder of a role or user is let go: the IAM call and the parameter naming the holder.
-_PRINCIPAL_RELEASE = {
-    "RoleName": {"attached_policy": ("detach_role_policy", "PolicyArn"),
-                 "inline_policy": ("delete_role_policy", "PolicyName"),
-                 "instance_profile": ("remove_role_from_instance_profile", "InstanceProfileName")},
-    "UserName": {"attached_policy": ("detach_user_policy", "PolicyArn"),
-                 "inline_policy": ("delete_user_policy", "PolicyName"),
-                 "group": ("remove_user_from_group", "GroupName")},
+# A role's or a user's holders, one row per kind: how the holders are listed (IAM call, response key, the
+# field naming each holder, or None for a list of names), how they are described, and how each is let go
+# (IAM call, parameter naming the holder).
+_PRINCIPALS = {
+    "RoleName": ("role", (
+        ("attached_policy", "list_attached_role_policies", "AttachedPolicies", "PolicyArn",
+         "managed policy attached to", "detach_role_policy", "PolicyArn"),
+        ("inline_policy", "list_role_policies", "PolicyNames", None,
+         "inline policy of", "delete_role_policy", "PolicyName"),
+        ("instance_profile", "list_instance_profiles_for_role", "InstanceProfiles", "InstanceProfileName",
+         "instance profile holding", "remove_role_from_instance_profile", "InstanceProfileName"),
+    )),
+    "UserName": ("user", (
+        ("attached_policy", "list_attached_user_policies", "AttachedPolicies", "PolicyArn",
+         "managed policy attached to", "detach_user_policy", "PolicyArn"),
+        ("inline_policy", "list_user_policies", "PolicyNames", None,
+         "inline policy of", "delete_user_policy", "PolicyName"),
+        ("group", "list_groups_for_user", "Groups", "GroupName",
+         "group membership of", "remove_user_from_group", "GroupName"),
+    )),
 }
 
 
-def _release_principal(c, key, name, holders):
-    for x in holders:
-        op, param = _PRINCIPAL_RELEASE[key][x["kind"]]
-        _ok_if_gone(c.call, "iam", op, **{key: name, param: x["id"]})
-
-
-def _release_role(c, role, holders):
-    _release_principal(c, "RoleName", role, holders)
-
-
-def _user_holders(c, user):
+def _principal_holders(c, key, name):
+    noun, rows = _PRINCIPALS[key]
     h = []
-    for p in _paginate(c, "iam", "list_attached_user_policies", "AttachedPolicies", UserName=user):
-        h.append(dict(kind="attached_policy", id=p["PolicyArn"], what="managed policy attached to user %s" % user))
-    for name in _paginate(c, "iam", "list_user_policies", "PolicyNames", UserName=user):
-        h.append(dict(kind="inline_policy", id=name, what="inline policy of user %s" % user))
-    for g in _paginate(c, "iam", "list_groups_for_user", "Groups", UserName=user):
-        h.append(dict(kind="group", id=g["GroupName"], what="group membership of user %s" % user))
+    for kind, op, resp_key, field, what, dummy_op, dummy_param in rows:
+        for item in _paginate(c, "iam", op, resp_key, **{key: name}):
+            h.append(dict(kind=kind, id=item[field] if field else item, what="%s %s %s" % (what, noun, name)))
     return h
 
 
-def _release_user(c, user, holders):
-    _release_principal(c, "UserName", user, holders)
+def _release_principal(c, key, name, holders):
+    release = dict((row[0], row[5:]) for row in _PRINCIPALS[key][1])
+    for x in holders:
+        op, param = release[x["kind"]]
+        _ok_if_gone(c.call, "iam", op, **{key: name, param: x["id"]})
 
 
 def _policy_holders(c, arn):
@@ -489,8 +480,10 @@ def _release_enis(c, rid, holders):
 # (remedy, resource type) -> (finder, releaser)
 REMEDIES = {
     ("empty_buckets", "AWS::S3::Bucket"): (_bucket_holders, lambda c, rid, h: _empty_bucket(c, rid)),
-    ("detach_iam", "AWS::IAM::Role"): (_role_holders, _release_role),
-    ("detach_iam", "AWS::IAM::User"): (_user_holders, _release_user),
+    ("detach_iam", "AWS::IAM::Role"): (lambda c, rid: _principal_holders(c, "RoleName", rid),
+                                       lambda c, rid, h: _release_principal(c, "RoleName", rid, h)),
+    ("detach_iam", "AWS::IAM::User"): (lambda c, rid: _principal_holders(c, "UserName", rid),
+                                       lambda c, rid, h: _release_principal(c, "UserName", rid, h)),
     ("detach_iam", "AWS::IAM::ManagedPolicy"): (_policy_holders, _release_policy),
     ("detach_iam", "AWS::IAM::InstanceProfile"): (_profile_holders, _release_profile),
     ("disable_deletion_protection", "AWS::RDS::DBCluster"): (

@@ -345,18 +345,22 @@ def test_empty_buckets_deletes_every_version_and_delete_marker():
 
 
 class _RecordingClients:
-    def __init__(self):
+    """Records each call; a list call answers from ``lists`` (one page)."""
+
+    def __init__(self, lists=None):
         self.calls = []
+        self.lists = lists or {}
 
     def call(self, service, op, **kw):
         self.calls.append((service, op, kw))
+        return self.lists.get(op, {})
 
 
 def test_iam_principals_are_released_with_the_call_each_holder_needs():
     c = _RecordingClients()
-    cfn._release_role(c, "r", [dict(kind="attached_policy", id="arn:p"), dict(kind="inline_policy", id="i"),
-                               dict(kind="instance_profile", id="ip")])
-    cfn._release_user(c, "u", [dict(kind="attached_policy", id="arn:p"), dict(kind="group", id="g")])
+    cfn.release(c, "detach_iam", "AWS::IAM::Role", "r", [
+        dict(kind="attached_policy", id="arn:p"), dict(kind="inline_policy", id="i"), dict(kind="instance_profile", id="ip")])
+    cfn.release(c, "detach_iam", "AWS::IAM::User", "u", [dict(kind="attached_policy", id="arn:p"), dict(kind="group", id="g")])
     assert c.calls == [
         ("iam", "detach_role_policy", {"RoleName": "r", "PolicyArn": "arn:p"}),
         ("iam", "delete_role_policy", {"RoleName": "r", "PolicyName": "i"}),
@@ -364,3 +368,26 @@ def test_iam_principals_are_released_with_the_call_each_holder_needs():
         ("iam", "detach_user_policy", {"UserName": "u", "PolicyArn": "arn:p"}),
         ("iam", "remove_user_from_group", {"UserName": "u", "GroupName": "g"}),
     ]
+
+
+def test_iam_principals_holders_are_listed_with_the_call_each_kind_needs():
+    lists = {"list_attached_role_policies": {"AttachedPolicies": [{"PolicyArn": "arn:rp"}]},
+             "list_role_policies": {"PolicyNames": ["ri"]},
+             "list_instance_profiles_for_role": {"InstanceProfiles": [{"InstanceProfileName": "ip"}]},
+             "list_attached_user_policies": {"AttachedPolicies": [{"PolicyArn": "arn:up"}]},
+             "list_user_policies": {"PolicyNames": []},
+             "list_groups_for_user": {"Groups": [{"GroupName": "g"}]}}
+    c = _RecordingClients(lists)
+    role = cfn.find_holders(c, "detach_iam", "AWS::IAM::Role", "r")
+    user = cfn.find_holders(c, "detach_iam", "AWS::IAM::User", "u")
+    assert [(h["kind"], h["id"], h["what"]) for h in role] == [
+        ("attached_policy", "arn:rp", "managed policy attached to role r"),
+        ("inline_policy", "ri", "inline policy of role r"),
+        ("instance_profile", "ip", "instance profile holding role r")]
+    assert [(h["kind"], h["id"], h["what"]) for h in user] == [
+        ("attached_policy", "arn:up", "managed policy attached to user u"),
+        ("group", "g", "group membership of user u")]
+    assert [(op, kw) for dummy, op, kw in c.calls] == [
+        ("list_attached_role_policies", {"RoleName": "r"}), ("list_role_policies", {"RoleName": "r"}),
+        ("list_instance_profiles_for_role", {"RoleName": "r"}), ("list_attached_user_policies", {"UserName": "u"}),
+        ("list_user_policies", {"UserName": "u"}), ("list_groups_for_user", {"UserName": "u"})]
