@@ -21,6 +21,8 @@ Public functions (reused by modules and roles):
 - ``list_contents(dyn, namespace=None)``: every object of every listable kind in a namespace (or
   every cluster-scoped object), by listing; the truth a Namespace's conditions only summarise.
 - ``object_summary(obj)``: the deletion-relevant fields of an object as a flat dict.
+- ``retry_read(read, attempts=3)``: a read tried again, with backoff, after a transient failure (429, 5xx,
+  a dropped connection); the last failure is raised (the caller records it as unknown).
 - ``missing_permission(exc)``: for a 403, the permission the credentials lack, as
   ``missing permission: <verb> <resource>.<group> in namespace <ns>`` (None for anything else).
 """
@@ -165,6 +167,41 @@ def _transient(exc):
     if status is not None:
         return status in _TRANSIENT_STATUS
     return "SSL" not in repr(exc) and "CERTIFICATE" not in repr(exc).upper()
+
+
+READ_ATTEMPTS = 3
+
+
+def _read_transient(exc):
+    """A read worth trying again: the server busy (429, 5xx) or the connection lost on the way (reset,
+    refused, closed without an answer). Not a refusal, a missing kind, a TLS fault or a timeout."""
+    status = _status_of(exc)
+    if status is not None:
+        return status in _TRANSIENT_STATUS
+    try:
+        from urllib3.exceptions import NewConnectionError, ProtocolError
+        lost = (ConnectionError, NewConnectionError, ProtocolError)
+    except ImportError:  # pragma: no cover
+        lost = (ConnectionError,)
+    return any(isinstance(e, lost) for e in (exc, getattr(exc, "reason", None)) if e is not None)
+
+
+def retry_read(read, attempts=READ_ATTEMPTS, sleep=time.sleep, delay=0.5):
+    """Call ``read()`` (a GET or LIST, nothing that changes the world) until it answers, at most ``attempts`` times.
+
+    Tried again, after ``delay`` then three times as long each time: a transient answer (429, 500, 502,
+    503, 504) or a connection lost on the way, as ``api_client`` does for discovery. Not tried again: a
+    refusal (403, 404, any other status), a TLS or configuration fault, a timeout (``request_timeout``
+    bounds each read; a silent server is unknown at once). The last failure is raised, so the caller
+    records the read as unknown, never as absent. Returns ``(answer, retries)``.
+    """
+    for attempt in range(attempts):
+        try:
+            return read(), attempt
+        except Exception as e:
+            if attempt + 1 >= attempts or not _read_transient(e):
+                raise
+            sleep(delay * 3 ** attempt)
 
 
 def disable_retries(client):

@@ -23,6 +23,8 @@ description:
   - One module call for the whole list; with C(kubernetes.core.k8s) in a loop each item pays for a process
     start and API discovery.
   - Check mode sends no request at all (not even a server-side dry run) and returns what would be deleted.
+  - The read before each DELETE is tried again, with backoff, after a transient failure (429, 5xx, a dropped
+    connection), at most three times; a read that still fails stops the task (state unknown, nothing more sent).
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:
@@ -94,7 +96,7 @@ from ansible_collections.kubernetes.core.plugins.module_utils.args_common import
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.teardown.gates.plugins.module_utils.convoy import API_VERSION
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import missing_permission
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import missing_permission, retry_read
 
 
 def utc_iso(ts=None):
@@ -125,7 +127,8 @@ def main():
     try:
         from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
         from kubernetes.client.rest import ApiException
-        resource = get_api_client(module=module).resource(p["kind"], API_VERSION)
+        client = get_api_client(module=module)
+        resource, dummy = retry_read(lambda: client.resource(p["kind"], API_VERSION))
     except Exception as e:
         module.fail_json(msg="could not reach the API or find %s %s: %s" % (API_VERSION, p["kind"], e),
                          exception=traceback.format_exc())
@@ -135,7 +138,7 @@ def main():
         name, uid = o["name"], o["uid"]
         # read first: a deleting object is not "changed" by another DELETE, and check mode must know
         try:
-            cur = resource.get(name=name, namespace=ns, _request_timeout=p["request_timeout"]).to_dict()
+            cur = retry_read(lambda n=name: resource.get(name=n, namespace=ns, _request_timeout=p["request_timeout"]))[0].to_dict()
         except ApiException as e:
             if e.status == 404:
                 out["absent"].append(name)

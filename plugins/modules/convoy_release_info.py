@@ -26,7 +26,9 @@ description:
     Release's C(spec.targetNamespace) on the cluster this module talks to (the in-cluster target).
   - With O(verify_objects), checks each given object's presence (by listing, so a failed query is
     V(unknown), never V(absent)).
-  - Sends only reads; runs the same in check mode.
+  - Sends only reads; runs the same in check mode. A read that meets a transient failure (429, 5xx, a dropped
+    connection) is tried again with backoff, at most three times (RV(retried)); one that still fails is
+    V(unknown), never V(absent).
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:
@@ -174,7 +176,14 @@ verification:
   returned: when O(verify_plan) is given
   type: dict
 unknown:
-  description: Queries that failed (what, error).
+  description: Queries that failed (what, error), after the tries a transient failure gets.
+  returned: always
+  type: list
+  elements: dict
+retried:
+  description:
+    - Reads that answered only after a transient failure (429, 5xx, a dropped connection) - C(what) and
+      C(retries). A read is tried at most three times, with backoff; one that still fails is in RV(unknown).
   returned: always
   type: list
   elements: dict
@@ -192,7 +201,12 @@ from datetime import datetime, timezone
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import missing_permission
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
+    ResourceLookupError,
+    api_client,
+    missing_permission,
+    retry_read,
+)
 from ansible_collections.teardown.gates.plugins.module_utils.convoy import (
     ABSENT,
     API_VERSION,
@@ -229,13 +243,19 @@ def short_error(e):
 
 
 class Reader(object):
-    """Lists and gets with three outcomes; every failure is recorded as unknown."""
+    """Lists and gets with three outcomes; every failure is recorded as unknown.
 
-    def __init__(self, client, request_timeout):
+    A transient failure (429, 5xx, a dropped connection) is tried again a bounded number of times
+    (``k8s_observe.retry_read``); a read that still fails is unknown, never absent.
+    """
+
+    def __init__(self, client, request_timeout, retry=retry_read):
         self.client = client
         self.timeout = request_timeout
         self.unknown = []
+        self.retried = []
         self._res = {}
+        self._retry = retry
 
     def resource(self, api_version, kind):
         key = (api_version, kind)
@@ -252,12 +272,14 @@ class Reader(object):
                 params["label_selector"] = label_selector
             if field_selector:
                 params["field_selector"] = field_selector
-            res = self.resource(api_version, kind).get(**params)
-            return {"state": PRESENT, "items": [i.to_dict() for i in res.items]}
+            res, retries = self._retry(lambda: self.resource(api_version, kind).get(**params))
         except Exception as e:  # a failed query is unknown, whatever failed
             err = short_error(e)
             self.unknown.append({"what": what, "error": err})
             return {"state": UNKNOWN, "items": None, "error": err}
+        if retries:
+            self.retried.append({"what": what, "retries": retries})
+        return {"state": PRESENT, "items": [i.to_dict() for i in res.items]}
 
     def get(self, api_version, kind, name, namespace=None):
         """Presence by listing with a field selector: an empty successful list proves absence."""
@@ -292,8 +314,9 @@ def main():
             module.fail_json(msg="verify_objects[%d]: missing %s" % (i, ", ".join(missing)))
     started = time.time()
     try:
-        from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
-        reader = Reader(get_api_client(module=module), p["request_timeout"])
+        reader = Reader(api_client(module=module), p["request_timeout"])
+    except ResourceLookupError as e:
+        module.fail_json(msg="could not create the API client (state unknown, nothing is taken as absent): %s" % e)
     except Exception as e:
         module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
     ns = p["namespace"]
@@ -310,7 +333,7 @@ def main():
         listing = reader.list(API_VERSION, "Release", ns, label_selector=p["label_selector"])
         if listing["state"] == UNKNOWN:
             module.fail_json(msg="could not list the Releases in %s (state unknown, nothing is taken as absent): %s"
-                             % (ns, listing["error"]), unknown=reader.unknown, query_times=dict(
+                             % (ns, listing["error"]), unknown=reader.unknown, retried=reader.retried, query_times=dict(
                                  started=utc_iso(started), finished=utc_iso()))
         items = listing["items"]
         if p["names"]:
@@ -365,7 +388,7 @@ def main():
     if p["verify_plan"]:
         result["verification"] = verify(reader, p["verify_plan"])
     module.exit_json(changed=False, releases=releases, absent_names=absent_names, clusters=clusters,
-                     objects=objects, unknown=reader.unknown,
+                     objects=objects, unknown=reader.unknown, retried=reader.retried,
                      query_times=dict(started=utc_iso(started), finished=utc_iso()), **result)
 
 
