@@ -1,39 +1,64 @@
 #!/usr/bin/env python3
-"""Fault campaigns against the sandbox: `tests/chaos/run.py --runs N --seed S`.
+"""Fault campaigns against the sandbox: `tests/chaos/run.py --runs N --seed S [--jobs J]`.
 
 Needs a running sandbox and its environment (eval "$(tests/sandbox/sandbox env)").
-Each run i takes the seed S+i and a case (round-robin over --cases):
-
-  releases   `seed releases` (2 Releases, no hooks), then playbooks/prune_releases.yml through the
-             fault-injecting proxy (sandboxctl/kubeproxy.py: 500/503/429 Status answers, dropped
-             connections, watches cut mid-way, chosen by a generator seeded with S+i)
-  aws-infra  `seed aws-infra` (one zone, one worker), then the aws_infra_cleanup module (run directly
-             with its arguments in a JSON file, no ansible-playbook start) with the AWS layer's fault
-             rules on (throttle/internal/drop, chosen from S+i; the layer draws the hits itself)
+Each run i takes the seed S+i and a case (round-robin over --cases; a case may be listed more than once
+to weigh it). Runs go through a pool of J workers (--jobs, CHAOS_JOBS), each run on its own names,
+namespaces and infra IDs, its own fault proxy (port CHAOS_PROXY_PORT or SANDBOX_PORT_BASE+600, plus the
+worker's slot) and its own AWS access key ID, to which its AWS fault rules are scoped (the realism layer
+draws a rule's hits from a generator seeded with the run's seed, so a run's fault stream replays from
+its seed whatever runs beside it). Cases that fault the whole sandbox (apiserver-restart) run alone,
+before the pool starts.
 
   wait-gate  three ConfigMaps held by a finalizer and deleted; the "owner" lets 0..2 of them go before,
-             0..2 while the wait_gate module (run directly) waits for them absent through the proxy,
-             and the rest after it
+             0..2 while the wait_gate module (run directly, no ansible-playbook start) waits for them
+             absent through the proxy, and the rest after it
+  apiserver-restart
+             the wait-gate job, with kube-apiserver killed (SIGKILL) and started again (`sandbox restart
+             apiserver`, same flags and ports, /readyz) at a random point of the wait; alone on the sandbox
+  aws-infra  `seed aws-infra` (one zone, one worker), then the aws_infra_cleanup module (run directly)
+             with AWS fault rules (throttle / internal 5xx / drop, chosen from the seed) on the run's key
+  releases   `seed releases` (2 Releases, no hooks), then playbooks/prune_releases.yml through the
+             fault-injecting proxy (sandboxctl/kubeproxy.py: 500/503/429 Status answers, dropped
+             connections, answers dropped after the request took effect, watches cut mid-way)
+  twin-crash the releases job, with the convoy twin (the controller that removes the Release finalizer)
+             killed at a random point and started again 0.5..3 s later (`sandbox restart twin-convoy`)
+  cfn-refusals
+             `seed cfn-refusals` (classes bucket and iam), then playbooks/clear_cfn_refusals.yml with AWS
+             faults on the run's key and a random part of the clears the stacks need
+  hosted-cluster
+             `seed hosted-cluster` (one NodePool of one replica, one zone), then
+             playbooks/destroy_hosted_cluster.yml through the proxy, with AWS faults on the run's key
+             and the hypershift twin killed and restarted at a random point
 
 Then the faults stop and the same job runs again (through the proxy at rate 0, so that every request
 of both runs is logged), and the invariants are checked:
 
-  finalizer   no PATCH/PUT of ours removes or rewrites a finalizer (neither job has a documented path
-              that removes one: prune_releases never does, aws_infra_cleanup does not touch Kubernetes)
+  finalizer   no PATCH/PUT of ours removes or rewrites a finalizer except by a documented path: the
+              only one is destroy_hosted_cluster's removal of its own CLI finalizer
+              openshift.io/destroy-cluster, by a JSON patch with a `test` of that very value (the twins
+              remove theirs, straight to the API server, not through the proxy); adding one is allowed
   absent      nothing the faulty run reported absent is found by a later successful query
               (releases: the report's verification, queried directly by name; aws-infra: a resource the
-              faulty run reported absent/deleted and verified absent that the fault-free re-run had to
-              delete, i.e. found present)
-  tracked     aws-infra: every ID of the seed's manifest is in the faulty run's result and in the
-              re-run's, deleted, absent (or terminal) or reported by ID
-  verified    the fault-free re-run succeeds: outcome done and every Release absent (direct query);
-              aws_infra_cleanup verified: true
+              faulty run verified absent that the fault-free re-run had to delete; wait-gate: a gate
+              passed while a held ConfigMap of the same UID is still there; cfn-refusals: a stack
+              reported DELETE_COMPLETE/NOT_FOUND that describe_stacks finds in another status;
+              hosted-cluster: the faulty report's AWS levels verified absent, found by the re-run)
+  tracked     every ID of the seed's manifest is in the faulty run's result and in the re-run's, deleted,
+              absent (or terminal) or reported by ID (aws-infra; hosted-cluster: the re-run's report);
+              cfn-refusals: a stack left in DELETE_FAILED names each seeded refusal by physical ID
+  verified    the fault-free re-run succeeds and a direct query agrees (Releases absent, aws_infra_cleanup
+              verified, stacks DELETE_COMPLETE, the HostedCluster gone and its report verified)
 
+Faults are counted per kind (`faults_by_kind`: the proxy's status-500/503/429, drop, drop-answer,
+cut-watch; the AWS layer's aws-throttle, aws-internal, aws-drop; apiserver-restart; twin-crash).
 Prints `chaos: runs=N faults=F violations=V` and writes tests/chaos/results/latest.json.
 Exit status 1 when V > 0 or a run could not be carried out (an error of the harness is counted apart,
 never as a pass).
 """
 import argparse
+import collections
+import concurrent.futures
 import json
 import os
 import random
@@ -49,6 +74,20 @@ REPO = os.path.dirname(os.path.dirname(HERE))
 SANDBOX = os.path.join(REPO, "tests", "sandbox", "sandbox")
 PY = os.path.join(REPO, ".venv", "bin", "python")
 FINALIZER_MARKERS = ("/metadata/finalizers", '"finalizers"')
+CLI_FINALIZER = "openshift.io/destroy-cluster"
+# cases that fault the whole sandbox: run one at a time, before the pool
+EXCLUSIVE = {"apiserver-restart"}
+_restart_lock = threading.Lock()
+
+
+def port_base():
+    """The sandbox's SANDBOX_PORT_BASE, read from its kubeconfig (API server on base+443), not guessed."""
+    try:
+        with open(os.environ["KUBECONFIG"]) as f:
+            server = json.load(f)["clusters"][0]["cluster"]["server"]
+        return int(server.rsplit(":", 1)[1]) - 443
+    except (OSError, ValueError, KeyError, IndexError):
+        return int(os.environ.get("SANDBOX_PORT_BASE", "21000"))
 
 
 def now():
@@ -62,6 +101,16 @@ def seed_scenario(*args):
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
+def restart(component, down_seconds=0.0):
+    """`sandbox restart COMPONENT` (SIGKILL, start again with the same flags); one restart at a time."""
+    with _restart_lock:
+        p = subprocess.run([SANDBOX, "restart", component, "--down-seconds", str(down_seconds)],
+                           env=dict(os.environ, SANDBOX_PORT_BASE=str(port_base())),
+                           capture_output=True, text=True, timeout=300)
+    if p.returncode != 0:
+        raise RuntimeError(f"sandbox restart {component}: {p.stderr[-800:]}")
+
+
 def aws_control(method, path, body=None):
     req = urllib.request.Request(os.environ["SANDBOX_AWS_CONTROL"].rstrip("/") + "/" + path, method=method,
                                  data=json.dumps(body or {}).encode() if method != "GET" else None,
@@ -70,12 +119,36 @@ def aws_control(method, path, body=None):
         return json.loads(r.read())
 
 
+AWS_FAULTS = ("throttle", "internal", "drop")
+
+
+class AwsFaults:
+    """AWS fault rules scoped to one run's access key ID, each drawn from a generator seeded by the run."""
+
+    def __init__(self, key_id):
+        self.key_id = key_id
+
+    def start(self, rng, rate, seed):
+        self.stop()
+        rules = []
+        for n, fault in enumerate(rng.sample(AWS_FAULTS, rng.randint(1, 3))):
+            rules.append(aws_control("POST", "realism/faults", {
+                "service": "*", "action": "*", "fault": fault, "rate": round(rate, 3),
+                "key_id": self.key_id, "seed": seed * 10 + n}))
+        return [{k: r.get(k) for k in ("fault", "rate", "seed")} for r in rules]
+
+    def hits(self):
+        return [r for r in aws_control("GET", "realism/faults").get("faults", []) if r.get("key_id") == self.key_id]
+
+    def stop(self):
+        aws_control("DELETE", "realism/faults", {"key_id": self.key_id})
+
+
 class KubeProxy:
     """sandboxctl.kubeproxy as a child process; rate switched through a file."""
 
-    def __init__(self, workdir, seed, rate):
-        self.port = int(os.environ.get("CHAOS_PROXY_PORT",
-                                       int(os.environ.get("SANDBOX_PORT_BASE", "21000")) + 600))
+    def __init__(self, workdir, seed, rate, port=None):
+        self.port = port or int(os.environ.get("CHAOS_PROXY_PORT", port_base() + 600))
         self.log = os.path.join(workdir, "kubeproxy.jsonl")
         self.kubeconfig = os.path.join(workdir, "kubeconfig-proxy")
         self.rate_file = os.path.join(workdir, "rate")
@@ -85,12 +158,14 @@ class KubeProxy:
                 os.remove(stale)
         env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "tests", "sandbox"))
         self.proc = subprocess.Popen(
-            [PY, "-m", "sandboxctl.kubeproxy", "--port", str(self.port), "--seed", str(seed), "--rate", str(rate),
+            [PY, "-m", "sandboxctl.kubeproxy", "--port", str(self.port), "--upstream-port", str(port_base() + 443),
+             "--seed", str(seed), "--rate", str(rate),
              "--rate-file", self.rate_file, "--log", self.log, "--kubeconfig-out", self.kubeconfig],
             env=env, stdout=subprocess.DEVNULL, stderr=open(os.path.join(workdir, "kubeproxy.err"), "w"))
         deadline = time.monotonic() + 60
         while not os.path.exists(self.kubeconfig):
             if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
                 raise RuntimeError("kubeproxy did not start: " + open(os.path.join(workdir, "kubeproxy.err")).read())
             time.sleep(0.2)
 
@@ -111,21 +186,74 @@ class KubeProxy:
                 self.proc.wait(10)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
+                self.proc.wait(5)
 
 
-def finalizer_writes(entries):
-    """PATCH/PUT bodies of ours that touch metadata.finalizers (a removal or a whole-list rewrite)."""
+def _patch_violations(ops, allowed_removals):
+    """The finalizer ops of one JSON patch that no documented path explains."""
+    bad = []
+    tested = {}
+    for op in ops:
+        if not isinstance(op, dict):
+            return ["not a JSON patch op: " + json.dumps(op)[:200]]
+        path = str(op.get("path", ""))
+        if op.get("op") == "test":
+            tested[path] = op.get("value")
+            continue
+        if not path.startswith("/metadata/finalizers") and not str(op.get("from", "")).startswith("/metadata/finalizers"):
+            continue
+        if op.get("op") == "add":
+            continue  # a finalizer added (the CLI finalizer before the deletion): nothing is released
+        if op.get("op") == "remove" and tested.get(path) in allowed_removals:
+            continue
+        bad.append(json.dumps(op))
+    return bad
+
+
+def finalizer_writes(entries, allowed_removals=()):
+    """PATCH/PUT bodies of ours that remove or rewrite metadata.finalizers, other than a documented removal.
+
+    A JSON patch may add a finalizer, and may remove one of `allowed_removals` at an index whose value
+    it tests first; any other op on the list, and any merge patch or PUT that carries a finalizer list,
+    is reported.
+    """
     out = []
     for e in entries:
         body = e.get("body") or ""
-        if e.get("method") in ("PATCH", "PUT") and any(m in body for m in FINALIZER_MARKERS):
-            out.append({"method": e["method"], "path": e["path"], "body": body[:500]})
+        if e.get("method") not in ("PATCH", "PUT") or not any(m in body for m in FINALIZER_MARKERS):
+            continue
+        try:
+            doc = json.loads(body)
+        except ValueError:
+            doc = None
+        if isinstance(doc, list) and not _patch_violations(doc, set(allowed_removals)):
+            continue
+        out.append({"method": e["method"], "path": e["path"], "body": body[:500]})
     return out
 
 
-def playbook(name, extra, env, log_path, timeout):
+def count_proxy_faults(run, entries):
+    kinds = collections.Counter(e["fault"] for e in entries if e.get("fault"))
+    for k, n in kinds.items():
+        run["faults_by_kind"][k] = run["faults_by_kind"].get(k, 0) + n
+
+
+def count_aws_faults(run, hits):
+    for r in hits:
+        if r.get("hits"):
+            k = "aws-" + r["fault"]
+            run["faults_by_kind"][k] = run["faults_by_kind"].get(k, 0) + r["hits"]
+
+
+def add_fault(run, kind, n=1):
+    run["faults_by_kind"][kind] = run["faults_by_kind"].get(kind, 0) + n
+
+
+def playbook(name, extra, env, log_path, timeout, json_out=False):
     cmd = [os.path.join(REPO, ".venv", "bin", "ansible-playbook"), os.path.join(REPO, "playbooks", name),
            "-e", json.dumps(extra)]
+    if json_out:
+        env = dict(env, ANSIBLE_STDOUT_CALLBACK="ansible.posix.json", ANSIBLE_SHOW_CUSTOM_STATS="true")
     with open(log_path, "w") as log:
         try:
             return subprocess.run(cmd, env=env, stdout=log, stderr=subprocess.STDOUT, timeout=timeout).returncode
@@ -133,21 +261,50 @@ def playbook(name, extra, env, log_path, timeout):
             return "timeout"
 
 
-def case_releases(run, rng, workdir, rate):
+def run_module(name, module_args, workdir, tag, env=None):
+    """A collection module run directly (its arguments in a JSON file, as ansible's runner hands them over)."""
+    args = os.path.join(workdir, tag + ".args.json")
+    with open(args, "w") as f:
+        json.dump({"ANSIBLE_MODULE_ARGS": module_args}, f)
+    env = dict(env or os.environ, PYTHONPATH=os.path.join(REPO, ".venv", "collections"))
+    p = subprocess.run([PY, "-m", f"ansible_collections.teardown.gates.plugins.modules.{name}", args],
+                       env=env, capture_output=True, text=True, timeout=600)
+    with open(os.path.join(workdir, tag + ".log"), "w") as f:
+        f.write(p.stdout + p.stderr)
+    try:
+        return p.returncode, json.loads(p.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return p.returncode, {}
+
+
+def at_random_point(rng, lo, hi, fn, *args):
+    """fn(*args) on a timer started now, lo..hi seconds from now (from the run's generator)."""
+    timer = threading.Timer(rng.uniform(lo, hi), fn, args)
+    timer.daemon = True
+    timer.start()
+    return timer
+
+
+def case_releases(run, rng, ctx, crash_twin=False):
+    workdir, rate = ctx.workdir, ctx.rate
     name = f"cr{run['seed']}-{run['tag']}"
     ns = f"chaos-{name}"
     seeded = seed_scenario("releases", "--name", name, "--namespace", ns, "--count", "2", "--knob", "hooks=false")
     releases = seeded["releases"]
-    proxy = KubeProxy(workdir, run["seed"], rate)
+    proxy = KubeProxy(workdir, run["seed"], rate, ctx.port)
     violations, details = [], {}
     try:
-        env = dict(os.environ, KUBECONFIG=proxy.kubeconfig, K8S_AUTH_KUBECONFIG=proxy.kubeconfig)
+        env = dict(ctx.env, KUBECONFIG=proxy.kubeconfig, K8S_AUTH_KUBECONFIG=proxy.kubeconfig)
         extra = {"release_namespace": ns, "release_names": releases, "timeout": 45}
+        crash = None
+        if crash_twin:
+            crash = at_random_point(rng, 2.0, 15.0, ctx.crash, run, "twin-convoy", rng.uniform(0.5, 3.0))
         rc1 = playbook("prune_releases.yml", dict(extra, report_dir=os.path.join(workdir, "faulty")), env,
                        os.path.join(workdir, "faulty.log"), 600)
+        if crash is not None:
+            crash.join()
         faulty_entries = proxy.entries()
-        run["faults"] = sum(1 for e in faulty_entries if e.get("fault"))
-        run["fault_kinds"] = sorted({e["fault"] for e in faulty_entries if e.get("fault")})
+        count_proxy_faults(run, faulty_entries)
         run["requests"] = len(faulty_entries)
         run["faulty_rc"] = rc1
         # what the faulty run reported absent, asked again now (direct, no proxy)
@@ -201,37 +358,33 @@ def case_releases(run, rng, workdir, rate):
     return violations
 
 
-AWS_FAULTS = ("throttle", "internal", "drop")
+def case_twin_crash(run, rng, ctx):
+    return case_releases(run, rng, ctx, crash_twin=True)
 
 
-def case_aws(run, rng, workdir, rate):
+def case_aws(run, rng, ctx):
+    workdir = ctx.workdir
     name = f"ca{run['seed']}-{run['tag']}"
     seeded = seed_scenario("aws-infra", "--name", name, "--knob", "zones=1", "--knob", "workers=1",
                            "--knob", "nat_deleting_seconds=1", "--knob", "instance_shutting_down_seconds=1",
                            "--knob", "elb_eni_linger_seconds=1")
     manifest = seeded["aws"]
     ids = [(t, i) for t, lst in manifest.items() for i in lst]
-    aws_control("DELETE", "realism/faults")
-    rules = []
-    for fault in rng.sample(AWS_FAULTS, rng.randint(1, 3)):
-        rules.append(aws_control("POST", "realism/faults",
-                                 {"service": "*", "action": "*", "fault": fault, "rate": round(rate / 2, 3)}))
-    run["aws_rules"] = [{k: r.get(k) for k in ("fault", "rate")} for r in rules]
+    run["aws_rules"] = ctx.aws.start(rng, ctx.rate / 2, run["seed"])
     mpath = os.path.join(workdir, "manifest.json")
     with open(mpath, "w") as f:
         json.dump(manifest, f)
 
     def cleanup(tag):
-        return run_module("aws_infra_cleanup", {"manifest": mpath, "wait_timeout": 60}, workdir, tag)
+        return run_module("aws_infra_cleanup", {"manifest": mpath, "wait_timeout": 60}, workdir, tag, ctx.env)
 
     violations = []
     try:
         _, first = cleanup("faulty")
     finally:
-        hits = aws_control("GET", "realism/faults").get("faults", [])
-        aws_control("DELETE", "realism/faults")
-    run["faults"] = sum(r.get("hits", 0) for r in hits)
-    run["fault_kinds"] = sorted({r["fault"] for r in hits if r.get("hits")})
+        hits = ctx.aws.hits()
+        ctx.aws.stop()
+    count_aws_faults(run, hits)
     run["faulty_verified"] = first.get("verified")
     run["faulty_api_errors"] = first.get("api_errors")
     rc2, second = cleanup("rerun")
@@ -262,25 +415,10 @@ def case_aws(run, rng, workdir, rate):
 HOLD = "chaos.teardown.gates/hold"
 
 
-def run_module(name, module_args, workdir, tag, env=None):
-    """A collection module run directly (its arguments in a JSON file, as ansible's runner hands them over)."""
-    args = os.path.join(workdir, tag + ".args.json")
-    with open(args, "w") as f:
-        json.dump({"ANSIBLE_MODULE_ARGS": module_args}, f)
-    env = dict(env or os.environ, PYTHONPATH=os.path.join(REPO, ".venv", "collections"))
-    p = subprocess.run([PY, "-m", f"ansible_collections.teardown.gates.plugins.modules.{name}", args],
-                       env=env, capture_output=True, text=True, timeout=600)
-    with open(os.path.join(workdir, tag + ".log"), "w") as f:
-        f.write(p.stdout + p.stderr)
-    try:
-        return p.returncode, json.loads(p.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        return p.returncode, {}
-
-
-def case_wait_gate(run, rng, workdir, rate):
+def case_wait_gate(run, rng, ctx, restart_apiserver=False):
     """ConfigMaps held by a finalizer, deleted; the owner lets some go; wait_gate (absent) under faults."""
     from kubernetes import client, config
+    workdir, rate = ctx.workdir, ctx.rate
     core = client.CoreV1Api(config.new_client_from_config(os.environ["KUBECONFIG"]))
     ns = f"chaos-wg{run['seed']}-{run['tag']}"
     label = f"chaos.teardown.gates/run={run['tag']}"
@@ -294,13 +432,21 @@ def case_wait_gate(run, rng, workdir, rate):
 
     def release(names):  # the owner's own path (test equipment, straight to the API server)
         for nm in names:
-            try:
-                core.patch_namespaced_config_map(nm, ns, [
-                    {"op": "test", "path": "/metadata/finalizers/0", "value": HOLD},
-                    {"op": "remove", "path": "/metadata/finalizers/0"}])
-            except client.exceptions.ApiException as e:
-                if e.status != 404:
-                    raise
+            for attempt in range(30):  # the API server may be restarting
+                try:
+                    core.patch_namespaced_config_map(nm, ns, [
+                        {"op": "test", "path": "/metadata/finalizers/0", "value": HOLD},
+                        {"op": "remove", "path": "/metadata/finalizers/0"}])
+                    break
+                except client.exceptions.ApiException as e:
+                    if e.status == 404:
+                        break
+                    if e.status < 500 or attempt == 29:
+                        raise
+                except Exception:  # noqa: BLE001 - connection refused while kube-apiserver restarts
+                    if attempt == 29:
+                        raise
+                time.sleep(1)
     names = sorted(uids)
     # some go before the wait, some while it watches (under faults), the rest only after it
     order = rng.sample(names, len(names))
@@ -309,21 +455,23 @@ def case_wait_gate(run, rng, workdir, rate):
     release(let_go)
     run["released_before"], run["released_during"] = len(let_go), len(mid)
     # a wait makes few requests (a list, a watch, a list): a higher rate, so that most runs see a fault
-    proxy = KubeProxy(workdir, run["seed"], min(1.0, rate * 4))
+    proxy = KubeProxy(workdir, run["seed"], min(1.0, rate * (2 if restart_apiserver else 4)), ctx.port)
     violations = []
     try:
-        env = dict(os.environ, KUBECONFIG=proxy.kubeconfig, K8S_AUTH_KUBECONFIG=proxy.kubeconfig)
+        env = dict(ctx.env, KUBECONFIG=proxy.kubeconfig, K8S_AUTH_KUBECONFIG=proxy.kubeconfig)
         gate = {"gates": [{"name": "held configmaps gone", "resources": [
-            {"api_version": "v1", "kind": "ConfigMap", "namespace": ns, "label_selector": label}]}], "timeout": 8}
-        timer = threading.Timer(rng.uniform(1.0, 4.0), release, [mid])
-        timer.start()
+            {"api_version": "v1", "kind": "ConfigMap", "namespace": ns, "label_selector": label}]}],
+            "timeout": 20 if restart_apiserver else 8}
+        timers = [at_random_point(rng, 1.0, 4.0, release, mid)]
+        if restart_apiserver:
+            timers.append(at_random_point(rng, 0.5, 6.0, ctx.crash, run, "apiserver", 0.0))
         try:
             _, first = run_module("wait_gate", gate, workdir, "faulty", env)
         finally:
-            timer.join()
+            for t in timers:
+                t.join()
         entries = proxy.entries()
-        run["faults"] = sum(1 for e in entries if e.get("fault"))
-        run["fault_kinds"] = sorted({e["fault"] for e in entries if e.get("fault")})
+        count_proxy_faults(run, entries)
         g = (first.get("gates") or [{}])[0]
         run["faulty_state"] = g.get("state")
         if g.get("state") == "passed":
@@ -358,7 +506,219 @@ def case_wait_gate(run, rng, workdir, rate):
     return violations
 
 
-CASES = {"releases": case_releases, "aws-infra": case_aws, "wait-gate": case_wait_gate}
+def case_apiserver_restart(run, rng, ctx):
+    return case_wait_gate(run, rng, ctx, restart_apiserver=True)
+
+
+def _json_play(log_path):
+    """The ansible.posix.json callback's document (the log may carry warnings before it)."""
+    try:
+        text = open(log_path).read()
+        return json.loads(text[text.index("{"):])
+    except (OSError, ValueError):
+        return {}
+
+
+def case_cfn(run, rng, ctx):
+    """clear_cfn_refusals on two refusing stacks (a non-empty bucket, a role held from outside), AWS faults."""
+    import boto3
+    workdir = ctx.workdir
+    name = f"cc{run['seed']}-{run['tag']}"
+    seeded = seed_scenario("cfn-refusals", "--name", name, "--knob", "classes=bucket,iam")
+    stacks = seeded["stacks"]
+    arns = [s["arn"] for s in stacks.values()]
+    needed = {"bucket": "empty_buckets", "iam": "detach_iam"}
+    # under faults, only part of what the stacks need may be cleared: the rest must be reported by ID
+    allowed = sorted(c for c in needed.values() if rng.random() < 0.6)
+    run["faulty_clear"] = allowed
+    extra = {"cfn_stacks": arns, "cfn_wait_timeout": 120, "cfn_poll_interval": 0.5}
+    run["aws_rules"] = ctx.aws.start(rng, ctx.rate / 2, run["seed"])
+    try:
+        rc1 = playbook("clear_cfn_refusals.yml", dict(extra, cfn_clear=allowed), ctx.env,
+                       os.path.join(workdir, "faulty.log"), 600, json_out=True)
+    finally:
+        hits = ctx.aws.hits()
+        ctx.aws.stop()
+    count_aws_faults(run, hits)
+    run["faulty_rc"] = rc1
+    violations = []
+    cfn = boto3.client("cloudformation")  # the sandbox's own key: no fault rule applies to it
+
+    def status_of(arn):
+        return cfn.describe_stacks(StackName=arn)["Stacks"][0]["StackStatus"]
+
+    first = (_json_play(os.path.join(workdir, "faulty.log")).get("global_custom_stats") or {}).get("cfn_refusals") or []
+    run["faulty_statuses"] = {r.get("stack"): r.get("status") for r in first}
+    by_arn = {r.get("stack_id"): r for r in first}
+    for cls, st in stacks.items():
+        r = by_arn.get(st["arn"])
+        if r is None:
+            continue  # the faulty run stopped before this stack (its summary does not claim anything)
+        actual = status_of(st["arn"])
+        if r.get("status") in ("DELETE_COMPLETE", "NOT_FOUND") and actual != "DELETE_COMPLETE":
+            violations.append({"invariant": "absent", "what": f"stack {st['name']} reported {r.get('status')}, "
+                               f"describe_stacks finds it {actual}"})
+        if r.get("status") == "DELETE_FAILED":
+            named = {x.get("physical_id") for x in (r.get("refusals") or []) + (r.get("retained") or [])}
+            for ref in st["refuses"]:
+                if ref["physical_id"] not in named:
+                    violations.append({"invariant": "tracked", "what": f"stack {st['name']} left DELETE_FAILED "
+                                       f"without naming its refusal {ref['type']} {ref['physical_id']} "
+                                       f"({ref['class']}): reported {sorted(x for x in named if x)}"})
+    rc2 = playbook("clear_cfn_refusals.yml", dict(extra, cfn_clear=sorted(needed.values())), ctx.env,
+                   os.path.join(workdir, "rerun.log"), 600, json_out=True)
+    second = (_json_play(os.path.join(workdir, "rerun.log")).get("global_custom_stats") or {}).get("cfn_refusals") or []
+    run["rerun_rc"] = rc2
+    run["rerun_statuses"] = {r.get("stack"): r.get("status") for r in second}
+    for cls, st in stacks.items():
+        actual = status_of(st["arn"])
+        if rc2 != 0 or actual != "DELETE_COMPLETE":
+            violations.append({"invariant": "verified", "what": f"fault-free re-run (rc={rc2}): stack {st['name']} "
+                               f"is {actual}"})
+    return violations
+
+
+def _report_ids(report):
+    """Every AWS ID a destroy report names, in whatever list (deleted, absent, retained, remaining ...)."""
+    out = {}
+
+    def walk(x, where):
+        if isinstance(x, dict):
+            if isinstance(x.get("id"), str):
+                out.setdefault(x["id"], where)
+            for k, v in x.items():
+                walk(v, k if where is None else where)
+        elif isinstance(x, list):
+            for v in x:
+                walk(v, where)
+    for key in ("aws", "iam", "retained", "remaining"):
+        walk(report.get(key), None if key in ("aws", "iam") else key)
+    return out
+
+
+def case_hosted_cluster(run, rng, ctx):
+    """destroy_hosted_cluster on a small hosted cluster, through the proxy, AWS faults, the HO twin crashing."""
+    from kubernetes import client, config, dynamic
+    workdir, rate = ctx.workdir, ctx.rate
+    name = f"hc{run['seed']}{run['tag']}"
+    ns = f"chaos-{name}"
+    seeded = seed_scenario("hosted-cluster", "--name", name, "--namespace", ns, "--knob", "nodepools=1",
+                           "--knob", "replicas=1", "--knob", "zones=1", "--knob", "nat_seconds=1",
+                           "--knob", "grace_period=1s", "--knob", "requeue=1s")
+    manifest_ids = {i for lst in seeded["aws"].values() for i in lst}
+    hc_uid = seeded["uid"]
+    # the playbook makes a few hundred requests: half the rate keeps most runs going to the end
+    proxy = KubeProxy(workdir, run["seed"], rate / 2, ctx.port)
+    violations = []
+    try:
+        env = dict(ctx.env, KUBECONFIG=proxy.kubeconfig, K8S_AUTH_KUBECONFIG=proxy.kubeconfig)
+        extra = {"hosted_cluster_name": name, "hosted_cluster_namespace": ns, "cluster_grace_period": 120,
+                 "aws_cleanup_timeout": 180}
+        run["aws_rules"] = ctx.aws.start(rng, rate / 4, run["seed"])
+        crash = at_random_point(rng, 3.0, 25.0, ctx.crash, run, "twin-hypershift", rng.uniform(0.5, 3.0))
+        try:
+            rc1 = playbook("destroy_hosted_cluster.yml", dict(extra, report_dir=os.path.join(workdir, "faulty")),
+                           env, os.path.join(workdir, "faulty.log"), 900)
+        finally:
+            crash.join()
+            hits = ctx.aws.hits()
+            ctx.aws.stop()
+        count_aws_faults(run, hits)
+        count_proxy_faults(run, proxy.entries())
+        run["faulty_rc"] = rc1
+        report_name = f"{ns}-{name}.json"
+        faulty_path = os.path.join(workdir, "faulty", report_name)
+        first = json.load(open(faulty_path)) if os.path.exists(faulty_path) else {}
+        run["faulty_verified"] = first.get("verified")
+        proxy.set_rate(0)
+        # the re-run resumes from the same report_dir (the baseline is there), as an operator's re-run does
+        rc2 = playbook("destroy_hosted_cluster.yml", dict(extra, report_dir=os.path.join(workdir, "faulty")),
+                       env, os.path.join(workdir, "rerun.log"), 900)
+        run["rerun_rc"] = rc2
+        second = json.load(open(faulty_path)) if os.path.exists(faulty_path) else {}
+        run["rerun_verified"] = second.get("verified")
+        claimed_gone = {x["id"] for k in ("absent", "deleted") for x in ((first.get("aws") or {}).get(k) or [])}
+        redeleted = {x["id"] for x in ((second.get("aws") or {}).get("deleted") or [])}
+        if first.get("milestones", {}).get("finished") != second.get("milestones", {}).get("finished"):
+            for rid in sorted(claimed_gone & redeleted):
+                violations.append({"invariant": "absent", "what": f"AWS {rid}: the faulty run reported it gone, "
+                                   "the re-run found it and deleted it"})
+        named = _report_ids(second)
+        for rid in sorted(manifest_ids - set(named)):
+            violations.append({"invariant": "tracked", "what": f"AWS {rid} of the seed's manifest is not in the "
+                               "re-run's report"})
+        dyn = dynamic.DynamicClient(config.new_client_from_config(os.environ["KUBECONFIG"]))
+        hc_api = dyn.resources.get(api_version="hypershift.openshift.io/v1beta1", kind="HostedCluster")
+        try:
+            found = hc_api.get(name=name, namespace=ns)
+            if found.metadata.uid == hc_uid:
+                what = "still present after the re-run"
+                if any(c.get("state") == "absent" for c in (first.get("verification") or {}).get("checks") or []
+                       if c.get("what", "").startswith("HostedCluster")):
+                    violations.append({"invariant": "absent", "what": f"HostedCluster {ns}/{name}: the faulty "
+                                       "report verified it absent, found by a later query"})
+                violations.append({"invariant": "verified", "what": f"HostedCluster {ns}/{name} {what}"})
+        except client.exceptions.ApiException as e:
+            if e.status != 404:
+                raise
+        if rc2 != 0 or not second.get("verified"):
+            violations.append({"invariant": "verified", "what": f"fault-free re-run: rc={rc2} verified="
+                               f"{second.get('verified')} remaining={str(second.get('remaining'))[:300]}"})
+        for w in finalizer_writes(proxy.entries(), allowed_removals={CLI_FINALIZER}):
+            violations.append({"invariant": "finalizer", "what": f"{w['method']} {w['path']}: {w['body']}"})
+    finally:
+        proxy.stop()
+    return violations
+
+
+CASES = {"wait-gate": case_wait_gate, "apiserver-restart": case_apiserver_restart, "aws-infra": case_aws,
+         "releases": case_releases, "twin-crash": case_twin_crash, "cfn-refusals": case_cfn,
+         "hosted-cluster": case_hosted_cluster}
+DEFAULT_CASES = ("wait-gate,aws-infra,wait-gate,releases,wait-gate,cfn-refusals,aws-infra,twin-crash,wait-gate,"
+                 "apiserver-restart,aws-infra,wait-gate,releases,wait-gate,aws-infra,cfn-refusals,wait-gate,"
+                 "twin-crash,aws-infra,hosted-cluster")
+
+
+class Ctx:
+    """What one run gets: its workdir, its proxy port, its AWS key (and faults), and the crash helper."""
+
+    def __init__(self, run, workdir, rate, port):
+        self.workdir, self.rate, self.port = workdir, rate, port
+        self.key_id = f"CHAOS{run['seed']}{run['tag']}".upper()
+        self.env = dict(os.environ, AWS_ACCESS_KEY_ID=self.key_id)
+        self.aws = AwsFaults(self.key_id)
+
+    @staticmethod
+    def crash(run, component, down_seconds):
+        try:
+            restart(component, down_seconds)
+            add_fault(run, "apiserver-restart" if component == "apiserver" else "twin-crash")
+            run.setdefault("restarts", []).append({"component": component, "at": now(), "down": round(down_seconds, 2)})
+        except Exception as e:  # noqa: BLE001 - recorded; a restart that failed is a harness error
+            run["harness_error"] = f"restart {component}: {e}"
+
+
+def one_run(i, seed, case, args, port):
+    workdir = os.path.join(args.workdir, f"{seed}-{case}")
+    os.makedirs(workdir, exist_ok=True)
+    # names carry a tag of their own (not from the seed) so that a seed can be replayed on the same sandbox
+    run = {"index": i, "seed": seed, "case": case, "started": now(), "faults": 0, "faults_by_kind": {},
+           "tag": os.urandom(2).hex(), "proxy_port": port}
+    s = time.monotonic()
+    ctx = Ctx(run, workdir, args.rate, port)
+    try:
+        run["violations"] = CASES[case](run, random.Random(seed), ctx)
+    except Exception as e:  # noqa: BLE001 - a harness failure is reported, never passed
+        run["violations"] = []
+        run["harness_error"] = f"{type(e).__name__}: {e}"
+        try:
+            ctx.aws.stop()
+        except Exception:  # noqa: BLE001
+            pass
+    run["faults"] = sum(run["faults_by_kind"].values())
+    run["seconds"] = round(time.monotonic() - s, 1)
+    run["finished"] = now()
+    return run
 
 
 def main(argv=None):
@@ -366,7 +726,10 @@ def main(argv=None):
     ap.add_argument("--runs", type=int, default=100)
     ap.add_argument("--seed", type=int, default=int(time.time()) % 100000)
     ap.add_argument("--rate", type=float, default=0.15, help="fault probability per Kubernetes request (AWS: half)")
-    ap.add_argument("--cases", default="wait-gate,aws-infra,releases")
+    ap.add_argument("--cases", default=DEFAULT_CASES,
+                    help="comma-separated, round-robin; list a case twice to run it twice as often")
+    ap.add_argument("--jobs", type=int, default=int(os.environ.get("CHAOS_JOBS", "4")),
+                    help="runs at a time (CHAOS_JOBS); cases that fault the whole sandbox run alone first")
     ap.add_argument("--results", default=os.path.join(HERE, "results", "latest.json"))
     ap.add_argument("--workdir", default=os.environ.get("CHAOS_WORKDIR", "/tmp/teardown-gates-chaos"))
     args = ap.parse_args(argv)
@@ -374,37 +737,67 @@ def main(argv=None):
         if not os.environ.get(var):
             print(f"chaos: {var} is not set: eval \"$(tests/sandbox/sandbox env)\" first", file=sys.stderr)
             return 2
-    cases = [c for c in args.cases.split(",") if c]
+    cases = [c.strip() for c in args.cases.split(",") if c.strip()]
     unknown = [c for c in cases if c not in CASES]
     if unknown:
         print(f"chaos: --cases: unknown {unknown}; known: {sorted(CASES)}", file=sys.stderr)
         return 2
+    if args.jobs < 1:
+        print(f"chaos: --jobs must be at least 1, not {args.jobs}", file=sys.stderr)
+        return 2
+    base_port = int(os.environ.get("CHAOS_PROXY_PORT", port_base() + 600))
+    plan = [(i, args.seed + i, cases[i % len(cases)]) for i in range(args.runs)]
     t0 = time.monotonic()
-    runs = []
-    for i in range(args.runs):
-        seed = args.seed + i
-        case = cases[i % len(cases)]
-        workdir = os.path.join(args.workdir, f"{seed}-{case}")
-        os.makedirs(workdir, exist_ok=True)
-        # names carry a tag of their own (not from the seed) so that a seed can be replayed on the same sandbox
-        run = {"index": i, "seed": seed, "case": case, "started": now(), "faults": 0, "tag": os.urandom(2).hex()}
-        s = time.monotonic()
+    runs, done = [], [0]
+    lock = threading.Lock()
+
+    def report(run):
+        with lock:
+            runs.append(run)
+            done[0] += 1
+            print(f"chaos run {done[0]}/{args.runs} seed={run['seed']} case={run['case']} faults={run['faults']} "
+                  f"violations={len(run['violations'])}{' harness_error' if 'harness_error' in run else ''} "
+                  f"({run['seconds']} s)", file=sys.stderr, flush=True)
+
+    # whole-sandbox faults first, one at a time, nothing else running
+    for i, seed, case in [p for p in plan if p[2] in EXCLUSIVE]:
+        report(one_run(i, seed, case, args, base_port))
+    slots = list(range(args.jobs))
+    slot_lock = threading.Lock()
+
+    def pooled(i, seed, case):
+        with slot_lock:
+            slot = slots.pop()
         try:
-            run["violations"] = CASES[case](run, random.Random(seed), workdir, args.rate)
-        except Exception as e:  # noqa: BLE001 - a harness failure is reported, never passed
-            run["violations"] = []
-            run["harness_error"] = f"{type(e).__name__}: {e}"
-        run["seconds"] = round(time.monotonic() - s, 1)
-        runs.append(run)
-        print(f"chaos run {i + 1}/{args.runs} seed={seed} case={case} faults={run['faults']} "
-              f"violations={len(run['violations'])}{' harness_error' if 'harness_error' in run else ''} "
-              f"({run['seconds']} s)", file=sys.stderr, flush=True)
+            return one_run(i, seed, case, args, base_port + slot)
+        finally:
+            with slot_lock:
+                slots.append(slot)
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futures = [pool.submit(pooled, *p) for p in plan if p[2] not in EXCLUSIVE]
+        for fut in concurrent.futures.as_completed(futures):
+            report(fut.result())
+    runs.sort(key=lambda r: r["index"])
     faults = sum(r["faults"] for r in runs)
     violations = sum(len(r["violations"]) for r in runs)
     errors = sum(1 for r in runs if "harness_error" in r)
+    by_kind = collections.Counter()
+    by_case = {}
+    for r in runs:
+        by_kind.update(r["faults_by_kind"])
+        c = by_case.setdefault(r["case"], {"runs": 0, "faults": 0, "violations": 0, "seconds": 0.0})
+        c["runs"] += 1
+        c["faults"] += r["faults"]
+        c["violations"] += len(r["violations"])
+        c["seconds"] = round(c["seconds"] + r["seconds"], 1)
     summary = {"runs": len(runs), "faults": faults, "violations": violations, "harness_errors": errors,
-               "seed": args.seed, "rate": args.rate, "cases": cases, "seconds": round(time.monotonic() - t0, 1),
-               "finished": now(), "details": runs}
+               "seed": args.seed, "rate": args.rate, "cases": cases, "jobs": args.jobs,
+               "seconds": round(time.monotonic() - t0, 1), "finished": now(),
+               "faults_by_kind": dict(sorted(by_kind.items())), "by_case": by_case,
+               "violations_by_invariant": dict(collections.Counter(v["invariant"] for r in runs
+                                                                   for v in r["violations"])),
+               "details": runs}
     os.makedirs(os.path.dirname(args.results), exist_ok=True)
     with open(args.results, "w") as f:
         json.dump(summary, f, indent=2, sort_keys=True)
