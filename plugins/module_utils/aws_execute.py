@@ -151,7 +151,7 @@ class Executor:
     """Run a plan (aws_graph.plan) against AWS through ``clients``."""
 
     def __init__(self, clients, plan, wait_timeout=900, sleep=time.sleep, clock=time.monotonic,
-                 poll_interval=1.0, max_poll_interval=5.0, observed=None):
+                 poll_interval=1.0, max_poll_interval=5.0, observed=None, backstop_interval=None):
         self.c = clients
         self.plan = plan
         self.manifest = plan["manifest"]
@@ -172,6 +172,12 @@ class Executor:
         self._poll_lock = threading.Lock()
         self._polls = {}
         self.seen_gone = {}  # (type, id) -> absent|terminal, seen by a look by ID during this run
+        # the merged wait: one DescribeNetworkInterfaces on the VPCs serves every NAT gateway, instance and
+        # load balancer waited on (see wait_on_enis)
+        self._eni_lock = threading.Lock()
+        self._eni_waiters = {}  # (type, id) -> {"type", "id", "vpc", "enis", "desc", "state", "checked"}
+        self._eni_slot = {"at": None, "interval": poll_interval}
+        self.backstop_interval = backstop_interval if backstop_interval is not None else 6 * max_poll_interval
 
     # ------------------------------------------------------------------ observation by ID
     def probe(self, rtype, ids, fn=None):
@@ -255,6 +261,9 @@ class Executor:
         """Wait until a resource is absent or terminal; returns its last state. ``known``: its state as
         just answered (e.g. "pending" from the delete), so the first look can wait for the schedule."""
         interval = 0.2
+        spec = self.eni_wait_spec(rtype, rid, after_delete)
+        if spec is not None:
+            return self.wait_on_enis(rtype, rid, spec)
         own = rtype
         slot = rtype + (" (after delete)" if after_delete and rtype in WAIT_PROBES else "")
         probe = WAIT_PROBES.get(rtype) if after_delete else None
@@ -277,6 +286,110 @@ class Executor:
                 self.sleep(min(interval, max(0.0, self.deadline - self.clock())))
         finally:
             self.forget(rtype, rid)
+
+    # ------------------------------------------------------------------ one look at a VPC's ENIs for every wait
+    def eni_wait_spec(self, rtype, rid, after_delete=False):
+        """How a wait can ride on the VPC's ENI look, or None (then it polls the resource by ID).
+
+        A NAT gateway holds its ENI until ``deleted``; an instance keeps its ENIs attached until
+        ``terminated``; a load balancer's ENIs (described ``ELB <name>``) linger after it and are what
+        its subnets and groups wait for. So one DescribeNetworkInterfaces filtered by vpc-id shows all
+        three transitions at once. What is needed: the VPC (and a NAT gateway's ENI IDs) from what
+        discovery or the first look by ID saw."""
+        obs = self.observed.get(rtype, {}).get(rid) or {}
+        vpc = obs.get("VpcId") or obs.get("VPCId")
+        if not vpc:
+            return None
+        if rtype == g.NAT:
+            enis = set(a["NetworkInterfaceId"] for a in obs.get("NatGatewayAddresses") or []
+                       if a.get("NetworkInterfaceId"))
+            return {"vpc": vpc, "enis": enis} if enis else None
+        if rtype == g.INSTANCE:
+            return {"vpc": vpc}
+        if rtype in (g.ELB, g.ELBV2) and after_delete:
+            return {"vpc": vpc, "desc": elb_eni_description(rtype, rid)}
+        return None
+
+    def wait_on_enis(self, rtype, rid, spec):
+        """Wait until a NAT gateway or instance is terminal (confirmed by ID), or a load balancer's ENIs
+        are released; returns the last state (absent, terminal, pending or unknown).
+
+        Every waiter shares one look schedule: the first look ``poll_interval`` after the first waiter
+        joined (the delete has just answered "pending"), then spaced out by 1.5x up to
+        ``max_poll_interval``. Each look is one DescribeNetworkInterfaces on the waiters' VPCs. A NAT
+        gateway or instance whose ENIs are gone is confirmed by one batched look by ID (that look is its
+        verification, as in wait_gone); if it is not terminal yet it is confirmed again at the next look.
+        A slow look by ID every ``backstop_interval`` catches an owner that went terminal while an ENI
+        outlived it. A failed query concludes nothing: the state stays pending (unknown at the end)."""
+        key = self.eni_join(rtype, rid, spec)
+        try:
+            while True:
+                state = self.eni_poll(key)
+                if state in ("absent", "terminal"):
+                    return state
+                if self.clock() >= self.deadline:
+                    return state
+                self.sleep(min(0.2, max(0.0, self.deadline - self.clock())))
+        finally:
+            self.eni_leave(key)
+
+    def eni_join(self, rtype, rid, spec):
+        """A waiter joins the shared look (its state: pending, as the delete just answered)."""
+        with self._eni_lock:
+            if not self._eni_waiters:  # a fresh wait: the schedule starts now
+                self._eni_slot = {"at": self.clock(), "interval": self.poll_interval}
+            self._eni_waiters[(rtype, rid)] = dict(spec, type=rtype, id=rid, state="pending", checked=self.clock())
+        return (rtype, rid)
+
+    def eni_poll(self, key):
+        """The waiter's state, after the shared look if one is due."""
+        with self._eni_lock:
+            w = self._eni_waiters[key]
+            if w["state"] not in ("absent", "terminal") and \
+                    self.clock() - self._eni_slot["at"] >= self._eni_slot["interval"]:
+                self._eni_look()
+            return w["state"]
+
+    def eni_leave(self, key):
+        with self._eni_lock:
+            self._eni_waiters.pop(key, None)
+
+    def _eni_look(self):
+        """One look for every waiter still pending (called with _eni_lock held)."""
+        waiting = [w for w in self._eni_waiters.values() if w["state"] not in ("absent", "terminal")]
+        now = self.clock()
+        try:
+            enis = list_vpc_enis(self, sorted(set(w["vpc"] for w in waiting)))
+        except Exception as e:  # noqa: BLE001 - a failed look proves nothing
+            enis = None
+            for w in waiting:
+                w["state"], w["error"] = "unknown", error_text(e)
+        signals = eni_signals(waiting, enis) if enis is not None else {}
+        confirm = {}
+        for w in waiting:
+            sig = signals.get((w["type"], w["id"]))
+            if w["type"] in (g.ELB, g.ELBV2):
+                if sig == "released":
+                    w["state"] = "absent"
+                elif sig == "holding":
+                    w["state"] = "pending"
+                continue
+            if sig == "released" or now - w["checked"] >= self.backstop_interval:
+                confirm.setdefault(w["type"], []).append(w)
+            elif sig == "holding":
+                w["state"] = "pending"
+        for rtype, ws in confirm.items():
+            found = self.probe(rtype, [w["id"] for w in ws])
+            for w in ws:
+                w["checked"] = self.clock()
+                st = found[w["id"]]["state"]
+                w["state"] = st if st in ("absent", "terminal", "unknown") else "pending"
+                if st in ("absent", "terminal"):
+                    with self.lock:
+                        self.seen_gone[(rtype, w["id"])] = st
+        self._eni_slot["at"] = self.clock()
+        # no reset when something changed: the three transitions are independent (tens of seconds apart)
+        self._eni_slot["interval"] = min(self.max_poll_interval, self._eni_slot["interval"] * 1.5)
 
     # ------------------------------------------------------------------ execution
     def _set(self, rtype, rid, **res):
@@ -693,6 +806,42 @@ def _probe_lb_enis(rtype):
                 out.setdefault(owner, {"state": "pending", "enis": []})["enis"].append(e["NetworkInterfaceId"])
         return out
     return probe
+
+
+def list_vpc_enis(ex, vpcs):
+    """Every ENI of the given VPCs: one DescribeNetworkInterfaces (vpc-id filter) per 200 VPCs and page."""
+    out = []
+    for chunk in _chunks(vpcs, 200):
+        kw = {"Filters": [{"Name": "vpc-id", "Values": chunk}]}
+        while True:
+            resp = ex.c.call("ec2", "describe_network_interfaces", **kw)
+            out.extend(resp.get("NetworkInterfaces", []))
+            if not resp.get("NextToken"):
+                break
+            kw["NextToken"] = resp["NextToken"]
+    return out
+
+
+def eni_signals(waiters, enis):
+    """What one look at the ENIs of the waiters' VPCs says of each waiter: (type, id) -> "holding" or
+    "released".
+
+    A NAT gateway holds while one of its ENI IDs is listed; an instance while an ENI is attached to it;
+    a load balancer while an ENI carries its description (``ELB <name>``). "released" is a hint, not a
+    proof, for a NAT gateway or an instance: the caller confirms their state by ID."""
+    ids = set(e.get("NetworkInterfaceId") for e in enis)
+    attached = set((e.get("Attachment") or {}).get("InstanceId") for e in enis)
+    descs = set(e.get("Description") for e in enis)
+    out = {}
+    for w in waiters:
+        if w["type"] == g.NAT:
+            holding = bool(set(w.get("enis") or ()) & ids)
+        elif w["type"] == g.INSTANCE:
+            holding = w["id"] in attached
+        else:
+            holding = w.get("desc") in descs
+        out[(w["type"], w["id"])] = "holding" if holding else "released"
+    return out
 
 
 def _batch_terminate(ex, ids):

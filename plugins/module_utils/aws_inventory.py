@@ -168,12 +168,12 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
         def load_balancers():
             for lb in _pages(c, "elb", "describe_load_balancers", "LoadBalancerDescriptions"):
                 if lb.get("VPCId") in vpcs:
-                    keep(g.ELB, lb["LoadBalancerName"], None)
+                    keep(g.ELB, lb["LoadBalancerName"], lb)
 
         def load_balancers_v2():
             for lb in _pages(c, "elbv2", "describe_load_balancers", "LoadBalancers"):
                 if lb.get("VpcId") in vpcs:
-                    keep(g.ELBV2, lb["LoadBalancerArn"], None)
+                    keep(g.ELBV2, lb["LoadBalancerArn"], lb)
             for t in _pages(c, "elbv2", "describe_target_groups", "TargetGroups"):
                 if t.get("VpcId") in vpcs:
                     keep(g.TARGET_GROUP, t["TargetGroupArn"], None)
