@@ -13,8 +13,10 @@ once (cap: BENCH_FLEET_FORKS_CAP, default 25). Measured per N:
   API req/s    audit-log events of the kube-apiserver received during the run, per second (every client:
                the playbook, the twins, the controller manager; SANDBOX_AUDIT_LOG)
   AWS req/s    lines of SANDBOX_AWS_LOG during the run, per second (the playbook and the twins)
-  peak RSS     the largest sum of VmRSS over the ansible-playbook process and all its descendants (forks
-               and module processes), sampled from /proc every 0.25 s; and the controller process alone
+  peak memory  the largest sum of VmRSS over the ansible-playbook process and all its descendants (forks
+               and module processes), sampled from /proc every 0.5 s (RSS counts the pages the forks share
+               with the controller once per process: an upper bound); the same sum of PSS (smaps_rollup, shared
+               pages split among their users: the tree's real footprint); and the controller process alone
   CPU          user+system seconds of the playbook's process tree (getrusage(RUSAGE_CHILDREN) before and
                after: it counts only waited-for processes, so the sum is exact for the tree) and of each
                sandbox process (/proc/<pid>/stat of the pids in $SANDBOX_HOME/run), to say what dominates
@@ -85,24 +87,33 @@ def _children_of():
     return kids
 
 
-def _rss_kib(pid):
+def _mem_kib(pid, path="status", field="VmRSS:"):
     try:
-        with open("/proc/%d/status" % pid) as f:
+        with open("/proc/%d/%s" % (pid, path)) as f:
             for line in f:
-                if line.startswith("VmRSS:"):
+                if line.startswith(field):
                     return int(line.split()[1])
     except (OSError, ValueError):
         pass
     return 0
 
 
+def _rss_kib(pid):
+    return _mem_kib(pid)
+
+
+def _pss_kib(pid):
+    """Proportional set size: shared pages (the forks share the controller's) counted once in all."""
+    return _mem_kib(pid, "smaps_rollup", "Pss:")
+
+
 class RssSampler(threading.Thread):
     """Peak of the summed RSS of a process tree, and of its root alone, sampled every `every` seconds."""
 
-    def __init__(self, root, every=0.25):
+    def __init__(self, root, every=0.5):
         super().__init__(daemon=True)
         self.root, self.every = root, every
-        self.peak_tree_kib = self.peak_root_kib = self.peak_procs = 0
+        self.peak_tree_kib = self.peak_root_kib = self.peak_procs = self.peak_tree_pss_kib = 0
         self.stop = threading.Event()
 
     def run(self):
@@ -114,6 +125,7 @@ class RssSampler(threading.Thread):
                 todo.extend(kids.get(p, []))
             total = sum(_rss_kib(p) for p in tree)
             self.peak_tree_kib = max(self.peak_tree_kib, total)
+            self.peak_tree_pss_kib = max(self.peak_tree_pss_kib, sum(_pss_kib(p) for p in tree))
             self.peak_root_kib = max(self.peak_root_kib, _rss_kib(self.root))
             self.peak_procs = max(self.peak_procs, len(tree))
             self.stop.wait(self.every)
@@ -273,12 +285,14 @@ def run_fleet(n, knobs, parallel, cap):
          "aws_requests": aws_n, "aws_rps": round(aws_n / wall, 2), "aws_by_service": aws_by,
          "peak_rss_tree_mib": round(sampler.peak_tree_kib / 1024.0, 1),
          "peak_rss_controller_mib": round(sampler.peak_root_kib / 1024.0, 1),
+         "peak_pss_tree_mib": round(sampler.peak_tree_pss_kib / 1024.0, 1),
          "peak_processes": sampler.peak_procs, "playbook_cpu_s": round(pb_cpu, 1), "sandbox_cpu_s": sbx_cpu,
          "slowest_tasks": slowest_tasks(times), "verified": verified, "load_1min_start_end": [round(load0, 2), round(load1, 2)], "work_dir": work}
     say("N=%d: wall %.1f s, verified %d/%d, API %d req (%.1f/s), AWS %d req (%.2f/s), peak RSS %.0f MiB tree "
-        "(%.0f MiB controller, %d processes), CPU playbook %.1f s, sandbox %s, load %.1f->%.1f"
-        % (n, wall, verified, n, api_n, r["api_rps"], aws_n, r["aws_rps"], r["peak_rss_tree_mib"],
-           r["peak_rss_controller_mib"], sampler.peak_procs, pb_cpu, sbx_cpu, load0, load1))
+        "(PSS %.0f MiB; %.0f MiB controller, %d processes), CPU playbook %.1f s (%.2f cores), sandbox %s, "
+        "load %.1f->%.1f" % (n, wall, verified, n, api_n, r["api_rps"], aws_n, r["aws_rps"], r["peak_rss_tree_mib"],
+                             r["peak_pss_tree_mib"], r["peak_rss_controller_mib"], sampler.peak_procs, pb_cpu,
+                             pb_cpu / wall, sbx_cpu, load0, load1))
     return r
 
 
