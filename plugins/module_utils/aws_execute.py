@@ -554,7 +554,23 @@ class Executor:
         def look(rtype, ids):
             seen = dict((i, {"state": self.seen_gone[(rtype, i)]}) for i in ids if (rtype, i) in self.seen_gone)
             found_by_type[rtype] = dict(self.probe(rtype, [i for i in ids if i not in seen]), **seen)
-        threads = [threading.Thread(target=look, args=(rtype, ids)) for rtype, ids in self.active.items()]
+
+        def look_iam():
+            # roles by name and managed policies by ARN: one paged GetAccountAuthorizationDetails answers both
+            # (instead of a ListRoles and a ListPolicies); a failure leaves both unknown
+            try:
+                found = _iam_roles_and_policies(self)
+            except Exception as e:  # noqa: BLE001 - a failed query is unknown, never absent
+                found = None
+                failed = {"state": "unknown", "error": error_text(e)}
+            for rtype in (g.ROLE, g.POLICY):
+                found_by_type[rtype] = dict((i, dict(failed) if found is None else found[rtype].get(i, {"state": "absent"}))
+                                            for i in self.active[rtype])
+        paired = g.ROLE in self.active and g.POLICY in self.active
+        threads = [threading.Thread(target=look, args=(rtype, ids)) for rtype, ids in self.active.items()
+                   if not (paired and rtype in (g.ROLE, g.POLICY))]
+        if paired:
+            threads.append(threading.Thread(target=look_iam))
         for th in threads:
             th.daemon = True
             th.start()
@@ -750,6 +766,21 @@ def _iam_list(ex, op, key, name_key):
         if not resp.get("IsTruncated"):
             return out
         marker = resp.get("Marker")
+
+
+def _iam_roles_and_policies(ex):
+    """{ROLE: {name: ...}, POLICY: {arn: ...}} from every page of GetAccountAuthorizationDetails."""
+    out = {g.ROLE: {}, g.POLICY: {}}
+    kw = {"Filter": ["Role", "LocalManagedPolicy"]}
+    while True:
+        resp = ex.c.call("iam", "get_account_authorization_details", **kw)
+        for r in resp.get("RoleDetailList", []):
+            out[g.ROLE][r["RoleName"]] = {"state": "present"}
+        for p in resp.get("Policies", []):
+            out[g.POLICY][p["Arn"]] = {"state": "present"}
+        if not (resp.get("IsTruncated") and resp.get("Marker")):
+            return out
+        kw["Marker"] = resp["Marker"]
 
 
 PROBES = {

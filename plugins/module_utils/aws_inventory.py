@@ -4,7 +4,8 @@
 """Discovery of what an infra ID owns, as the HyperShift destroy command finds it.
 
 * EC2 by the tag ``kubernetes.io/cluster/<infraID>: owned``: instances (not terminated), VPCs,
-  internet gateways, EIPs, DHCP option sets;
+  internet gateways (and those attached to a tagged VPC: one unfiltered list serves both), EIPs,
+  DHCP option sets;
 * the children of each tagged VPC by ``vpc-id`` (tagged or not): subnets, route tables (not the
   main one), security groups (not ``default``), NAT gateways (not ``deleted``), VPC endpoints,
   classic ELBs, ELBv2 load balancers and target groups;
@@ -116,10 +117,14 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
                 if i.get("State", {}).get("Name") != "terminated" and owned(i):
                     keep(g.INSTANCE, i["InstanceId"], i, x._instance_state(i))
 
+    gateways = []
+
+    def internet_gateways():
+        # tagged, or attached to a tagged VPC (tagged or not): one unfiltered list answers both, as AWS ANDs
+        # filters of different names and an account holds few internet gateways; sorted out once the VPCs are known
+        gateways.extend(_pages(c, "ec2", "describe_internet_gateways", "InternetGateways"))
+
     def tagged_network():
-        for i in _pages(c, "ec2", "describe_internet_gateways", "InternetGateways", Filters=tag):
-            if owned(i):
-                keep(g.IGW, i["InternetGatewayId"], i)
         for a in c.call("ec2", "describe_addresses", Filters=tag).get("Addresses", []):
             if a.get("AllocationId") and owned(a):
                 keep(g.EIP, a["AllocationId"], a)
@@ -160,11 +165,6 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
                 if (e.get("State") or "").lower() not in ("deleted", "deleting"):
                     keep(g.ENDPOINT, e["VpcEndpointId"], e)
 
-        def attached_gateways():
-            for i in _pages(c, "ec2", "describe_internet_gateways", "InternetGateways",
-                            Filters=[{"Name": "attachment.vpc-id", "Values": vpcs}]):
-                keep(g.IGW, i["InternetGatewayId"], i)
-
         def load_balancers():
             for lb in _pages(c, "elb", "describe_load_balancers", "LoadBalancerDescriptions"):
                 if lb.get("VPCId") in vpcs:
@@ -183,7 +183,7 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
                 for z in _pages(c, "route53", "list_hosted_zones_by_vpc", "HostedZoneSummaries", VPCId=vpc,
                                 VPCRegion=region):
                     keep(g.ZONE, z["HostedZoneId"].split("/")[-1], None)
-        _parallel(subnets, route_tables, groups, nats, endpoints, attached_gateways, load_balancers,
+        _parallel(subnets, route_tables, groups, nats, endpoints, load_balancers,
                   load_balancers_v2, private_zones)
 
     def apps_record():
@@ -237,7 +237,10 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
             if error_code(e) not in NOT_FOUND:
                 raise
 
-    _parallel(instances, tagged_network, vpcs_and_children, apps_record, storage, iam)
+    _parallel(instances, tagged_network, internet_gateways, vpcs_and_children, apps_record, storage, iam)
+    for i in gateways:
+        if owned(i) or any(a.get("VpcId") in vpcs for a in i.get("Attachments", [])):
+            keep(g.IGW, i["InternetGatewayId"], i)
 
     manifest = dict((t, sorted(ids)) for t, ids in m.items() if ids)
     details["vpcs"] = vpcs
