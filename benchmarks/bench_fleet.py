@@ -19,7 +19,9 @@ once (cap: BENCH_FLEET_FORKS_CAP, default 25). Measured per N:
                pages split among their users: the tree's real footprint); and the controller process alone
   CPU          user+system seconds of the playbook's process tree (getrusage(RUSAGE_CHILDREN) before and
                after: it counts only waited-for processes, so the sum is exact for the tree) and of each
-               sandbox process (/proc/<pid>/stat of the pids in $SANDBOX_HOME/run), to say what dominates
+               sandbox process (/proc/<pid>/stat of the pids in $SANDBOX_HOME/run), to say what dominates;
+               the controller process's own share (its last /proc sample, <= 0.5 s before it ends) tells
+               the strategy and templating apart from the forks and module processes
   verified     reports with verified and command_succeeded true, one per HostedCluster
 Then wall = a + b*N by least squares (a, b, R^2) and the ratio wall(Nmax)/wall(1) against issue 10's target:
 25 clusters in under 2x the wall time of one.
@@ -114,6 +116,7 @@ class RssSampler(threading.Thread):
         super().__init__(daemon=True)
         self.root, self.every = root, every
         self.peak_tree_kib = self.peak_root_kib = self.peak_procs = self.peak_tree_pss_kib = 0
+        self.root_cpu_s = 0.0  # the controller process's own user+system CPU, as last sampled
         self.stop = threading.Event()
 
     def run(self):
@@ -128,6 +131,12 @@ class RssSampler(threading.Thread):
             self.peak_tree_pss_kib = max(self.peak_tree_pss_kib, sum(_pss_kib(p) for p in tree))
             self.peak_root_kib = max(self.peak_root_kib, _rss_kib(self.root))
             self.peak_procs = max(self.peak_procs, len(tree))
+            try:
+                with open("/proc/%d/stat" % self.root) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                self.root_cpu_s = (int(fields[11]) + int(fields[12])) / float(os.sysconf("SC_CLK_TCK"))
+            except (OSError, ValueError, IndexError):
+                pass
             self.stop.wait(self.every)
 
 
@@ -286,7 +295,8 @@ def run_fleet(n, knobs, parallel, cap):
          "peak_rss_tree_mib": round(sampler.peak_tree_kib / 1024.0, 1),
          "peak_rss_controller_mib": round(sampler.peak_root_kib / 1024.0, 1),
          "peak_pss_tree_mib": round(sampler.peak_tree_pss_kib / 1024.0, 1),
-         "peak_processes": sampler.peak_procs, "playbook_cpu_s": round(pb_cpu, 1), "sandbox_cpu_s": sbx_cpu,
+         "peak_processes": sampler.peak_procs, "playbook_cpu_s": round(pb_cpu, 1),
+         "controller_process_cpu_s": round(sampler.root_cpu_s, 1), "sandbox_cpu_s": sbx_cpu,
          "slowest_tasks": slowest_tasks(times), "verified": verified, "load_1min_start_end": [round(load0, 2), round(load1, 2)], "work_dir": work}
     say("N=%d: wall %.1f s, verified %d/%d, API %d req (%.1f/s), AWS %d req (%.2f/s), peak RSS %.0f MiB tree "
         "(PSS %.0f MiB; %.0f MiB controller, %d processes), CPU playbook %.1f s (%.2f cores), sandbox %s, "
