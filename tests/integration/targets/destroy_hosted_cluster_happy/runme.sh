@@ -8,7 +8,7 @@
 set -eu
 here=$(pwd)
 . "$here/../setup_hosted_cluster/files/sandbox_env.sh"
-logcheck="$HC_PYTHON $here/files/logcheck.py"
+check="$HC_PYTHON $here/../setup_hosted_cluster/files/hc_check.py"
 work=$(mktemp -d "${TMPDIR:-/tmp}/hc-happy.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 tag=$(python -c 'import random; print(random.randrange(10000, 99999))')
@@ -22,15 +22,15 @@ dhc() { ansible-playbook teardown.gates.destroy_hosted_cluster -e hosted_cluster
 tail -n 1 "$work/seed.out" > "$work/seed.json"
 
 # ---- check mode: the plan, and not one mutating request
-mark=$($logcheck mark)
+mark=$($check mark)
 dhc --check > "$work/check.log" 2>&1 || { cat "$work/check.log"; exit 1; }
 read -r a w < <(python -c 'import json,sys; m=json.loads(sys.argv[1]); print(m["audit"], m["aws"])' "$mark")
-$logcheck since "$a" "$w" "$ns" "$name" > "$work/check-mutations.json"
+$check mutations "$a" "$w" "$ns" "$ns-$name" > "$work/check-mutations.json"
 
 # ---- the real run, then the same again
 dhc > "$work/run1.log" 2>&1 || { cat "$work/run1.log"; exit 1; }
 dhc > "$work/run2.log" 2>&1 || { cat "$work/run2.log"; exit 1; }
-$logcheck leftovers "$work/seed.json" > "$work/leftovers.json"
+$check aws "$work/seed.json" > "$work/leftovers.json"
 
 ansible-playbook -i "${INVENTORY_PATH:-../../inventory}" -e @"$config" \
   -e "{\"work\": \"$work\", \"reports\": \"$reports\"}" happy.yml "$@"
