@@ -1,7 +1,9 @@
-"""The short form of `make chaos`: one faulty run of each case, and the fault proxy itself.
+"""The short form of `make chaos`: a few faulty runs, the fault proxy itself, the finalizer-write detector.
 
-The full campaign is tests/chaos/run.py (make chaos); here a few runs (SHORT below) must inject
-faults and end with no invariant violation.
+The full campaign is tests/chaos/run.py (make chaos); here a few runs (SHORT below: the API server
+restarted mid-wait, wait_gate under proxy faults, aws_infra_cleanup under AWS faults, through the same
+worker pool as the full campaign) must inject faults of each kind asked for and end with no invariant
+violation.
 """
 import json
 import os
@@ -32,6 +34,26 @@ def test_finalizer_writes_are_caught():
         "/apis/x/v1/namespaces/a/things/b", "/api/v1/namespaces/a/configmaps/c"]
 
 
+def test_only_the_documented_finalizer_removal_is_allowed():
+    cli = chaos.CLI_FINALIZER
+
+    def patch(*ops):
+        return {"method": "PATCH", "path": "/apis/h/v1/namespaces/a/hostedclusters/b", "body": json.dumps(list(ops))}
+    entries = [
+        patch({"op": "test", "path": "/metadata/uid", "value": "u"},
+              {"op": "add", "path": "/metadata/finalizers/-", "value": cli}),                  # adding: fine
+        patch({"op": "test", "path": "/metadata/finalizers/1", "value": cli},
+              {"op": "remove", "path": "/metadata/finalizers/1"}),                             # documented: fine
+        patch({"op": "test", "path": "/metadata/finalizers/0", "value": "hypershift.openshift.io/finalizer"},
+              {"op": "remove", "path": "/metadata/finalizers/0"}),                             # the HO's: caught
+        patch({"op": "remove", "path": "/metadata/finalizers/1"}),                              # untested: caught
+        patch({"op": "replace", "path": "/metadata/finalizers", "value": [cli]}),               # rewrite: caught
+        {"method": "PATCH", "path": "/x", "body": json.dumps({"metadata": {"finalizers": None}})},  # merge: caught
+    ]
+    caught = chaos.finalizer_writes(entries, allowed_removals={cli})
+    assert [entries.index(next(e for e in entries if e["body"][:500] == w["body"])) for w in caught] == [2, 3, 4, 5]
+
+
 def test_proxy_answers_faults_as_the_api_server_and_forwards_the_rest(tmp_path):
     proxy = chaos.KubeProxy(str(tmp_path), seed=7, rate=1.0)
     try:
@@ -57,29 +79,28 @@ def test_proxy_answers_faults_as_the_api_server_and_forwards_the_rest(tmp_path):
         proxy.stop()
 
 
-# (case, runs): wait_gate under Kubernetes faults and aws_infra_cleanup under AWS faults, side by side;
-# prune_releases (two ansible-playbook runs, ~90 s alone on this machine) only with TEARDOWN_GATES_SLOW_TESTS=1
-SHORT = [("wait-gate", 2), ("aws-infra", 1)] + ([("releases", 1)] if os.environ.get("TEARDOWN_GATES_SLOW_TESTS") else [])
+# Round-robin over these cases, one run each: the API server restart first (alone), then wait_gate under
+# proxy faults and aws_infra_cleanup under AWS faults side by side in the pool. prune_releases with the
+# convoy twin crashing (two ansible-playbook runs, ~90 s alone on this machine) only with
+# TEARDOWN_GATES_SLOW_TESTS=1.
+SHORT = ["apiserver-restart", "wait-gate", "aws-infra"] + (["twin-crash"] if os.environ.get("TEARDOWN_GATES_SLOW_TESTS")
+                                                            else [])
 
 
 def test_short_campaign_has_no_violation(tmp_path):
     seed = int(os.environ.get("CHAOS_SEED", "4242"))
-    base = int(os.environ.get("SANDBOX_PORT_BASE", "21000"))
-    procs = []
-    for offset, (case, runs) in enumerate(SHORT):
-        results = tmp_path / f"{case}.json"
-        env = dict(os.environ, CHAOS_PROXY_PORT=str(base + 600 + offset))
-        procs.append((case, results, subprocess.Popen(
-            [sys.executable, os.path.join(REPO, "tests", "chaos", "run.py"), "--runs", str(runs),
-             "--seed", str(seed + 10 * offset),
-             "--cases", case, "--results", str(results), "--workdir", str(tmp_path / "work")],
-            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)))
-    for case, results, p in procs:
-        out, _ = p.communicate(timeout=600)
-        assert results.exists(), out
-        summary = json.loads(results.read_text())
-        detail = json.dumps(summary["details"], indent=1)[:4000]
-        assert summary["harness_errors"] == 0, detail
-        assert summary["faults"] > 0, f"{case}: no fault injected\n{detail}"
-        assert summary["violations"] == 0, detail
-        assert f"chaos: runs={summary['runs']} faults={summary['faults']} violations=0" in out
+    results = tmp_path / "short.json"
+    p = subprocess.run(
+        [sys.executable, os.path.join(REPO, "tests", "chaos", "run.py"), "--runs", str(len(SHORT)), "--seed", str(seed),
+         "--cases", ",".join(SHORT), "--jobs", "3", "--results", str(results), "--workdir", str(tmp_path / "work")],
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=900)
+    out = p.stdout
+    assert results.exists(), out
+    summary = json.loads(results.read_text())
+    detail = json.dumps(summary["details"], indent=1)[:4000]
+    assert summary["harness_errors"] == 0, detail
+    assert summary["violations"] == 0, detail
+    assert summary["faults"] > len(SHORT), f"hardly a fault injected\n{detail}"
+    assert summary["faults_by_kind"].get("apiserver-restart") == 1, summary["faults_by_kind"]
+    assert any(k.startswith("aws-") for k in summary["faults_by_kind"]), summary["faults_by_kind"]
+    assert f"chaos: runs={summary['runs']} faults={summary['faults']} violations=0" in out
