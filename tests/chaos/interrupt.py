@@ -21,7 +21,7 @@ request with its PATCH/PUT body. After each scenario the invariants are checked:
               finalizer; prune_releases and clear_cfn_refusals remove none.
   absent      nothing a report (of the killed run when it wrote one, and of the final run) or a set_stats
               result claims absent/deleted is found by a later direct query (Kubernetes by name, AWS by ID
-              with the plain-boto3 lookups of setup_hosted_cluster/files/hc_check.py)
+              with the integration targets' plain-boto3 lookups)
   tracked     every AWS ID the seed made (hosted cluster: its manifest; CloudFormation: the stacks and the
               resources that refuse) is gone by direct lookup, or named by ID in the report as retained
   verified    the final run exits 0 and its result says done/verified, confirmed by direct queries
@@ -60,15 +60,25 @@ CLI_FINALIZER = "openshift.io/destroy-cluster"
 CFN_REMEDIES = "empty_buckets,detach_iam,release_dependencies,disable_deletion_protection,nested"
 
 
-def _load_hc_check():
-    path = os.path.join(REPO, "tests", "integration", "targets", "setup_hosted_cluster", "files", "hc_check.py")
-    spec = importlib.util.spec_from_file_location("hc_check", path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+def _load_aws_checks():
+    """The plain-boto3 lookups by ID the integration targets use (test equipment, never our own code):
+    setup_helpers/files/sandbox_checks.py, or setup_hosted_cluster/files/hc_check.py where they were before."""
+    targets = os.path.join(REPO, "tests", "integration", "targets")
+    for path in (os.path.join(targets, "setup_helpers", "files", "sandbox_checks.py"),
+                 os.path.join(targets, "setup_hosted_cluster", "files", "hc_check.py")):
+        if not os.path.exists(path):
+            continue
+        spec = importlib.util.spec_from_file_location("interrupt_aws_checks", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        lookups = getattr(mod, "lookups", None) or getattr(mod, "lookup", None)
+        if lookups and all(hasattr(mod, n) for n in ("client", "manifest", "aws_check")):
+            mod.lookups = lookups
+            return mod
+    raise RuntimeError("no plain-boto3 lookups by ID found under " + targets)
 
 
-hc_check = _load_hc_check()
+hc_check = _load_aws_checks()
 
 
 def utc():
@@ -135,6 +145,7 @@ class LoggingProxy:
         deadline = time.monotonic() + 60
         while not os.path.exists(self.kubeconfig):
             if self.proc.poll() is not None or time.monotonic() > deadline:
+                self.stop()
                 raise RuntimeError("kubeproxy did not start: " + open(err).read()[-800:])
             time.sleep(0.2)
 
@@ -328,12 +339,16 @@ class PruneReleases:
         return []
 
     def normal(self, tag, seed, report, stats):
-        ver = (report or {}).get("verification") or {}
-        return {"outcome": (report or {}).get("outcome"),
-                "releases": sorted(i["state"] for i in ver.get("releases") or []),
-                "inventories": sorted(i["state"] for i in ver.get("inventories") or []),
+        # outcome per seeded Release: verified absent by this run, or found already absent by it (a re-run
+        # after a kill that came after the deletions); the inventories are compared on the cluster side
+        rep = report or {}
+        ver = rep.get("verification") or {}
+        outcome = {i["name"]: i["state"] for i in ver.get("releases") or []}
+        outcome.update({n: "absent" for n in (rep.get("plan") or {}).get("already_absent") or []})
+        return {"outcome": rep.get("outcome"),
+                "releases": sorted(outcome.get(n, "unreported") for n in seed["releases"]),
                 "not_deleted": len(ver.get("not_deleted") or []), "unverified": len(ver.get("unverified") or []),
-                "held": len((report or {}).get("held") or [])}
+                "held": len(rep.get("held") or [])}
 
     def allowed_finalizer_change(self, change, entry, tag, run_tasks):
         return change[0] == "add"
@@ -469,8 +484,10 @@ class DestroyHostedCluster(PruneReleases):
         return {tag, seed.get("hcp_namespace") or f"{tag}-{tag}"}
 
     def report(self, reports):
-        files = [f for f in glob.glob(os.path.join(reports, "*.json")) if not f.endswith(".baseline.json")]
-        return _json(files[0]) if files else None
+        # <ns>-<name>.json is the latest; an earlier run's report is kept beside it with its time in the name
+        found = [f for f in glob.glob(os.path.join(reports, "*.json"))
+                 if os.path.basename(f).count(".") == 1 and f.endswith(".json")]
+        return _json(found[0]) if len(found) == 1 else None
 
     def claims(self, tag, seed, report, stats):
         out = []
@@ -625,10 +642,10 @@ def main(argv=None):
     started = time.monotonic()
     print(f"interrupt: seed={args.seed} kills={args.kills} jobs={args.jobs} playbooks={[p.name for p in chosen]} "
           f"workdir={work}", flush=True)
-    proxy = LoggingProxy(work, args.proxy_port)
     dyn()  # made once here: the clients are shared by the scenarios' threads
     for service in ("ec2", "elb", "elbv2", "iam", "s3", "route53", "cloudformation"):
         hc_check.client(service)
+    proxy = LoggingProxy(work, args.proxy_port)
     results, errors = [], []
     try:
         with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
