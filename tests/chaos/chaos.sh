@@ -31,7 +31,11 @@ args=(--runs "${CHAOS_RUNS:-100}")
 rc=0
 "$py" "$repo/tests/chaos/run.py" "${args[@]}" || rc=1
 
-# The interruption campaign (tests/chaos/interrupt.py) is called here.
+# The interruption campaign (tests/chaos/interrupt.py): CHAOS_KILLS (default 3) SIGKILLed runs per
+# playbook, each re-run and compared with an uninterrupted run; INTERRUPT_JOBS scenarios at a time (4).
+iargs=(--kills "${CHAOS_KILLS:-3}")
+[ -n "${CHAOS_SEED:-}" ] && iargs+=(--seed "$CHAOS_SEED")
+"$py" "$repo/tests/chaos/interrupt.py" "${iargs[@]}" || rc=1
 
 "$py" - "$marker" "$results/latest.json" "$results/interrupt-latest.json" "$t0" <<'EOF' || rc=1
 import json, os, sys, time
