@@ -23,13 +23,18 @@ __metaclass__ = type
 FINALIZER_OWNERS = {
     "hypershift.openshift.io/finalizer": (
         "HyperShift operator (HostedCluster, NodePool, HostedControlPlane)",
-        "NodePools requested, CAPI Cluster absent, HCP and its namespace gone, OIDC documents cleaned"),
+        "NodePools requested, CAPI Cluster absent, HCP gone, credentials, endpoint services, RBAC and the OIDC "
+        "documents cleaned (hypershift.io/aws-oidc-discovery comes off then), the HCP namespace gone unless kept, "
+        "the destroy grace period over"),
     "openshift.io/destroy-cluster": (
         "hypershift destroy CLI",
         "the CLI's own wait; it removes it after the AWS infrastructure and IAM are destroyed"),
     "hypershift.io/aws-oidc-discovery": (
         "HyperShift operator (OIDC cleanup)",
         "the <infraID>/ prefix of the OIDC bucket deleted"),
+    "hypershift.openshift.io/control-plane-operator-finalizer": (
+        "control-plane operator (AWSEndpointService)",
+        "the VPC endpoint service deleted in AWS; HO drops it itself after 10 minutes or with invalid credentials"),
     "cluster.cluster.x-k8s.io": (
         "CAPI manager (Cluster)",
         "worker MachineDeployments/MachineSets/Machines gone, then controlPlaneRef, then infrastructureRef"),
