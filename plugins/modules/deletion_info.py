@@ -24,6 +24,8 @@ description:
   - Read-only; check mode runs the same reads.
   - A read that fails (including discovery) is reported as RV(state=unknown) without failing the task;
     test RV(state) before concluding anything. An unknown kind (served by no API) fails.
+  - O(objects) reads several objects in one run (one client, one discovery), for example a verification
+    that several objects are gone; each gets the same answer as a single read, in RV(objects).
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:
@@ -32,16 +34,37 @@ options:
     type: str
     default: v1
   kind:
-    description: Kind of the object.
+    description: Kind of the object. Required unless O(objects) is given.
     type: str
-    required: true
   name:
-    description: Name of the object.
+    description: Name of the object. Required with O(kind).
     type: str
-    required: true
   namespace:
     description: Namespace of the object (required for namespaced kinds).
     type: str
+  objects:
+    description:
+      - Several objects to read instead of one (mutually exclusive with O(kind) and O(name)); the answers
+        are in RV(objects), in the same order.
+      - O(dependents) and O(request_timeout) apply to each.
+    type: list
+    elements: dict
+    suboptions:
+      api_version:
+        description: API version of the object.
+        type: str
+        default: v1
+      kind:
+        description: Kind of the object.
+        type: str
+        required: true
+      name:
+        description: Name of the object.
+        type: str
+        required: true
+      namespace:
+        description: Namespace of the object (required for namespaced kinds).
+        type: str
   dependents:
     description:
       - Look for dependents (objects whose C(ownerReferences) name this object's UID) by listing every
@@ -76,6 +99,14 @@ EXAMPLES = r"""
     kind: Namespace
     name: clusters-demo
   register: ns
+
+- name: Are the HostedCluster and its control-plane namespace gone? (one run, two reads)
+  teardown.gates.deletion_info:
+    dependents: false
+    objects:
+      - {api_version: hypershift.openshift.io/v1beta1, kind: HostedCluster, namespace: clusters, name: demo}
+      - {kind: Namespace, name: clusters-demo}
+  register: gone
 """
 
 RETURN = r"""
@@ -134,6 +165,15 @@ inspect_next:
   returned: always
   type: list
   elements: str
+objects:
+  description:
+    - With O(objects), one answer per object, in the order given. Each holds RV(state), RV(query), RV(deleting),
+      RV(finalizers), RV(conditions), RV(inspect_next) and, as for a single read, RV(object), RV(owners),
+      RV(dependents), RV(dependents_complete) and RV(namespace) when they apply, plus C(item) (the object asked for).
+    - The top-level RV(state) is then the worst of them (V(unknown), else V(present), else V(absent)).
+  returned: when O(objects) is given
+  type: list
+  elements: dict
 """
 
 import traceback
@@ -159,9 +199,15 @@ NS_CONTENT_CONDITIONS = ("NamespaceContentRemaining", "NamespaceFinalizersRemain
 def argument_spec():
     spec = dict(
         api_version=dict(type="str", default="v1"),
-        kind=dict(type="str", required=True),
-        name=dict(type="str", required=True),
+        kind=dict(type="str"),
+        name=dict(type="str"),
         namespace=dict(type="str"),
+        objects=dict(type="list", elements="dict", options=dict(
+            api_version=dict(type="str", default="v1"),
+            kind=dict(type="str", required=True),
+            name=dict(type="str", required=True),
+            namespace=dict(type="str"),
+        )),
         dependents=dict(type="bool", default=True),
         request_timeout=dict(type="float", default=10),
     )
@@ -206,33 +252,37 @@ def namespace_report(ns_obj, contents):
     }
 
 
-def main():
-    module = AnsibleK8SModule(argument_spec=argument_spec(), supports_check_mode=True)
-    p = module.params
-    if p["request_timeout"] <= 0:
-        module.fail_json(msg="invalid input: request_timeout: must be more than 0 seconds")
+class InputError(Exception):
+    """Bad input for one object (kind not served, namespace missing): the task fails."""
+
+
+def read_one(client, p, request_timeout, dependents):
+    """The answer for one object (``p``: api_version, kind, name, namespace) as a result dict.
+
+    ``client`` is the API client, or a ResourceLookupError raised while building it. Raises
+    InputError for what the caller must fix.
+    """
     where = "%s %s%s" % (p["kind"], (p["namespace"] + "/") if p["namespace"] else "", p["name"])
     try:
-        client = api_client(module)
+        if isinstance(client, ResourceLookupError):
+            raise client
         resource = resolve_resource(client, p["api_version"], p["kind"])
     except ResourceLookupError as e:
         if e.unknown:  # the server did not answer discovery: report unknown, like a failed read
-            module.exit_json(changed=False, msg="%s: %s; its state is unknown, not absent" % (where, e), state=UNKNOWN,
-                             deleting=False, finalizers=[], conditions=[], query={"ok": False, "error": str(e)},
-                             inspect_next=inspect_next(None, state=UNKNOWN))
-        module.fail_json(msg="kind: %s" % e)
-    except Exception as e:
-        module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
+            return dict(msg="%s: %s; its state is unknown, not absent" % (where, e), state=UNKNOWN,
+                        deleting=False, finalizers=[], conditions=[], query={"ok": False, "error": str(e)},
+                        inspect_next=inspect_next(None, state=UNKNOWN))
+        raise InputError("kind: %s" % e)
     if resource.namespaced and not p["namespace"]:
-        module.fail_json(msg="namespace: required, %s %s is namespaced" % (p["api_version"], p["kind"]))
+        raise InputError("namespace: required, %s %s is namespaced" % (p["api_version"], p["kind"]))
 
-    obs = get_object(resource, p["name"], p["namespace"], request_timeout=p["request_timeout"])
-    result = dict(changed=False, state=obs["state"], query=obs["query"], deleting=False, finalizers=[],
+    obs = get_object(resource, p["name"], p["namespace"], request_timeout=request_timeout)
+    result = dict(state=obs["state"], query=obs["query"], deleting=False, finalizers=[],
                   conditions=[], inspect_next=inspect_next(obs["object"], state=obs["state"]))
     if obs["state"] != PRESENT:
         if obs["state"] == UNKNOWN:
             result["msg"] = "could not read %s (%s): its state is unknown, not absent" % (where, obs["query"].get("error"))
-        module.exit_json(**result)
+        return result
 
     obj = obs["object"]
     summary = object_summary(obj)
@@ -251,7 +301,7 @@ def main():
 
     contents = None
     if p["kind"] == "Namespace" and p["api_version"] == "v1":
-        contents = list_contents(client.client, namespace=p["name"], request_timeout=p["request_timeout"])
+        contents = list_contents(client.client, namespace=p["name"], request_timeout=request_timeout)
         result["namespace"] = namespace_report(obj, contents)
         left = [c for c in contents["items"] if c.get("finalizers") or c.get("deletion_timestamp")]
         if left:
@@ -259,9 +309,9 @@ def main():
                 "%s %s (%s)" % (c["kind"], c["name"], ", ".join(c["finalizers"]) or "terminating") for c in left[:10]))
         if not contents["ok"]:
             hints.insert(0, inspect_next(None, state=UNKNOWN)[0])
-    if p["dependents"]:
+    if dependents:
         scope = p["namespace"] if resource.namespaced else None
-        pool = list_contents(client.client, namespace=scope, request_timeout=p["request_timeout"])
+        pool = list_contents(client.client, namespace=scope, request_timeout=request_timeout)
         deps = [c for c in pool["items"] if meta.get("uid") in (c.get("owner_uids") or [])]
         result["dependents"] = [dict((k, v) for k, v in d.items() if k != "owner_uids") for d in deps]
         result["dependents_complete"] = pool["ok"]
@@ -269,7 +319,47 @@ def main():
             hints.append("Dependents remain (%d): %s; the garbage collector or their owners delete them first "
                          "with foreground deletion." % (len(deps), ", ".join("%s %s" % (d["kind"], d["name"]) for d in deps[:10])))
     result["inspect_next"] = hints
-    module.exit_json(**result)
+    return result
+
+
+def worst_state(states):
+    for s in (UNKNOWN, PRESENT):
+        if s in states:
+            return s
+    return states[0] if states else UNKNOWN
+
+
+def main():
+    module = AnsibleK8SModule(argument_spec=argument_spec(), supports_check_mode=True,
+                              required_one_of=[("kind", "objects")], required_together=[("kind", "name")],
+                              mutually_exclusive=[("kind", "objects"), ("name", "objects")])
+    p = module.params
+    if p["request_timeout"] <= 0:
+        module.fail_json(msg="invalid input: request_timeout: must be more than 0 seconds")
+    wanted = p["objects"] if p["objects"] is not None else [
+        dict(api_version=p["api_version"], kind=p["kind"], name=p["name"], namespace=p["namespace"])]
+    if not wanted:
+        module.fail_json(msg="invalid input: objects: give at least one object")
+    try:
+        client = api_client(module)
+    except ResourceLookupError as e:
+        if not e.unknown:
+            module.fail_json(msg="kind: %s" % e)
+        client = e  # every read is then unknown, never absent
+    except Exception as e:
+        module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
+    answers = []
+    for n, item in enumerate(wanted):
+        try:
+            answers.append(read_one(client, item, p["request_timeout"], p["dependents"]))
+        except InputError as e:
+            module.fail_json(msg=("objects[%d]: %s" % (n, e)) if p["objects"] is not None else str(e))
+    if p["objects"] is None:
+        module.exit_json(changed=False, **answers[0])
+    for item, answer in zip(wanted, answers):
+        answer["item"] = dict((k, v) for k, v in item.items() if v is not None)
+    module.exit_json(changed=False, state=worst_state([a["state"] for a in answers]), objects=answers,
+                     inspect_next=[h for a in answers for h in a["inspect_next"]][:10])
 
 
 if __name__ == "__main__":
