@@ -23,9 +23,14 @@ description:
     still C(shutting-down), the rule of another group that references the group) and waits on that blocker's
     own state by ID before it re-tries only the refused delete. A blocker that is not in the manifest and is
     not going away is reported by ID with what to do; it is never re-tried blindly.
+  - The waits after its own deletes share one look per round. NAT gateways still C(deleting), instances still
+    C(shutting-down) and the ENIs that a deleted load balancer leaves behind are watched through one
+    C(DescribeNetworkInterfaces) on their VPC. A NAT gateway or instance whose ENI is gone is confirmed
+    C(deleted) or C(terminated) by a look by ID, and a slower look by ID catches one whose ENI outlives it.
   - Throttling and server errors back off with jitter.
-  - At the end every non-retained resource is looked up by ID again; RV(verified) is true only when each was
-    found absent or terminal. A failed query counts as unknown, never as absent.
+  - At the end every non-retained resource is looked up by ID again, unless a look by ID during the run
+    already found it C(deleted) or C(terminated); RV(verified) is true only when each was found absent or
+    terminal. A failed query counts as unknown, never as absent.
   - In check mode no mutating call is made; the module returns the whole ordered plan (levels, resources,
     the steps of each, what each waits on) with what the lookup by ID found.
 author:
