@@ -1,11 +1,12 @@
 #!/usr/bin/env python
 """A fleet of hosted clusters torn down in ONE ansible-playbook run, through the inventory plugin.
 
-For each fleet size N (BENCH_FLEET_SIZES, default 1,3 so that `make bench` stays under 20 minutes on the
-2-core machine; the issue's campaign is BENCH_FLEET_SIZES=1,5,25, see docs/performance.md) the bench seeds N hosted clusters with their
-AWS infrastructure in a namespace of their own (`tests/sandbox/sandbox seed hosted-cluster`, run
-BENCH_FLEET_SEED_PARALLEL at a time, default 4; seeding is not timed), writes an inventory source
-`plugin: teardown.gates.hosted_clusters` for that namespace (one host per HostedCluster), and runs
+For each fleet size N (BENCH_FLEET_SIZES, default 1,3 so that `make bench` stays within its time on the
+2-core machine; the issue's campaign is BENCH_FLEET_SIZES=1,5,25, see docs/performance.md) the bench seeds
+N hosted clusters with their AWS infrastructure in a namespace of their own (`tests/sandbox/sandbox seed
+hosted-cluster`, BENCH_FLEET_SEED_PARALLEL at a time, default 4; every fleet is seeded before the first
+teardown, and seeding is not timed), writes an inventory source `plugin: teardown.gates.hosted_clusters`
+for that namespace (one host per HostedCluster), and runs
 
     ansible-playbook -i fleet.hosted_clusters.yml teardown.gates.destroy_hosted_cluster -f min(N, cap)
 
@@ -234,11 +235,15 @@ def seed_fleet(n, ns, knobs, parallel):
     return seeded, time.time() - t0
 
 
-def run_fleet(n, knobs, parallel, cap):
+def seed_one_fleet(n, knobs, parallel):
     ns = "fleet%d-%s" % (n, uuid.uuid4().hex[:5])
     say("N=%d: seeding %d hosted clusters in %s, %d at a time (knobs: %s)" % (n, n, ns, parallel, " ".join(knobs)))
     seeded, seed_s = seed_fleet(n, ns, knobs, parallel)
     say("N=%d: seeded in %.1f s" % (n, seed_s))
+    return ns, seeded, seed_s
+
+
+def run_fleet(n, ns, seeded, seed_s, cap):
     work = tempfile.mkdtemp(prefix="bench-fleet-")
     inv = os.path.join(work, "fleet.hosted_clusters.yml")
     with open(inv, "w") as f:
@@ -353,9 +358,10 @@ def main():
     knobs = os.environ.get("BENCH_FLEET_SEED_KNOBS", "cleanup_cloud_resources=true zones=1").split()
     parallel = int(os.environ.get("BENCH_FLEET_SEED_PARALLEL", "4"))
     cap = int(os.environ.get("BENCH_FLEET_FORKS_CAP", "25"))
-    runs = []
-    for n in sizes:
-        runs.append(run_fleet(n, knobs, parallel, cap))
+    # every fleet is seeded first, then the fleets are destroyed back to back: the sizes are compared under
+    # the same load, and no seeding runs while a teardown is timed
+    fleets = [(n,) + seed_one_fleet(n, knobs, parallel) for n in sizes]
+    runs = [run_fleet(n, ns, seeded, seed_s, cap) for n, ns, seeded, seed_s in fleets]
     cases = cases_from(runs)
     for c in cases:
         if c["name"].startswith("fleet: wall time fit"):
