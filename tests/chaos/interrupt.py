@@ -238,8 +238,13 @@ def kill_marked(marker):
             continue
         if needle in env:
             try:
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    what = f.read().replace(b"\0", b" ").decode("utf-8", "replace")[:160]
+            except OSError:
+                what = "?"
+            try:
                 os.kill(int(pid), signal.SIGKILL)
-                killed.append(int(pid))
+                killed.append(f"{pid} {what}")
             except OSError:
                 pass
     return killed
@@ -285,7 +290,7 @@ def run_playbook(playbook, extra, env, workdir, label, timeout, kill_at=None):
                 os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
             if out["killed"] or out.get("rc") == "timeout":
-                out["leftovers_killed"] = len(kill_marked(marker))
+                out["leftovers_killed"] = kill_marked(marker)
     tasks, stats = read_marks(marks)
     out.update(tasks=len(tasks), stats=stats, seconds=round(time.monotonic() - started, 1), marks=marks)
     return out
@@ -432,7 +437,7 @@ class ClearCfnRefusals(PruneReleases):
 
     def verified(self, tag, seed, report, stats):
         problems = []
-        for role, st in sorted(seed["stacks"].items()):
+        for _role, st in sorted(seed["stacks"].items()):
             now = self.stack_status(st["arn"])
             if now not in ("DELETE_COMPLETE", "absent"):
                 problems.append(f"stack {st['name']} {now}")
@@ -662,9 +667,10 @@ def main(argv=None):
                     continue
                 results.append(rec)
                 kill = rec["runs"][0].get("killed_in") if kill_at else None
-                print(f"  {tag} {pb.name}: " + (f"killed at task {kill['task']} ({kill['name']}, {kill['after_s']} s)"
-                                                 if kill else ("kill point not reached" if kill_at else "uninterrupted"))
-                      + f", final rc={rec['runs'][-1].get('rc')}, violations={len(rec['violations'])}", flush=True)
+                how = (f"killed at task {kill['task']} ({kill['name']}, {kill['after_s']} s)" if kill
+                       else ("kill point not reached" if kill_at else "uninterrupted"))
+                print(f"  {tag} {pb.name}: {how}, final rc={rec['runs'][-1].get('rc')}, "
+                      f"violations={len(rec['violations'])}", flush=True)
     finally:
         proxy.stop()
     # same: each killed scenario's final state equals the uninterrupted one's
