@@ -334,6 +334,11 @@ def cases_from(runs):
         cases.append({"name": "fleet: AWS req/s, N=%d" % n, "unit": "req/s (all clients)",
                       "ours": r["aws_rps"], "peer": None, "peer_name": "", "ratio": None,
                       "target": "report only", "met": True})
+        if r.get("playbook_cpu_s") is not None:
+            cases.append({"name": "fleet: playbook CPU per cluster, N=%d" % n, "unit": "CPU-s per cluster",
+                          "ours": round(r["playbook_cpu_s"] / float(n), 1), "peer": None, "peer_name": "",
+                          "ratio": None, "target": "report only (steadier than wall time under load)",
+                          "met": True})
         cases.append({"name": "fleet: peak RSS, N=%d" % n, "unit": "MiB (playbook tree)",
                       "ours": r["peak_rss_tree_mib"], "peer": None, "peer_name": "", "ratio": None,
                       "target": "report only", "met": True})
@@ -350,6 +355,9 @@ def cases_from(runs):
                       "peer": None, "peer_name": "", "ratio": None, "target": "report only (linear: R^2)",
                       "met": True, "a_s": round(a, 1), "b_s": round(b, 2), "r2": round(r2, 3),
                       "points": [[r["n"], r["wall_s"]] for r in runs]})
+        if all(r.get("playbook_cpu_s") is not None for r in runs):
+            ca, cb, cr2 = linear_fit([r["n"] for r in runs], [r["playbook_cpu_s"] for r in runs])
+            cases[-1].update(cpu_a_s=round(ca, 1), cpu_b_s=round(cb, 2), cpu_r2=round(cr2, 3))
     return cases
 
 
@@ -365,7 +373,8 @@ def main():
     cases = cases_from(runs)
     for c in cases:
         if c["name"].startswith("fleet: wall time fit"):
-            say("fit: wall = %.1f + %.2f*N s, R^2 %.3f" % (c["a_s"], c["b_s"], c["r2"]))
+            say("fit: wall = %.1f + %.2f*N s, R^2 %.3f; playbook CPU = %s + %s*N s, R^2 %s"
+                % (c["a_s"], c["b_s"], c["r2"], c.get("cpu_a_s"), c.get("cpu_b_s"), c.get("cpu_r2")))
         if c["name"].endswith("vs 1 wall time"):
             say("%s: %.2fx (target < %g): %s" % (c["name"], c["ours"], TARGET, "met" if c["met"] else "missed"))
     print(json.dumps(cases))

@@ -52,6 +52,15 @@ def run(n, wall, verified=None):
             "aws_rps": 1.0, "peak_rss_tree_mib": 100.0 * n}
 
 
+def test_cpu_per_cluster_and_its_fit_when_measured():
+    runs = [dict(run(1, 60.0), playbook_cpu_s=28.0), dict(run(5, 290.0), playbook_cpu_s=140.0)]
+    cases = by_name(bench.cases_from(runs))
+    assert cases["fleet: playbook CPU per cluster, N=5"]["ours"] == 28.0
+    fit = cases["fleet: wall time fit a + b*N"]
+    assert fit["cpu_b_s"] == pytest.approx(28.0)
+    assert fit["cpu_a_s"] == pytest.approx(0.0)
+
+
 def by_name(cases):
     return dict((c["name"], c) for c in cases)
 
