@@ -58,7 +58,9 @@ def test_only_the_documented_finalizer_path_is_allowed():
 
 
 def test_short_interruption_campaign(tmp_path):
-    seed = int(os.environ.get("CHAOS_SEED", "1111"))
+    # seed 1057 draws kill points after mutations began: clear_cfn_refusals after task 9 (the stacks' teardown),
+    # release_held_deletion after task 12 (the restore sent, CAPTF acting on it); CHAOS_SEED draws others
+    seed = int(os.environ.get("CHAOS_SEED", "1057"))
     results = tmp_path / "interrupt.json"
     p = subprocess.run([sys.executable, os.path.join(REPO, "tests", "chaos", "interrupt.py"), "--kills", "1",
                         "--seed", str(seed), "--playbooks", SHORT_PLAYBOOKS, "--results", str(results),
