@@ -727,6 +727,35 @@ def one_run(i, seed, case, args, port):
     return run
 
 
+def write_summary(runs, args, cases, t0, planned):
+    """latest.json from the runs so far (written after every run, so a campaign cut short leaves its results)."""
+    runs = sorted(runs, key=lambda r: r["index"])
+    by_kind = collections.Counter()
+    by_case = {}
+    for r in runs:
+        by_kind.update(r["faults_by_kind"])
+        c = by_case.setdefault(r["case"], {"runs": 0, "faults": 0, "violations": 0, "seconds": 0.0})
+        c["runs"] += 1
+        c["faults"] += r["faults"]
+        c["violations"] += len(r["violations"])
+        c["seconds"] = round(c["seconds"] + r["seconds"], 1)
+    summary = {"runs": len(runs), "planned": planned, "complete": len(runs) == planned,
+               "faults": sum(r["faults"] for r in runs), "violations": sum(len(r["violations"]) for r in runs),
+               "harness_errors": sum(1 for r in runs if "harness_error" in r),
+               "seed": args.seed, "rate": args.rate, "cases": cases, "jobs": args.jobs,
+               "seconds": round(time.monotonic() - t0, 1), "finished": now(),
+               "faults_by_kind": dict(sorted(by_kind.items())), "by_case": by_case,
+               "violations_by_invariant": dict(collections.Counter(v["invariant"] for r in runs
+                                                                   for v in r["violations"])),
+               "details": runs}
+    os.makedirs(os.path.dirname(args.results), exist_ok=True)
+    tmp = args.results + ".tmp"
+    with open(tmp, "w") as f:
+        json.dump(summary, f, indent=2, sort_keys=True)
+    os.replace(tmp, args.results)
+    return summary
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=100)
@@ -764,6 +793,7 @@ def main(argv=None):
             print(f"chaos run {done[0]}/{args.runs} seed={run['seed']} case={run['case']} faults={run['faults']} "
                   f"violations={len(run['violations'])}{' harness_error' if 'harness_error' in run else ''} "
                   f"({run['seconds']} s)", file=sys.stderr, flush=True)
+            write_summary(runs, args, cases, t0, args.runs)
 
     # whole-sandbox faults first, one at a time, nothing else running
     for i, seed, case in [p for p in plan if p[2] in EXCLUSIVE]:
@@ -784,29 +814,8 @@ def main(argv=None):
         futures = [pool.submit(pooled, *p) for p in plan if p[2] not in EXCLUSIVE]
         for fut in concurrent.futures.as_completed(futures):
             report(fut.result())
-    runs.sort(key=lambda r: r["index"])
-    faults = sum(r["faults"] for r in runs)
-    violations = sum(len(r["violations"]) for r in runs)
-    errors = sum(1 for r in runs if "harness_error" in r)
-    by_kind = collections.Counter()
-    by_case = {}
-    for r in runs:
-        by_kind.update(r["faults_by_kind"])
-        c = by_case.setdefault(r["case"], {"runs": 0, "faults": 0, "violations": 0, "seconds": 0.0})
-        c["runs"] += 1
-        c["faults"] += r["faults"]
-        c["violations"] += len(r["violations"])
-        c["seconds"] = round(c["seconds"] + r["seconds"], 1)
-    summary = {"runs": len(runs), "faults": faults, "violations": violations, "harness_errors": errors,
-               "seed": args.seed, "rate": args.rate, "cases": cases, "jobs": args.jobs,
-               "seconds": round(time.monotonic() - t0, 1), "finished": now(),
-               "faults_by_kind": dict(sorted(by_kind.items())), "by_case": by_case,
-               "violations_by_invariant": dict(collections.Counter(v["invariant"] for r in runs
-                                                                   for v in r["violations"])),
-               "details": runs}
-    os.makedirs(os.path.dirname(args.results), exist_ok=True)
-    with open(args.results, "w") as f:
-        json.dump(summary, f, indent=2, sort_keys=True)
+    summary = write_summary(runs, args, cases, t0, args.runs)
+    faults, violations, errors = summary["faults"], summary["violations"], summary["harness_errors"]
     print(f"chaos: runs={len(runs)} faults={faults} violations={violations}"
           + (f" harness_errors={errors}" if errors else ""))
     return 1 if violations or errors else 0
