@@ -19,7 +19,17 @@ needs_sandbox=0
 for s in "${stages[@]}"; do case $s in sandbox|integration|molecule) needs_sandbox=1 ;; esac; done
 
 started_here=0
-stop_sandbox() { if [ $started_here = 1 ]; then log "stopping the sandbox"; "$sandbox" down; fi; }
+# each stage's output is kept in build/test-logs (TEST_LOG_DIR) so that the end of the run can say why a stage failed:
+# CI shows only the last lines of a run
+log_dir="${TEST_LOG_DIR:-$repo/build/test-logs}"
+mkdir -p "$log_dir"
+stop_sandbox() {
+  if [ $started_here = 1 ]; then
+    started_here=0
+    log "stopping the sandbox (its output: $log_dir/sandbox-down.log)"
+    "$sandbox" down > "$log_dir/sandbox-down.log" 2>&1 || tail -5 "$log_dir/sandbox-down.log"
+  fi
+}
 trap stop_sandbox EXIT
 if [ $needs_sandbox = 1 ]; then
   if "$sandbox" status >/dev/null 2>&1; then
@@ -111,19 +121,64 @@ stage_molecule() {
     [ -e "$scenario" ] || continue
     found=1
     name=$(basename "$(dirname "$scenario")")
-    (cd "$dir" && molecule test -s "$name") || rc=1
+    # plain text: the end of the run greps this log for why a scenario failed
+    (cd "$dir" && NO_COLOR=1 PY_COLORS=0 ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 molecule test -s "$name") || rc=1
   done
   [ $found = 1 ] || echo "(no molecule scenarios yet)"
   return $rc
+}
+
+# A few lines that say why STAGE failed, from its log: the failing tests, the failing target and its last
+# unignored failure, the sanity errors.
+why_failed() {
+  local stage=$1 file="$log_dir/$1.log"
+  [ -f "$file" ] || return 0
+  case $stage in
+    unit|sandbox) grep -E '^(FAILED|ERROR) ' "$file" | head -6 ;;
+    sanity) grep -E '^ERROR: ' "$file" | head -6 ;;
+    lint|docs) grep -vE '^\s*$' "$file" | tail -4 ;;
+    integration|molecule)
+      grep -E 'Running .* integration test role|INFO +Running [^ ]+ > ' "$file" | tail -1
+      # a fatal: line not followed by "...ignoring" is a real failure
+      awk '/^fatal: |^failed: /{if (f != "") last = f; f = $0; next} /\.\.\.ignoring/{f = ""; next} {if (f != "") {last = f; f = ""}}
+           END {if (f != "") last = f; if (last != "") print last}' "$file"
+      grep -E '^ERROR: |CRITICAL ' "$file" | tail -2 ;;
+  esac | cut -c1-300 | sed "s/^/  $stage: /"
+}
+
+# After a stage that used the sandbox: is every component still running and the API server answering? A stage
+# that broke it would fail every later stage for a reason that is not theirs: say which component is down (with
+# the end of its log), and start it again.
+sandbox_broken=()
+check_sandbox() {
+  local stage=$1 status_file="$log_dir/sandbox-status-after-$1.txt" name
+  [ $needs_sandbox = 1 ] || return 0
+  case $stage in sandbox|integration|molecule) ;; *) return 0 ;; esac
+  "$sandbox" status > "$status_file" 2>&1 && return 0
+  log "the sandbox is not whole after stage $stage; starting what stopped"
+  cat "$status_file"
+  for name in $(awk '$2 == "stopped" {print $1}' "$status_file"); do
+    echo "--- the end of $name's log:"
+    tail -15 "$("$sandbox" status --json 2>/dev/null | "$venv/bin/python" -c 'import json,sys; d=json.load(sys.stdin); print(next(r["log"] for r in d["components"] if r["component"] == sys.argv[1]))' "$name")" 2>/dev/null
+  done
+  sandbox_broken+=("after $stage: $(awk '$2 == "stopped" {printf "%s ", $1}' "$status_file")$(grep -o 'not answering.*' "$status_file" | cut -c1-120)")
+  "$sandbox" up || echo "sandbox up failed after stage $stage" >&2
 }
 
 passed=0; failed=0; failed_names=()
 for s in "${stages[@]}"; do
   log "stage: $s"
   t0=$SECONDS
-  if "stage_$s"; then passed=$((passed + 1)); log "stage $s passed in $((SECONDS - t0)) s"
+  "stage_$s" 2>&1 | tee "$log_dir/$s.log"
+  if [ "${PIPESTATUS[0]}" = 0 ]; then passed=$((passed + 1)); log "stage $s passed in $((SECONDS - t0)) s"
   else failed=$((failed + 1)); failed_names+=("$s"); log "stage $s FAILED after $((SECONDS - t0)) s"; fi
+  check_sandbox "$s"
 done
-[ $failed = 0 ] || echo "failed stages: ${failed_names[*]}"
+stop_sandbox
+if [ $failed != 0 ] || [ ${#sandbox_broken[@]} != 0 ]; then
+  [ $failed = 0 ] || echo "failed stages: ${failed_names[*]} (whole logs in $log_dir)"
+  for s in "${failed_names[@]}"; do why_failed "$s"; done
+  for b in "${sandbox_broken[@]}"; do echo "  sandbox broken $b"; done
+fi
 echo "stages: $passed passed, $failed failed"
 [ $failed = 0 ]
