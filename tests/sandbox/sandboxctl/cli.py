@@ -12,7 +12,7 @@ import urllib.request
 
 from . import crds, pki as pki_mod
 from .kube import ControlPlane
-from .procs import Procs, SandboxError, port_free
+from .procs import Procs, SandboxError, port_free, wait_port_free
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SANDBOX_DIR = os.path.dirname(HERE)
@@ -99,7 +99,8 @@ def preflight(procs):
     for name, port in PORTS.items():
         owner = {"etcd": "etcd", "etcd_peer": "etcd", "apiserver": "kube-apiserver",
                  "controller_manager": "kube-controller-manager", "aws": "aws-layer"}[name]
-        if not procs.pid(owner) and not port_free(port):
+        # a component stopped a moment ago may still hold its port for a few seconds (see wait_port_free)
+        if not procs.pid(owner) and not wait_port_free(port, timeout=10.0):
             raise SandboxError(f"port {port} (for {name}) is taken by another process; free it or set "
                                f"SANDBOX_PORT_BASE to move every sandbox port (now {_BASE})")
 
@@ -175,6 +176,8 @@ def cmd_restart(args):
     if args.down_seconds:
         time.sleep(args.down_seconds)
     if comp == "kube-apiserver":
+        if not wait_port_free(PORTS["apiserver"]):
+            raise SandboxError(f"restart: port {PORTS['apiserver']} is still taken 30 s after kube-apiserver was stopped")
         control_plane(procs).start_apiserver()
     else:
         start_twins(procs, only=twins[comp])

@@ -23,6 +23,18 @@ def port_free(port, host="127.0.0.1"):
         s.close()
 
 
+def wait_port_free(port, timeout=30.0):
+    """Wait until `port` can be bound again. A SIGKILLed Go server's main thread is a zombie (so the pid counts
+    as gone) while its other threads are still exiting and its listening socket is still open: a new server
+    started then fails with 'address already in use'."""
+    deadline = time.monotonic() + timeout
+    while not port_free(port):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
 def pid_alive(pid):
     try:
         os.kill(pid, 0)
