@@ -43,3 +43,43 @@ def sandbox_cli():
     def run(*args, env=None, timeout=300):
         return subprocess.run([SANDBOX, *args], capture_output=True, text=True, env=env, timeout=timeout)
     return run
+
+
+def _broken_components():
+    """The sandbox components that are not running (and the API server if it does not answer), each with the
+    end of its log; empty when the sandbox is whole."""
+    import json
+    p = subprocess.run([SANDBOX, "status", "--json"], capture_output=True, text=True, timeout=60)
+    try:
+        status = json.loads(p.stdout)
+    except ValueError:
+        return [f"sandbox status answered no JSON (rc {p.returncode}): {p.stderr[-500:]}"]
+    broken = []
+    for c in status.get("components", []):
+        if not c.get("running"):
+            tail = ""
+            try:
+                with open(c["log"], "rb") as f:
+                    tail = b"".join(f.readlines()[-8:]).decode(errors="replace")
+            except (OSError, TypeError):
+                pass
+            broken.append(f"{c['component']} stopped; the end of its log:\n{tail}")
+    if str(status.get("apiserver", "")).startswith("not answering"):
+        broken.append(f"kube-apiserver {status['apiserver']}")
+    return broken
+
+
+@pytest.fixture(scope="module", autouse=True)
+def sandbox_left_whole(request):
+    """After each test file: is the sandbox still whole? A file that leaves a component stopped (the chaos
+    tests restart the API server and the twins) would fail every later file for a reason that is not theirs.
+    Name the file, start what stopped, and fail this file's teardown with what was found."""
+    yield
+    if not os.environ.get("KUBECONFIG") or not os.environ.get("SANDBOX_HOME"):
+        return
+    broken = _broken_components()
+    if not broken:
+        return
+    up = subprocess.run([SANDBOX, "up"], capture_output=True, text=True, timeout=300)
+    pytest.fail(f"the sandbox was not whole after {request.node.name}: " + "\n".join(broken)
+                + f"\n(sandbox up to repair it: rc {up.returncode} {up.stderr[-300:]})", pytrace=False)
