@@ -8,6 +8,7 @@ the playbook and every process it started) and in wall seconds. Kinds:
   set_fact   a task that runs no module (templating in the controller only)
   ping       the smallest module run (fork, AnsiballZ payload, a Python process)
   k8s_info   a kubernetes.core module run (imports the kubernetes client, reads one Namespace)
+  k8s_lookup the same read through the kubernetes.core.k8s lookup, which runs inside Ansible's own process
   aws_info   an amazon.aws module run (imports boto3, one DescribeVpcs)
 
 docs/performance.md uses these figures for the lower bound of the hosted-cluster overhead and of the fleet.
@@ -30,6 +31,8 @@ TASKS = {
     "set_fact": "ansible.builtin.set_fact: {{x{i}: {i}}}",
     "ping": "ansible.builtin.ping:",
     "k8s_info": "kubernetes.core.k8s_info: {{kind: Namespace, name: default}}",
+    "k8s_lookup": "ansible.builtin.set_fact: {{ns{i}: \"{{{{ lookup('kubernetes.core.k8s', kind='Namespace', "
+                  "resource_name='default') }}}}\"}}",
     "aws_info": "amazon.aws.ec2_vpc_net_info: {{region: us-east-1}}",
 }
 
