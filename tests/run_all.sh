@@ -5,6 +5,8 @@
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
+# Nothing here reads standard input, and ansible-test fails at start when there is none (a CI runner may close it)
+exec </dev/null
 venv="$repo/.venv"
 sandbox="$repo/tests/sandbox/sandbox"
 stages=("$@")
