@@ -78,6 +78,10 @@ def sandbox_left_whole(request):
     if not os.environ.get("KUBECONFIG") or not os.environ.get("SANDBOX_HOME"):
         return
     broken = _broken_components()
+    if broken and all(b.startswith("kube-apiserver not answering") for b in broken):
+        import time
+        time.sleep(3)  # every process runs and /version was slow (3 s timeout): a busy machine, not a broken sandbox
+        broken = _broken_components()
     if not broken:
         return
     up = subprocess.run([SANDBOX, "up"], capture_output=True, text=True, timeout=300)
