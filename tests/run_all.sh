@@ -153,19 +153,15 @@ why_failed() {
 # the end of its log), and start it again.
 sandbox_broken=()
 check_sandbox() {
-  local stage=$1 status_file="$log_dir/sandbox-status-after-$1.txt" name
+  local stage=$1 status_file="$log_dir/sandbox-status-after-$1.txt"
   [ $needs_sandbox = 1 ] || return 0
   case $stage in sandbox|integration|molecule) ;; *) return 0 ;; esac
-  "$sandbox" status > "$status_file" 2>&1 && return 0
+  "$sandbox" status --logs > "$status_file" 2>&1 && return 0
   # every process running but /version slow (a busy machine) is not broken: look once more
-  grep -q ' stopped ' "$status_file" || { sleep 3; "$sandbox" status > "$status_file" 2>&1 && return 0; }
+  grep -q ' stopped ' "$status_file" || { sleep 3; "$sandbox" status --logs > "$status_file" 2>&1 && return 0; }
   log "the sandbox is not whole after stage $stage; starting what stopped"
   cat "$status_file"
-  for name in $(awk '$2 == "stopped" {print $1}' "$status_file"); do
-    echo "--- the end of $name's log:"
-    tail -15 "$("$sandbox" status --json 2>/dev/null | "$venv/bin/python" -c 'import json,sys; d=json.load(sys.stdin); print(next(r["log"] for r in d["components"] if r["component"] == sys.argv[1]))' "$name")" 2>/dev/null
-  done
-  local stopped; stopped=$(awk '$2 == "stopped" {printf "%s ", $1}' "$status_file")
+  local stopped; stopped=$(awk '$2 == "stopped" && / pid=/ {printf "%s ", $1}' "$status_file")
   sandbox_broken+=("after $stage: ${stopped:-every process runs, but kube-apiserver does not answer /version}")
   "$sandbox" up || echo "sandbox up failed after stage $stage" >&2
 }

@@ -259,7 +259,13 @@ def cmd_status(args):
         for r in rows:
             print(f"{r['component']:<26} {'running' if r['running'] else 'stopped':<8} "
                   f"pid={r['pid'] or '-':<8} port={r['port'] or '-'}")
+        if str(out.get("apiserver", "")).startswith("not answering"):
+            print(f"kube-apiserver runs but is {out['apiserver']}")
         print(f"state: {STATE}  binaries: {bin_dir()}")
+        if args.logs and procs:
+            for r in rows:
+                if not r["running"] and os.path.exists(r["log"]):
+                    print(f"--- the end of {r['component']}'s log ({r['log']}):\n{procs.tail(r['component'], 10)}", end="")
     return 0 if up else 3
 
 
@@ -297,6 +303,7 @@ def main(argv=None):
     d.add_argument("--purge", action="store_true", help="also delete the state folder (etcd data, logs)")
     s = sub.add_parser("status", help="what runs where")
     s.add_argument("--json", action="store_true")
+    s.add_argument("--logs", action="store_true", help="also the end of each stopped component's log")
     sub.add_parser("env", help="print export lines for the sandbox")
     rs = sub.add_parser("restart", help="kill one component and start it again with the same flags (chaos)")
     rs.add_argument("component", help="apiserver (kube-apiserver) or twin-NAME")

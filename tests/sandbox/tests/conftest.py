@@ -1,6 +1,7 @@
 """Fixtures for tests that run against the live sandbox (started by tests/run_all.sh)."""
 import os
 import subprocess
+import time
 
 import boto3
 import pytest
@@ -45,28 +46,11 @@ def sandbox_cli():
     return run
 
 
-def _broken_components():
-    """The sandbox components that are not running (and the API server if it does not answer), each with the
-    end of its log; empty when the sandbox is whole."""
-    import json
-    p = subprocess.run([SANDBOX, "status", "--json"], capture_output=True, text=True, timeout=60)
-    try:
-        status = json.loads(p.stdout)
-    except ValueError:
-        return [f"sandbox status answered no JSON (rc {p.returncode}): {p.stderr[-500:]}"]
-    broken = []
-    for c in status.get("components", []):
-        if not c.get("running"):
-            tail = ""
-            try:
-                with open(c["log"], "rb") as f:
-                    tail = b"".join(f.readlines()[-8:]).decode(errors="replace")
-            except (OSError, TypeError):
-                pass
-            broken.append(f"{c['component']} stopped; the end of its log:\n{tail}")
-    if str(status.get("apiserver", "")).startswith("not answering"):
-        broken.append(f"kube-apiserver {status['apiserver']}")
-    return broken
+def _sandbox_status():
+    """`sandbox status --logs`: rc 0 when every component runs and the API server answers; otherwise the text
+    names what is stopped, with the end of its log."""
+    p = subprocess.run([SANDBOX, "status", "--logs"], capture_output=True, text=True, timeout=60)
+    return p.returncode, p.stdout + p.stderr
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -77,13 +61,12 @@ def sandbox_left_whole(request):
     yield
     if not os.environ.get("KUBECONFIG") or not os.environ.get("SANDBOX_HOME"):
         return
-    broken = _broken_components()
-    if broken and all(b.startswith("kube-apiserver not answering") for b in broken):
-        import time
+    rc, text = _sandbox_status()
+    if rc != 0 and " stopped " not in text:
         time.sleep(3)  # every process runs and /version was slow (3 s timeout): a busy machine, not a broken sandbox
-        broken = _broken_components()
-    if not broken:
+        rc, text = _sandbox_status()
+    if rc == 0:
         return
     up = subprocess.run([SANDBOX, "up"], capture_output=True, text=True, timeout=300)
-    pytest.fail(f"the sandbox was not whole after {request.node.name}: " + "\n".join(broken)
-                + f"\n(sandbox up to repair it: rc {up.returncode} {up.stderr[-300:]})", pytrace=False)
+    pytest.fail(f"the sandbox was not whole after {request.node.name}:\n{text}"
+                f"(sandbox up to repair it: rc {up.returncode} {up.stderr[-300:]})", pytrace=False)
