@@ -36,7 +36,7 @@ Public API:
   ``evaluate()``, ``result(state)``); usable without a cluster, e.g. in unit tests.
 - ``run_gate(gate, resources, deadline, request_timeout=10, observer_factory=Observer)``: one
   gate, watched until it passes or ``deadline`` (a ``time.monotonic()`` value); returns its result.
-- ``run_gates(gates, resources, timeout, request_timeout=10, progress=None)``: the gates in order;
+- ``run_gates(gates, resources, timeout, request_timeout=10, progress=None, on_watching=None)``: the gates in order;
   stops at the first that does not pass; returns ``(results, failed_index_or_None)``.
 - ``ProgressFile(path, total)``: writes the open gate's state as JSON for a progress display.
 """
@@ -385,11 +385,14 @@ class ProgressFile(object):
 
 
 def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=Observer, final_check=True,
-             progress=None):
+             progress=None, on_watching=None):
     """Watch one gate until it passes or ``deadline`` (time.monotonic()). Returns its result dict.
 
     ``resources`` are the resolved dynamic-client Resources, one per selector, in order.
     ``progress(gate_state, final_state=None)``, when given, is called as the state changes.
+    ``on_watching()``, when given, is called once every selector has answered its first list (or
+    failed it), before the gate is first judged: what it does (a deletion) is then seen from its
+    start. An exception it raises stops the gate and goes to the caller.
     """
     state = GateState(gate)
     report = progress or (lambda st, final_state=None: None)
@@ -401,8 +404,12 @@ def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=O
         observers.append(ob)
         ob.start()
 
+    answered = set()
+
     def handle(msg):
         key, kind = msg[0], msg[1]
+        if kind in ("listed", "error"):
+            answered.add(key)
         if kind == "listed":
             state.on_listed(key, msg[2])
         elif kind == "event":
@@ -414,7 +421,11 @@ def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=O
     report(state)
     try:
         while True:
-            if state.evaluate():
+            if on_watching is not None and len(answered) >= len(observers):
+                trigger, on_watching = on_watching, None
+                trigger()
+                continue  # what the trigger did may already show; judge after reading it
+            if on_watching is None and state.evaluate():
                 passed = True
                 state.mark_passed()
                 break
@@ -457,13 +468,15 @@ def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=O
     return state.result(final)
 
 
-def run_gates(gates, resources, timeout, request_timeout=10.0, observer_factory=Observer, progress=None):
+def run_gates(gates, resources, timeout, request_timeout=10.0, observer_factory=Observer, progress=None,
+              on_watching=None):
     """Run ``gates`` in order within ``timeout`` seconds overall (a gate's own ``timeout`` caps it).
 
     ``resources[i]`` is the list of resolved Resources for ``gates[i]``. Returns
     ``(results, failed_index)``; ``failed_index`` is None when every gate passed. Gates after a
     failed one are reported with state ``not_started``. ``progress`` is an optional
-    ``ProgressFile`` (or any ``f(index, gate_state, final_state=None)``).
+    ``ProgressFile`` (or any ``f(index, gate_state, final_state=None)``). ``on_watching`` is called
+    once the first gate is watched (see ``run_gate``).
     """
     overall = time.monotonic() + float(timeout)
     results = []
@@ -480,7 +493,7 @@ def run_gates(gates, resources, timeout, request_timeout=10.0, observer_factory=
             def hook(st, final_state=None, _i=i):
                 progress(_i, st, final_state)
         res = run_gate(gate, resources[i], deadline, request_timeout=request_timeout, observer_factory=observer_factory,
-                       progress=hook)
+                       progress=hook, on_watching=on_watching if i == 0 else None)
         results.append(res)
         if res["state"] != PASSED:
             failed = i

@@ -20,7 +20,11 @@ Public functions (reused by modules and roles):
   with one re-list after a drop, and pushes what it sees to a queue (used by gates.py).
 - ``list_contents(dyn, namespace=None)``: every object of every listable kind in a namespace (or
   every cluster-scoped object), by listing; the truth a Namespace's conditions only summarise.
+- ``delete_object(resource, name, namespace=None, uid=None, ...)``: one DELETE (with the uid as a
+  precondition when given): ``deleted``, ``absent`` (404), ``refused`` (the server said no) or ``unknown``.
 - ``object_summary(obj)``: the deletion-relevant fields of an object as a flat dict.
+- ``retry_observation(read, attempts=3)``: ``get_object``/``list_objects`` tried again while the answer is a
+  transient failure (429, 5xx, a dropped connection); the last observation is returned.
 - ``retry_read(read, attempts=3)``: a read tried again, with backoff, after a transient failure (429, 5xx,
   a dropped connection); the last failure is raised (the caller records it as unknown).
 - ``missing_permission(exc)``: for a 403, the permission the credentials lack, as
@@ -204,6 +208,20 @@ def retry_read(read, attempts=READ_ATTEMPTS, sleep=time.sleep, delay=0.5):
             sleep(delay * 3 ** attempt)
 
 
+def retry_observation(read, attempts=READ_ATTEMPTS, sleep=time.sleep, delay=0.5):
+    """Call ``read()`` (``get_object`` or ``list_objects`` with its arguments bound) again, after ``delay`` and
+    then three times as long, while its query failed transiently (see ``retry_read``). Returns the last
+    observation: a failure that remains is still unknown, never absent."""
+    for attempt in range(attempts):
+        obs = read()
+        query = obs.get("query") or {}
+        if query.get("ok") or not query.get("transient") or attempt + 1 >= attempts:
+            obs["query"]["attempts"] = attempt + 1
+            return obs
+        sleep(delay * 3 ** attempt)
+    return obs  # not reached: the last attempt returns above
+
+
 def disable_retries(client):
     """Make every request of ``client`` fail at its first timeout or connection error.
 
@@ -275,7 +293,37 @@ def get_object(resource, name, namespace=None, request_timeout=DEFAULT_REQUEST_T
     except Exception as e:
         if _status_of(e) == 404:
             return {"state": ABSENT, "object": None, "query": _query("get", started, status=404)}
-        return {"state": UNKNOWN, "object": None, "query": _query("get", started, error=_error_text(e))}
+        return {"state": UNKNOWN, "object": None,
+                "query": _query("get", started, error=_error_text(e), transient=_read_transient(e))}
+
+
+def delete_object(resource, name, namespace=None, uid=None, propagation_policy=None,
+                  request_timeout=DEFAULT_REQUEST_TIMEOUT):
+    """DELETE one object; with ``uid``, only that object (a newer one of the same name is refused, 409).
+
+    Returns ``{"state": deleted|absent|refused|unknown, "query": {...}}``. ``absent`` is a 404: there
+    was nothing to delete. ``unknown`` means no answer came (timeout, connection lost after the tries
+    ``retry_read`` allows): the deletion may or may not have been applied. A DELETE is repeatable, so
+    the same retries as a read are safe.
+    """
+    started = time.time()
+    body = {"apiVersion": "v1", "kind": "DeleteOptions"}
+    if uid:
+        body["preconditions"] = {"uid": uid}
+    if propagation_policy:
+        body["propagationPolicy"] = propagation_policy
+    kwargs = {"name": name, "body": body, "_request_timeout": _timeout_tuple(request_timeout)}
+    if resource.namespaced:
+        kwargs["namespace"] = namespace
+    try:
+        retries = retry_read(lambda: resource.delete(**kwargs))[1]
+        return {"state": "deleted", "query": _query("delete", started, retries=retries)}
+    except Exception as e:
+        status = _status_of(e)
+        if status == 404:
+            return {"state": ABSENT, "query": _query("delete", started, status=404)}
+        state = "refused" if status is not None and not _transient(e) else UNKNOWN
+        return {"state": state, "query": _query("delete", started, error=_error_text(e), status=status)}
 
 
 def _selector_kwargs(resource, namespace, name, label_selector):
@@ -304,7 +352,7 @@ def list_objects(resource, namespace=None, name=None, label_selector=None,
         result = _to_dict(resource.get(**kwargs))
     except Exception as e:
         return {"ok": False, "items": [], "resource_version": None,
-                "query": _query("list", started, error=_error_text(e))}
+                "query": _query("list", started, error=_error_text(e), transient=_read_transient(e))}
     items = result.get("items") or []
     api_version = resource.group_version if hasattr(resource, "group_version") else None
     for item in items:  # list items carry no apiVersion/kind

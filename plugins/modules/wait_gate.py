@@ -26,7 +26,8 @@ description:
     verifying list per selector tells V(timeout) (the server answered, objects remain) from V(unknown).
   - On failure the result carries the partial timeline and, for each remaining object, what to inspect
     next (see M(teardown.gates.deletion_info)).
-  - The module sends only reads; check mode waits the same way.
+  - The module sends only reads, unless O(delete) names an object to delete; check mode waits the same way
+    and does not send that deletion.
   - A module cannot print while it runs; for progress on long waits enable the C(teardown.gates.gate_progress)
     callback, which prints the open gate and what is left every few seconds (see the collection docs).
 extends_documentation_fragment:
@@ -102,6 +103,39 @@ options:
     description: Seconds one list may take before it counts as failed (the state is then unknown).
     type: float
     default: 10
+  delete:
+    description:
+      - An object to delete once the first gate is watched (every selector of it has answered its first list),
+        so that the timeline starts before the deletion and nothing its controllers do is missed, in one task.
+      - A 404 means there was nothing to delete and is not an error. With O(delete.uid), a newer object of the
+        same name is not deleted (the API server refuses it) and the module fails.
+      - A refused deletion (403, 409) or one that got no answer fails the module before any gate is judged;
+        RV(deletion) says which.
+      - In check mode the deletion is not sent; the C(state) in RV(deletion) is V(would_delete).
+    type: dict
+    suboptions:
+      api_version:
+        description: API version of the object.
+        type: str
+        required: true
+      kind:
+        description: Kind of the object.
+        type: str
+        required: true
+      namespace:
+        description: Namespace of the object (required for namespaced kinds).
+        type: str
+      name:
+        description: Name of the object.
+        type: str
+        required: true
+      uid:
+        description: Delete only the object with this UID (a precondition the API server checks).
+        type: str
+      propagation_policy:
+        description: The deletion's propagation policy (the server's default for the kind when omitted).
+        type: str
+        choices: [Foreground, Background, Orphan]
   progress_file:
     description:
       - Write the open gate's state (name, elapsed, remaining objects) as JSON to this file while waiting.
@@ -129,6 +163,20 @@ EXAMPLES = r"""
         resources:
           - {api_version: cluster.x-k8s.io/v1beta1, kind: Cluster, namespace: clusters-demo, name: demo-infra}
 
+- name: Delete the HostedCluster once its NodePools are watched, then wait until only the CLI finalizer is left
+  teardown.gates.wait_gate:
+    timeout: 600
+    delete: {api_version: hypershift.openshift.io/v1beta1, kind: HostedCluster, namespace: clusters, name: demo}
+    gates:
+      - name: NodePools gone
+        resources:
+          - {api_version: hypershift.openshift.io/v1beta1, kind: NodePool, namespace: clusters, label_selector: "hypershift.openshift.io/cluster=demo"}
+      - name: HO done
+        until: finalizers_only
+        finalizers: [openshift.io/destroy-cluster]
+        resources:
+          - {api_version: hypershift.openshift.io/v1beta1, kind: HostedCluster, namespace: clusters, name: demo}
+
 - name: Wait like the destroy CLI - until only its finalizer is left on the HostedCluster
   teardown.gates.wait_gate:
     timeout: 600
@@ -150,6 +198,13 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+deletion:
+  description:
+    - With O(delete), what became of it - C(api_version), C(kind), C(namespace), C(name), C(state) (V(deleted),
+      V(absent) (a 404, nothing to delete), V(would_delete) in check mode, V(refused) or V(unknown) (no answer,
+      so it may or may not have been applied)), and C(query) (verb, started, finished, ok, error).
+  returned: when O(delete) is given
+  type: dict
 gates:
   description: One entry per gate, in the order given.
   returned: always
@@ -237,6 +292,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.gates import (
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
     ResourceLookupError,
     api_client,
+    delete_object,
     resolve_resource,
 )
 
@@ -264,6 +320,14 @@ def argument_spec():
         timeout=dict(type="float", default=300),
         request_timeout=dict(type="float", default=10),
         progress_file=dict(type="path"),
+        delete=dict(type="dict", options=dict(
+            api_version=dict(type="str", required=True),
+            kind=dict(type="str", required=True),
+            namespace=dict(type="str"),
+            name=dict(type="str", required=True),
+            uid=dict(type="str"),
+            propagation_policy=dict(type="str", choices=["Foreground", "Background", "Orphan"]),
+        )),
     )
     spec.update(AUTH_ARG_SPEC)
     return spec
@@ -278,6 +342,43 @@ def describe(rec):
     fins = (rec.get("finalizers") or []) + ["spec:" + f for f in rec.get("spec_finalizers") or []]
     fin_text = (", finalizers: " + ", ".join(fins)) if fins else ""
     return "%s %s%s (uid %s%s)" % (rec.get("kind"), ns, rec.get("name"), rec.get("uid"), fin_text)
+
+
+class DeleteFailed(Exception):
+    """The object of ``delete`` could not be deleted (refused, or no answer): no gate is judged."""
+
+
+def prepare_delete(module, client, not_evaluated):
+    """For O(delete): ``(deletion, send)`` - the result dict it fills, and the callable the first gate calls
+    once it is watched (None without O(delete)). Bad input fails here, before anything is sent."""
+    spec = module.params["delete"]
+    if not spec:
+        return {}, None
+    deletion = dict((k, spec.get(k)) for k in ("api_version", "kind", "namespace", "name"))
+    try:
+        res = resolve_resource(client, spec["api_version"], spec["kind"])
+    except ResourceLookupError as e:
+        module.fail_json(msg="delete: %s" % e, gates=not_evaluated(UNKNOWN if e.unknown else NOT_STARTED))
+    if res.namespaced and not spec.get("namespace"):
+        module.fail_json(msg="delete: namespace is required, since %s is namespaced" % spec["kind"],
+                         gates=not_evaluated(NOT_STARTED))
+    what = "%s %s%s" % (spec["kind"], (spec["namespace"] + "/") if res.namespaced else "", spec["name"])
+
+    def send():
+        if module.check_mode:
+            deletion["state"] = "would_delete"
+            return
+        answer = delete_object(res, spec["name"], namespace=spec.get("namespace"), uid=spec.get("uid"),
+                               propagation_policy=spec.get("propagation_policy"),
+                               request_timeout=module.params["request_timeout"])
+        deletion.update(answer)
+        if answer["state"] == "refused":
+            raise DeleteFailed("could not delete %s: %s; nothing was waited for" % (what, answer["query"].get("error")))
+        if answer["state"] == UNKNOWN:
+            raise DeleteFailed("the deletion of %s got no answer (%s): it may or may not have been applied; "
+                               "run again" % (what, answer["query"].get("error")))
+
+    return deletion, send
 
 
 def main():
@@ -321,19 +422,26 @@ def main():
             row.append(res)
         resources.append(row)
 
+    deletion, send_delete = prepare_delete(module, client, not_evaluated)
+
     progress = None
     path = p["progress_file"]
     if not path and os.environ.get("TEARDOWN_GATES_PROGRESS_DIR"):
         path = os.path.join(os.environ["TEARDOWN_GATES_PROGRESS_DIR"], "wait_gate-%d.json" % os.getpid())
     if path:
         progress = ProgressFile(path, len(gates))
-    results, failed = run_gates(gates, resources, p["timeout"], request_timeout=p["request_timeout"],
-                                progress=progress)
+    try:
+        results, failed = run_gates(gates, resources, p["timeout"], request_timeout=p["request_timeout"],
+                                    progress=progress, on_watching=send_delete)
+    except DeleteFailed as e:
+        module.fail_json(msg=str(e), changed=False, deletion=deletion, gates=not_evaluated(NOT_STARTED))
     # The kubernetes client leaves much cyclic garbage; collecting it at interpreter exit costs
     # about half a second between the gate passing and the task returning. Nothing is left to free.
     gc.freeze()
+    extra = {"deletion": deletion} if deletion else {}
+    changed = deletion.get("state") == "deleted"
     if failed is None:
-        module.exit_json(changed=False, gates=results)
+        module.exit_json(changed=changed, gates=results, **extra)
 
     res = results[failed]
     for rec in res.get("remaining") or []:
@@ -355,7 +463,7 @@ def main():
                     hints.append(h)
     if hints:
         msg += ". Inspect next: " + " | ".join(hints[:3])
-    module.fail_json(msg=msg, changed=False, gates=results, failed_gate=res["name"], inspect_next=hints)
+    module.fail_json(msg=msg, changed=changed, gates=results, failed_gate=res["name"], inspect_next=hints, **extra)
 
 
 if __name__ == "__main__":
