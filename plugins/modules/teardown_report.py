@@ -80,6 +80,13 @@ options:
   plan:
     description: The plan printed in check mode (gates and AWS levels).
     type: raw
+  baseline:
+    description:
+      - Store this document instead of writing the report - the teardown's starting point (identity, options, the AWS
+        manifest by ID) - as C(<namespace>-<name>.baseline.json) in O(report_dir), so that a re-run resumes even after
+        the HostedCluster is gone. The report options are then ignored.
+      - Written atomically, mode 0600, replacing the earlier baseline. Nothing is written in check mode.
+    type: dict
 """
 
 EXAMPLES = r"""
@@ -103,7 +110,7 @@ EXAMPLES = r"""
 RETURN = r"""
 report:
   description: The whole report, as written to the JSON file.
-  returned: always
+  returned: when no O(baseline) is given
   type: dict
   contains:
     cluster:
@@ -135,19 +142,23 @@ report:
       type: dict
 summary:
   description: The short form (for C(set_stats)) - cluster, uid, infra_id, command_succeeded, verified, gate states, counts.
-  returned: always
+  returned: when no O(baseline) is given
   type: dict
 json_path:
   description: The JSON report's path (also returned in check mode, where nothing is written).
-  returned: always
+  returned: when no O(baseline) is given
   type: str
 markdown_path:
   description: The Markdown report's path.
-  returned: always
+  returned: when no O(baseline) is given
   type: str
 archived:
   description: Where the earlier run's JSON report was moved, when there was one (null otherwise).
-  returned: always
+  returned: when no O(baseline) is given
+  type: str
+baseline_path:
+  description: Where O(baseline) was stored (also returned in check mode, where nothing is written).
+  returned: when O(baseline) is given
   type: str
 """
 
@@ -198,6 +209,19 @@ def _archive_time(path):
     return datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
 
 
+def store_baseline(module):
+    p = module.params
+    path = os.path.join(p["report_dir"], rpt.base_name(p["cluster"]["namespace"], p["cluster"]["name"]) + ".baseline.json")
+    if not module.check_mode:
+        try:
+            if not os.path.isdir(p["report_dir"]):
+                os.makedirs(p["report_dir"], 0o700)
+            _atomic_write(path, json.dumps(p["baseline"], indent=2, sort_keys=True) + "\n")
+        except OSError as e:
+            module.fail_json(msg="could not store the baseline as %s: %s" % (path, e))
+    module.exit_json(changed=False, baseline_path=path)
+
+
 def main():
     module = AnsibleModule(
         argument_spec=dict(
@@ -214,6 +238,7 @@ def main():
             stopped=dict(type="dict"),
             versions=dict(type="dict", default={}),
             plan=dict(type="raw"),
+            baseline=dict(type="dict"),
         ),
         supports_check_mode=True,
     )
@@ -223,6 +248,8 @@ def main():
             module.fail_json(msg="cluster.%s is required: the report files are named <namespace>-<name>" % key)
     if not p["report_dir"].strip():
         module.fail_json(msg="report_dir must not be empty")
+    if p["baseline"] is not None:
+        store_baseline(module)
     milestones = dict(p["milestones"])
     milestones.setdefault("finished", rpt.iso(rpt.utc_now()))
     versions = dict(_lib_versions(), **p["versions"])

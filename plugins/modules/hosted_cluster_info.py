@@ -1,0 +1,204 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: teardown.gates contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+module: hosted_cluster_info
+short_description: Read what a HostedCluster teardown starts from - the HostedCluster, its NodePools, its release and operator images
+version_added: 0.1.0
+author:
+  - teardown.gates developers (@teardown-gates)
+description:
+  - Reads a HyperShift HostedCluster, lists the NodePools of its namespace that belong to it (C(spec.clusterName)),
+    and, while the HostedCluster is there, reads the release image (from the HostedCluster, else its
+    HostedControlPlane) and the control-plane operator's image (the C(control-plane-operator) Deployment in the
+    HCP namespace C(<namespace>-<name>)).
+  - One task and one API client for what the baseline of M(teardown.gates.hosted_cluster_destroy) needs, and for
+    a look before a teardown by hand.
+  - A read that the server answers with 429 or 5xx, or that loses its connection, is tried again (up to 3 times,
+    0.5 s then 1.5 s apart). A read that still fails fails the task, naming the read - it is never taken for
+    absent. A 401 or 403 is not tried again.
+  - Read-only; check mode runs the same reads.
+extends_documentation_fragment:
+  - kubernetes.core.k8s_auth_options
+options:
+  name:
+    description: The HostedCluster's name.
+    type: str
+    required: true
+  namespace:
+    description: The HostedCluster's namespace.
+    type: str
+    default: clusters
+  request_timeout:
+    description: Seconds one request may take before it counts as failed.
+    type: float
+    default: 10
+seealso:
+  - module: teardown.gates.deletion_info
+  - module: teardown.gates.wait_gate
+"""
+
+EXAMPLES = r"""
+- name: What would a teardown of clusters/demo start from?
+  teardown.gates.hosted_cluster_info:
+    name: demo
+  register: demo
+
+- name: Show it
+  ansible.builtin.debug:
+    msg: "{{ demo.state }}; infra ID {{ demo.hosted_cluster.spec.infraID | default('-') }}; NodePools {{ demo.nodepools }}"
+"""
+
+RETURN = r"""
+state:
+  description: V(present), or V(absent) (a successful read answered 404).
+  returned: always
+  type: str
+hosted_cluster:
+  description: The HostedCluster as read (metadata, spec, status).
+  returned: when present
+  type: dict
+nodepools:
+  description: The names of the NodePools in O(namespace) whose C(spec.clusterName) is O(name), sorted (also when the HostedCluster is gone).
+  returned: always
+  type: list
+  elements: str
+hcp_namespace:
+  description: The HostedControlPlane's namespace, C(<namespace>-<name>).
+  returned: always
+  type: str
+release_image:
+  description: The HostedCluster's C(spec.release.image), else the HostedControlPlane's C(spec.releaseImage); null when neither is found.
+  returned: always
+  type: str
+control_plane_operator_image:
+  description: The first container image of the C(control-plane-operator) Deployment in the HCP namespace; null when it is not there.
+  returned: always
+  type: str
+queries:
+  description: Each read (what, verb, started, finished, ok, attempts, and status or error).
+  returned: always
+  type: list
+  elements: dict
+"""
+
+import traceback
+
+from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
+
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
+    PRESENT,
+    ResourceLookupError,
+    api_client,
+    get_object,
+    list_objects,
+    resolve_resource,
+    retry_observation,
+)
+
+HYPERSHIFT = "hypershift.openshift.io/v1beta1"
+
+
+class ReadFailed(Exception):
+    """A read failed after its retries: nothing about the HostedCluster is known."""
+
+
+def argument_spec():
+    spec = dict(
+        name=dict(type="str", required=True),
+        namespace=dict(type="str", default="clusters"),
+        request_timeout=dict(type="float", default=10),
+    )
+    spec.update(AUTH_ARG_SPEC)
+    return spec
+
+
+def first_image(deployment):
+    containers = (((deployment or {}).get("spec") or {}).get("template") or {}).get("spec", {}).get("containers") or []
+    return (containers[0] or {}).get("image") if containers else None
+
+
+class Reader(object):
+    """The reads of one run, each retried on a transient failure and recorded in ``queries``."""
+
+    def __init__(self, client, request_timeout):
+        self.client = client
+        self.request_timeout = request_timeout
+        self.queries = []
+
+    def resource(self, api_version, kind, optional=False):
+        try:
+            return resolve_resource(self.client, api_version, kind)
+        except ResourceLookupError as e:
+            if optional and not e.unknown:
+                return None  # the kind is not served here: there is nothing of it to read
+            raise ReadFailed("%s %s: %s" % (api_version, kind, e))
+
+    def record(self, what, obs):
+        self.queries.append(dict(obs["query"], what=what))
+        if not obs["query"].get("ok"):
+            raise ReadFailed("could not read %s (%s)" % (what, obs["query"].get("error")))
+        return obs
+
+    def get(self, what, resource, name, namespace):
+        return self.record(what, retry_observation(
+            lambda: get_object(resource, name, namespace, request_timeout=self.request_timeout)))
+
+    def list(self, what, resource, namespace):
+        return self.record(what, retry_observation(
+            lambda: list_objects(resource, namespace, request_timeout=self.request_timeout)))
+
+
+def read_hosted_cluster(reader, name, namespace):
+    """The module's answer (without ``queries``); raises ReadFailed."""
+    hcp_ns = "%s-%s" % (namespace, name)
+    hc = reader.get("HostedCluster %s/%s" % (namespace, name), reader.resource(HYPERSHIFT, "HostedCluster"), name, namespace)
+    nodepools = reader.list("NodePools in %s" % namespace, reader.resource(HYPERSHIFT, "NodePool"), namespace)
+    answer = dict(state=hc["state"], hcp_namespace=hcp_ns, release_image=None, control_plane_operator_image=None,
+                  nodepools=sorted((np.get("metadata") or {}).get("name") for np in nodepools["items"]
+                                   if (np.get("spec") or {}).get("clusterName") == name))
+    if hc["state"] != PRESENT:
+        return answer
+    obj = hc["object"]
+    answer["hosted_cluster"] = obj
+    answer["release_image"] = ((obj.get("spec") or {}).get("release") or {}).get("image") or None
+    if not answer["release_image"]:
+        hcp_res = reader.resource(HYPERSHIFT, "HostedControlPlane", optional=True)
+        if hcp_res is not None:
+            hcp = reader.get("HostedControlPlane %s/%s" % (hcp_ns, name), hcp_res, name, hcp_ns)
+            answer["release_image"] = ((hcp["object"] or {}).get("spec") or {}).get("releaseImage") or None
+    cpo = reader.get("Deployment %s/control-plane-operator" % hcp_ns, reader.resource("apps/v1", "Deployment"),
+                     "control-plane-operator", hcp_ns)
+    answer["control_plane_operator_image"] = first_image(cpo["object"]) if cpo["state"] == PRESENT else None
+    return answer
+
+
+def main():
+    module = AnsibleK8SModule(argument_spec=argument_spec(), supports_check_mode=True)
+    p = module.params
+    if p["request_timeout"] <= 0:
+        module.fail_json(msg="invalid input: request_timeout: must be more than 0 seconds")
+    try:
+        client = api_client(module)
+    except ResourceLookupError as e:
+        module.fail_json(msg="%s; nothing about HostedCluster %s/%s is known" % (e, p["namespace"], p["name"]))
+    except Exception as e:
+        module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
+    reader = Reader(client, p["request_timeout"])
+    try:
+        answer = read_hosted_cluster(reader, p["name"], p["namespace"])
+    except ReadFailed as e:
+        module.fail_json(msg="%s; nothing about HostedCluster %s/%s is known, not even whether it is there"
+                         % (e, p["namespace"], p["name"]), queries=reader.queries)
+    module.exit_json(changed=False, queries=reader.queries, **answer)
+
+
+if __name__ == "__main__":
+    main()
