@@ -188,3 +188,145 @@ def test_run_gates_stops_at_the_first_failure():
     results, failed = G.run_gates(gates, [[FakeResource(True)], [FakeResource(True)]], 0.2,
                                   observer_factory=ScriptedObserver)
     assert failed == 0 and [r["state"] for r in results] == ["unknown", "not_started"]
+
+
+# --- on_watching: the trigger (wait_gate's deletion) once every selector has answered ---------------
+
+class KeyedObserver(object):
+    """Each observer sends its own script: ``scripts[key]`` is a list of ``(delay_seconds, msg)``, sent in
+    order from a thread. Every message sent, every start and every stop go to the shared ``log``."""
+    scripts = {}
+    log = []
+    instances = []
+
+    def __init__(self, key, resource, sink, deadline, **kw):
+        self.key, self.resource, self.sink = key, resource, sink
+        self.stopped = False
+        KeyedObserver.instances.append(self)
+
+    def start(self):
+        import threading
+
+        def send():
+            for delay, msg in self.scripts.get(self.key, []):
+                time.sleep(delay)
+                if self.stopped:
+                    return
+                self.log.append(("sent", self.key, msg[0]))
+                self.sink.put((self.key,) + msg)
+        threading.Thread(target=send, daemon=True).start()
+
+    def stop(self):
+        self.stopped = True
+        self.log.append(("stopped", self.key))
+
+
+@pytest.fixture
+def keyed():
+    KeyedObserver.scripts, KeyedObserver.log, KeyedObserver.instances = {}, [], []
+    return KeyedObserver
+
+
+def two_selector_gate():
+    return gate(resources=[dict(NP, name="np"), dict(NP, name="np2")])
+
+
+@pytest.fixture
+def judged(monkeypatch, keyed):
+    """Every GateState.evaluate() call is logged, so the order of trigger and judgement shows."""
+    original = G.GateState.evaluate
+
+    def evaluate(self):
+        keyed.log.append(("evaluate",))
+        return original(self)
+    monkeypatch.setattr(G.GateState, "evaluate", evaluate)
+    return keyed
+
+
+def test_on_watching_waits_for_every_selector_and_comes_before_any_judgement(judged):
+    judged.scripts = {0: [(0, ("listed", listed(k8s("np", "u1"))))],
+                      1: [(0.3, ("listed", listed(k8s("np2", "u2"))))]}
+    calls = []
+
+    def trigger():
+        calls.append([e for e in judged.log if e[0] == "sent"])
+        judged.log.append(("trigger",))
+    res = G.run_gate(two_selector_gate(), [FakeResource(False), FakeResource(False)], time.monotonic() + 1.0,
+                     observer_factory=judged, on_watching=trigger, final_check=False)
+    assert len(calls) == 1
+    assert sorted(k for _, k, kind in calls[0] if kind == "listed") == [0, 1]  # both had answered
+    kinds = [e[0] for e in judged.log]
+    assert "evaluate" in kinds and kinds.index("trigger") < kinds.index("evaluate")
+    assert res["state"] == G.TIMEOUT  # both objects stay: nothing deleted them
+
+
+def test_on_watching_counts_a_failed_first_list_as_an_answer(judged):
+    judged.scripts = {0: [(0, ("listed", listed(k8s("np", "u1"))))],
+                      1: [(0.1, ("error", {"error": "HTTP 503: busy"}))]}
+    calls = []
+    G.run_gate(two_selector_gate(), [FakeResource(False), FakeResource(False)], time.monotonic() + 0.5,
+               observer_factory=judged, on_watching=lambda: calls.append(1), final_check=False)
+    assert calls == [1]
+
+
+def test_on_watching_is_not_called_before_a_selector_answers(judged):
+    judged.scripts = {0: [(0, ("listed", listed(k8s("np", "u1"))))], 1: []}  # the second never answers
+    calls = []
+    res = G.run_gate(two_selector_gate(), [FakeResource(False), FakeResource(False)], time.monotonic() + 0.3,
+                     observer_factory=judged, on_watching=lambda: calls.append(1), final_check=False)
+    assert calls == [] and res["state"] == G.UNKNOWN
+    assert ("evaluate",) not in judged.log  # never judged while the trigger is pending
+
+
+def test_on_watching_is_called_even_when_everything_is_absent_at_the_first_list(judged):
+    judged.scripts = {0: [(0, ("listed", listed()))]}  # nothing there: the gate would pass at once
+    calls = []
+
+    def trigger():
+        calls.append(1)
+        judged.log.append(("trigger",))
+    res = G.run_gate(gate(), [FakeResource(False)], time.monotonic() + 1.0, observer_factory=judged,
+                     on_watching=trigger, final_check=False)
+    assert res["state"] == G.PASSED and calls == [1]
+    assert [e[0] for e in judged.log if e[0] in ("trigger", "evaluate")][0] == "trigger"
+
+
+def test_on_watching_is_called_once_and_what_it_does_is_seen(judged):
+    # a re-list after a dropped watch is a second "listed" from the same selector: no second call
+    judged.scripts = {0: [(0, ("listed", listed(k8s("np", "u1")))), (0.1, ("listed", listed(k8s("np", "u1"))))]}
+    calls = []
+
+    def delete():  # as the deletion would: the watch then sees the object go
+        calls.append(1)
+        judged.instances[0].sink.put((0, "event", "DELETED", k8s("np", "u1", deleting=True), time.time()))
+    res = G.run_gate(gate(), [FakeResource(False)], time.monotonic() + 1.0, observer_factory=judged,
+                     on_watching=delete, final_check=False)
+    assert res["state"] == G.PASSED and calls == [1]
+    assert res["objects"][0]["absence_proven_by"] == "watch DELETED event"
+
+
+def test_on_watching_error_propagates_and_stops_the_observers(judged):
+    judged.scripts = {0: [(0, ("listed", listed(k8s("np", "u1"))))],
+                      1: [(0, ("listed", listed(k8s("np2", "u2"))))]}
+
+    def refused():
+        raise RuntimeError("the deletion was refused")
+    with pytest.raises(RuntimeError, match="refused"):
+        G.run_gate(two_selector_gate(), [FakeResource(False), FakeResource(False)], time.monotonic() + 1.0,
+                   observer_factory=judged, on_watching=refused)
+    assert sorted(e[1] for e in judged.log if e[0] == "stopped") == [0, 1]
+    assert ("evaluate",) not in judged.log
+
+
+def test_run_gates_gives_on_watching_to_the_first_gate_only(keyed):
+    keyed.scripts = {0: [(0, ("listed", listed()))]}  # every gate: nothing there, passes at once
+    first, second = FakeResource(False), FakeResource(False)
+    seen = []
+
+    def trigger():
+        seen.append([ob.resource for ob in keyed.instances])
+    results, failed = G.run_gates([gate(name="a"), gate(name="b")], [[first], [second]], 5,
+                                  observer_factory=keyed, on_watching=trigger)
+    assert failed is None and [r["state"] for r in results] == ["passed", "passed"]
+    assert len(seen) == 1 and seen[0] == [first]  # called while only the first gate was watched
+    assert [ob.resource for ob in keyed.instances] == [first, second]

@@ -1,0 +1,205 @@
+# -*- coding: utf-8 -*-
+# delete_object (wait_gate's delete option): one DELETE, with the uid as a precondition when given, read back as
+# deleted / absent (404) / refused (the server said no) / unknown (no answer: it may or may not have been applied).
+# retry_observation: a get_object/list_objects observation tried again while its failure is transient.
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import functools
+
+import pytest
+from urllib3.exceptions import NewConnectionError, ProtocolError, ReadTimeoutError
+
+from ansible_collections.teardown.gates.plugins.module_utils import k8s_observe as O
+
+
+class Answer(Exception):
+    """What the kubernetes client raises for an HTTP answer (ApiException: status, reason, body)."""
+
+    def __init__(self, text, status=None, body=None):
+        super(Answer, self).__init__(text)
+        self.status = status
+        self.reason = text
+        self.body = body
+
+
+class FakeResource(object):
+    """A dynamic-client Resource whose delete()/get() return or raise the next of ``answers``; the kwargs of
+    every call are kept."""
+
+    def __init__(self, answers, namespaced=True):
+        self.answers = list(answers)
+        self.namespaced = namespaced
+        self.deletes = []
+        self.gets = []
+
+    def _next(self):
+        a = self.answers.pop(0)
+        if isinstance(a, Exception):
+            raise a
+        return a
+
+    def delete(self, **kwargs):
+        self.deletes.append(kwargs)
+        return self._next()
+
+    def get(self, **kwargs):
+        self.gets.append(kwargs)
+        return self._next()
+
+
+@pytest.fixture
+def pauses(monkeypatch):
+    """delete_object retries through retry_read: its pauses are recorded here instead of slept."""
+    slept = []
+    monkeypatch.setattr(O, "retry_read", functools.partial(O.retry_read, sleep=slept.append))
+    return slept
+
+
+STATUS_OK = {"kind": "Status", "status": "Success"}
+
+
+# --- delete_object -----------------------------------------------------------------------------
+
+def test_deleted_with_the_uid_as_precondition_and_the_propagation_policy(pauses):
+    res = FakeResource([STATUS_OK])
+    out = O.delete_object(res, "np", namespace="clusters", uid="u-1", propagation_policy="Foreground",
+                          request_timeout=7)
+    assert out["state"] == "deleted" and out["query"]["ok"] and out["query"]["verb"] == "delete"
+    assert out["query"]["retries"] == 0 and pauses == []
+    (call,) = res.deletes
+    assert call["name"] == "np" and call["namespace"] == "clusters"
+    assert call["body"] == {"apiVersion": "v1", "kind": "DeleteOptions", "preconditions": {"uid": "u-1"},
+                            "propagationPolicy": "Foreground"}
+    assert call["_request_timeout"]  # every request is bounded
+
+
+def test_without_uid_or_policy_the_body_carries_neither(pauses):
+    res = FakeResource([STATUS_OK])
+    assert O.delete_object(res, "np", namespace="clusters")["state"] == "deleted"
+    body = res.deletes[0]["body"]
+    assert "preconditions" not in body and "propagationPolicy" not in body
+
+
+def test_a_cluster_scoped_resource_gets_no_namespace(pauses):
+    res = FakeResource([STATUS_OK], namespaced=False)
+    assert O.delete_object(res, "hc-ns", namespace="ignored", uid="u-2")["state"] == "deleted"
+    assert "namespace" not in res.deletes[0]
+    assert res.deletes[0]["body"]["preconditions"] == {"uid": "u-2"}
+
+
+def test_404_is_absent_nothing_to_delete(pauses):
+    res = FakeResource([Answer("not found", 404)])
+    out = O.delete_object(res, "np", namespace="clusters", uid="u-1")
+    assert out["state"] == "absent" and out["query"]["status"] == 404
+    assert len(res.deletes) == 1 and pauses == []
+
+
+@pytest.mark.parametrize("status, words", [
+    (409, "Precondition failed: UID in precondition"),  # a newer object of the same name is kept safe
+    (403, 'cannot delete resource "nodepools"'),
+])
+def test_a_refusal_is_refused_and_not_tried_again(pauses, status, words):
+    body = '{"kind": "Status", "message": "%s"}' % words.replace('"', '\\"')
+    res = FakeResource([Answer("refused", status, body=body), STATUS_OK])
+    out = O.delete_object(res, "np", namespace="clusters", uid="u-1")
+    assert out["state"] == "refused" and out["query"]["status"] == status
+    assert not out["query"]["ok"] and "HTTP %d" % status in out["query"]["error"]
+    assert len(res.deletes) == 1 and pauses == []
+
+
+def test_a_connection_lost_on_every_try_is_unknown(pauses):
+    lost = [ProtocolError("Connection aborted.", ConnectionResetError()), ConnectionResetError("reset by peer"),
+            NewConnectionError(None, "refused")]
+    res = FakeResource(lost + [STATUS_OK])
+    out = O.delete_object(res, "np", namespace="clusters", uid="u-1")
+    assert out["state"] == "unknown" and not out["query"]["ok"]
+    assert out["state"] not in ("deleted", "absent")
+    assert len(res.deletes) == O.READ_ATTEMPTS == 3 and pauses == [0.5, 1.5]
+
+
+def test_a_server_still_busy_after_the_tries_is_unknown_not_refused(pauses):
+    res = FakeResource([Answer("busy", 503)] * 3)
+    out = O.delete_object(res, "np", namespace="clusters")
+    assert out["state"] == "unknown" and out["query"]["status"] == 503 and len(res.deletes) == 3
+
+
+def test_a_timeout_is_unknown_at_once(pauses):
+    res = FakeResource([ReadTimeoutError(None, "/api", "read timed out"), STATUS_OK])
+    out = O.delete_object(res, "np", namespace="clusters")
+    assert out["state"] == "unknown" and len(res.deletes) == 1
+
+
+def test_503_then_200_is_deleted_after_one_retry(pauses):
+    res = FakeResource([Answer("busy", 503), STATUS_OK])
+    out = O.delete_object(res, "np", namespace="clusters", uid="u-1")
+    assert out["state"] == "deleted" and out["query"]["retries"] == 1
+    assert len(res.deletes) == 2 and pauses == [0.5]
+    assert res.deletes[0] == res.deletes[1]  # the same request, precondition included
+
+
+# --- retry_observation -------------------------------------------------------------------------
+
+def _observations(*answers):
+    """A read returning the next observation each time (as get_object does); records how often it ran."""
+    calls = []
+
+    def read():
+        calls.append(1)
+        return answers[len(calls) - 1]
+    return read, calls
+
+
+def _failed(transient, error="HTTP 503: busy"):
+    return {"state": "unknown", "object": None, "query": {"verb": "get", "ok": False, "error": error,
+                                                          "transient": transient}}
+
+
+def _present():
+    return {"state": "present", "object": {"metadata": {"name": "np"}}, "query": {"verb": "get", "ok": True}}
+
+
+def test_retry_observation_returns_at_once_on_ok():
+    read, calls = _observations(_present(), _failed(True))
+    obs = O.retry_observation(read, sleep=lambda s: pytest.fail("no pause"))
+    assert obs["state"] == "present" and obs["query"]["attempts"] == 1 and len(calls) == 1
+
+
+def test_retry_observation_returns_at_once_on_a_non_transient_failure():
+    read, calls = _observations(_failed(False, "HTTP 403: forbidden"), _present())
+    obs = O.retry_observation(read, sleep=lambda s: pytest.fail("no pause"))
+    assert obs["state"] == "unknown" and obs["query"]["attempts"] == 1 and len(calls) == 1
+
+
+def test_retry_observation_tries_a_transient_failure_again_with_the_given_sleep():
+    read, calls = _observations(_failed(True), _failed(True), _present())
+    slept = []
+    obs = O.retry_observation(read, sleep=slept.append)
+    assert obs["state"] == "present" and obs["query"]["attempts"] == 3
+    assert len(calls) == 3 and slept == [0.5, 1.5]
+
+
+def test_retry_observation_stops_after_three_and_keeps_the_failure_unknown():
+    read, calls = _observations(_failed(True), _failed(True), _failed(True, "HTTP 503: last"), _present())
+    slept = []
+    obs = O.retry_observation(read, sleep=slept.append, delay=0.1)
+    assert obs["state"] == "unknown" and obs["query"]["error"] == "HTTP 503: last"
+    assert obs["query"]["attempts"] == 3 and len(calls) == 3
+    assert slept == pytest.approx([0.1, 0.3])
+
+
+def test_retry_observation_with_get_object_reads_a_503_as_transient_and_a_404_as_absent():
+    res = FakeResource([Answer("busy", 503), Answer("not found", 404), {"metadata": {"name": "np"}}])
+    slept = []
+    obs = O.retry_observation(lambda: O.get_object(res, "np", namespace="clusters"), sleep=slept.append)
+    assert obs["state"] == "absent" and obs["query"]["attempts"] == 2 and slept == [0.5]
+    assert len(res.gets) == 2 and res.gets[0]["namespace"] == "clusters"
+
+
+def test_retry_observation_with_list_objects_a_lost_connection_then_a_list():
+    lost = ProtocolError("Connection aborted.", ConnectionResetError())
+    res = FakeResource([lost, {"items": [], "metadata": {"resourceVersion": "7"}}])
+    slept = []
+    obs = O.retry_observation(lambda: O.list_objects(res, "clusters", name="np"), sleep=slept.append)
+    assert obs["ok"] and obs["items"] == [] and obs["query"]["attempts"] == 2 and slept == [0.5]
