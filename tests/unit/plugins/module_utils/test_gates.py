@@ -254,7 +254,7 @@ def test_on_watching_waits_for_every_selector_and_comes_before_any_judgement(jud
     res = G.run_gate(two_selector_gate(), [FakeResource(False), FakeResource(False)], time.monotonic() + 1.0,
                      observer_factory=judged, on_watching=trigger, final_check=False)
     assert len(calls) == 1
-    assert sorted(k for _, k, kind in calls[0] if kind == "listed") == [0, 1]  # both had answered
+    assert sorted(k for sent, k, kind in calls[0] if kind == "listed") == [0, 1]  # both had answered
     kinds = [e[0] for e in judged.log]
     assert "evaluate" in kinds and kinds.index("trigger") < kinds.index("evaluate")
     assert res["state"] == G.TIMEOUT  # both objects stay: nothing deleted them
