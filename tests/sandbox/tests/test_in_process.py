@@ -24,13 +24,14 @@ from kubernetes import client
 from conftest import REPO
 
 ANSIBLE_PLAYBOOK = os.path.join(REPO, ".venv", "bin", "ansible-playbook")
+KEPT = "kept-in-check-mode"
 MISSING_KUBECONFIG = "/nonexistent/teardown-gates-in-process/kubeconfig"
 IN_PROCESS = "runs in the worker process"
 MODULE_PROCESS = "a module process"
 ISO_TIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$")
 DURATIONS = {"duration", "elapsed", "seconds"}
-REGISTERED = ("present", "absent", "alias_warning", "gate", "gate_delete", "bad_input", "unknown_kind")
-MODULE_TASKS = 7  # the teardown.gates tasks below
+REGISTERED = ("present", "absent", "alias_warning", "gate", "gate_delete", "check_mode", "bad_input", "unknown_kind")
+MODULE_TASKS = 8  # the teardown.gates tasks below
 
 
 def _play(ns, out, play_environment):
@@ -52,6 +53,12 @@ def _play(ns, out, play_environment):
             "gates": [{"name": "gone", "resources": [
                 {"api_version": "v1", "kind": "ConfigMap", "namespace": ns, "name": "never-created-either"}]}]},
          "register": "gate_delete"},
+        {"name": "check mode: the deletion is not sent", "check_mode": True, "teardown.gates.wait_gate": {
+            "timeout": 30,
+            "delete": {"api_version": "v1", "kind": "ConfigMap", "namespace": ns, "name": KEPT},
+            "gates": [{"name": "nothing there", "resources": [
+                {"api_version": "v1", "kind": "ConfigMap", "namespace": ns, "name": "never-created-at-all"}]}]},
+         "register": "check_mode"},
         {"name": "bad input", "teardown.gates.deletion_info": {"kind": "Namespace"}, "register": "bad_input",
          "ignore_errors": True},
         {"name": "unknown kind", "teardown.gates.deletion_info": {
@@ -111,6 +118,7 @@ def namespace(api_client):
             break
         assert time.monotonic() < deadline, sas
         time.sleep(0.5)
+    core.create_namespaced_config_map(ns, {"metadata": {"name": KEPT}})
     yield ns
     core.delete_namespace(ns)
 
@@ -148,6 +156,15 @@ def test_the_results_are_the_same_apart_from_times(runs):
     assert inside["gate"]["gates"][0]["state"] == "passed"
     assert inside["gate_delete"]["deletion"]["state"] == "absent"
     assert inside["gate_delete"]["changed"] is False and inside["gate_delete"]["gates"][0]["state"] == "passed"
+    assert inside["check_mode"]["deletion"]["state"] == "would_delete" and inside["check_mode"]["changed"] is False
+
+
+def test_check_mode_reaches_the_module_in_process(runs, namespace, api_client):
+    """--check (here the task's check_mode) travels in the module arguments: in the worker process too, the
+    deletion is not sent and the object is still there after both runs."""
+    for in_process in ("true", "false"):
+        assert runs[in_process][1]["check_mode"]["deletion"]["state"] == "would_delete", in_process
+    assert client.CoreV1Api(api_client).read_namespaced_config_map(KEPT, namespace).metadata.name == KEPT
 
 
 def test_the_play_environment_reaches_the_kubernetes_client_in_process(runs, namespace, api_client):
