@@ -390,9 +390,10 @@ def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=O
 
     ``resources`` are the resolved dynamic-client Resources, one per selector, in order.
     ``progress(gate_state, final_state=None)``, when given, is called as the state changes.
-    ``on_watching()``, when given, is called once every selector has answered its first list (or
-    failed it), before the gate is first judged: what it does (a deletion) is then seen from its
-    start. An exception it raises stops the gate and goes to the caller.
+    ``on_watching()``, when given, is called once every selector has listed successfully, before the
+    gate is first judged: what it does (a deletion) is then seen from its start. A selector whose lists
+    keep failing holds it back until the deadline (then it is never called). An exception it raises
+    stops the gate and goes to the caller.
     """
     state = GateState(gate)
     report = progress or (lambda st, final_state=None: None)
@@ -404,12 +405,12 @@ def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=O
         observers.append(ob)
         ob.start()
 
-    answered = set()
+    listed = set()
 
     def handle(msg):
         key, kind = msg[0], msg[1]
-        if kind in ("listed", "error"):
-            answered.add(key)
+        if kind == "listed":
+            listed.add(key)
         if kind == "listed":
             state.on_listed(key, msg[2])
         elif kind == "event":
@@ -421,7 +422,7 @@ def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=O
     report(state)
     try:
         while True:
-            if on_watching is not None and len(answered) >= len(observers):
+            if on_watching is not None and len(listed) >= len(observers):
                 trigger, on_watching = on_watching, None
                 trigger()
                 continue  # what the trigger did may already show; judge after reading it

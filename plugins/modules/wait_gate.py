@@ -105,13 +105,16 @@ options:
     default: 10
   delete:
     description:
-      - An object to delete once the first gate is watched (every selector of it has answered its first list),
+      - An object to delete once the first gate is watched (every selector of it has listed successfully),
         so that the timeline starts before the deletion and nothing its controllers do is missed, in one task.
       - A 404 means there was nothing to delete and is not an error. With O(delete.uid), a newer object of the
         same name is not deleted (the API server refuses it) and the module fails.
       - A refused deletion (403, 409) or one that got no answer fails the module before any gate is judged;
-        RV(deletion) says which.
-      - In check mode the deletion is not sent; the C(state) in RV(deletion) is V(would_delete).
+        RV(deletion) says which. When the first gate cannot be listed before the deadline, the deletion is not
+        sent (V(not_sent)) and the module fails.
+      - In check mode nothing is deleted. When the object is there, the module reports V(would_delete) and
+        C(changed), and does not wait (the gates would wait for a deletion that is not sent; they are reported
+        V(not_started)). When it is already gone, the gates are waited for as usual.
     type: dict
     suboptions:
       api_version:
@@ -200,9 +203,10 @@ EXAMPLES = r"""
 RETURN = r"""
 deletion:
   description:
-    - With O(delete), what became of it - C(api_version), C(kind), C(namespace), C(name), C(state) (V(deleted),
-      V(absent) (a 404, nothing to delete), V(would_delete) in check mode, V(refused) or V(unknown) (no answer,
-      so it may or may not have been applied)), and C(query) (verb, started, finished, ok, error).
+    - With O(delete), what became of it - C(api_version), C(kind), C(namespace), C(name), C(what) (the object in
+      words), C(state) (V(deleted), V(absent) (a 404, nothing to delete), V(would_delete) in check mode,
+      V(refused), V(unknown) (no answer, so it may or may not have been applied), or V(not_sent) (the first gate
+      was not listed in time)), and C(query) (verb, started, finished, ok, error).
   returned: when O(delete) is given
   type: dict
 gates:
@@ -293,6 +297,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import 
     ResourceLookupError,
     api_client,
     delete_object,
+    get_object,
     resolve_resource,
 )
 
@@ -363,11 +368,23 @@ def prepare_delete(module, client, not_evaluated):
         module.fail_json(msg="delete: namespace is required, since %s is namespaced" % spec["kind"],
                          gates=not_evaluated(NOT_STARTED))
     what = "%s %s%s" % (spec["kind"], (spec["namespace"] + "/") if res.namespaced else "", spec["name"])
+    deletion["what"] = what
+
+    if module.check_mode:
+        # nothing is deleted: say what would be, and wait only when there is nothing to delete anyway
+        obs = get_object(res, spec["name"], spec.get("namespace"), request_timeout=module.params["request_timeout"])
+        if obs["state"] == UNKNOWN:
+            module.fail_json(msg="could not read %s (%s); its state is unknown" % (what, obs["query"].get("error")),
+                             deletion=dict(deletion, state=UNKNOWN, query=obs["query"]), gates=not_evaluated(NOT_STARTED))
+        if obs["state"] == "present":
+            deletion.update(state="would_delete", query=obs["query"])
+            module.exit_json(changed=True, deletion=deletion, gates=not_evaluated(NOT_STARTED),
+                             msg="check mode: would delete %s once the first gate is watched, then wait on %d gate(s)"
+                                 % (what, len(module.params["gates"])))
+        deletion.update(state="absent", query=obs["query"])
+        return deletion, None
 
     def send():
-        if module.check_mode:
-            deletion["state"] = "would_delete"
-            return
         answer = delete_object(res, spec["name"], namespace=spec.get("namespace"), uid=spec.get("uid"),
                                propagation_policy=spec.get("propagation_policy"),
                                request_timeout=module.params["request_timeout"])
@@ -440,6 +457,8 @@ def main():
     gc.freeze()
     extra = {"deletion": deletion} if deletion else {}
     changed = deletion.get("state") == "deleted"
+    if deletion and "state" not in deletion:
+        deletion["state"] = "not_sent"
     if failed is None:
         module.exit_json(changed=changed, gates=results, **extra)
 
@@ -463,6 +482,8 @@ def main():
                     hints.append(h)
     if hints:
         msg += ". Inspect next: " + " | ".join(hints[:3])
+    if deletion.get("state") == "not_sent":
+        msg = "%s was not deleted: the first gate could not be listed in time; %s" % (deletion["what"], msg)
     module.fail_json(msg=msg, changed=changed, gates=results, failed_gate=res["name"], inspect_next=hints, **extra)
 
 

@@ -156,7 +156,8 @@ def test_the_results_are_the_same_apart_from_times(runs):
     assert inside["gate"]["gates"][0]["state"] == "passed"
     assert inside["gate_delete"]["deletion"]["state"] == "absent"
     assert inside["gate_delete"]["changed"] is False and inside["gate_delete"]["gates"][0]["state"] == "passed"
-    assert inside["check_mode"]["deletion"]["state"] == "would_delete" and inside["check_mode"]["changed"] is False
+    assert inside["check_mode"]["deletion"]["state"] == "would_delete" and inside["check_mode"]["changed"] is True
+    assert inside["check_mode"]["gates"][0]["state"] == "not_started"  # no wait on what only the deletion opens
 
 
 def test_check_mode_reaches_the_module_in_process(runs, namespace, api_client):

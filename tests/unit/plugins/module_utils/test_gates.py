@@ -260,13 +260,27 @@ def test_on_watching_waits_for_every_selector_and_comes_before_any_judgement(jud
     assert res["state"] == G.TIMEOUT  # both objects stay: nothing deleted them
 
 
-def test_on_watching_counts_a_failed_first_list_as_an_answer(judged):
+def test_on_watching_waits_for_a_successful_list_after_a_failed_one(judged):
+    # a failed first list is no view of the objects: a deletion then could go unseen
     judged.scripts = {0: [(0, ("listed", listed(k8s("np", "u1"))))],
-                      1: [(0.1, ("error", {"error": "HTTP 503: busy"}))]}
+                      1: [(0.1, ("error", {"error": "HTTP 503: busy"})), (0.3, ("listed", listed(k8s("np2", "u2"))))]}
     calls = []
+
+    def trigger():
+        calls.append([e for e in judged.log if e[0] == "sent"])
     G.run_gate(two_selector_gate(), [FakeResource(False), FakeResource(False)], time.monotonic() + 1.5,
-               observer_factory=judged, on_watching=lambda: calls.append(1), final_check=False)
-    assert calls == [1]
+               observer_factory=judged, on_watching=trigger, final_check=False)
+    assert len(calls) == 1
+    assert (("sent", 1, "listed") in calls[0]) and (("sent", 1, "error") in calls[0])
+
+
+def test_on_watching_is_not_called_while_a_selector_only_fails(judged):
+    judged.scripts = {0: [(0, ("listed", listed(k8s("np", "u1"))))],
+                      1: [(0.05, ("error", {"error": "HTTP 503: busy"}))]}
+    calls = []
+    res = G.run_gate(two_selector_gate(), [FakeResource(False), FakeResource(False)], time.monotonic() + 0.4,
+                     observer_factory=judged, on_watching=lambda: calls.append(1), final_check=False)
+    assert calls == [] and res["state"] == G.UNKNOWN
 
 
 def test_on_watching_is_not_called_before_a_selector_answers(judged):
