@@ -39,8 +39,8 @@ REPO = os.path.dirname(HERE)
 SANDBOX = os.path.join(REPO, "tests", "sandbox", "sandbox")
 PLAYBOOK = os.path.join(REPO, ".venv", "bin", "ansible-playbook")
 CLI_FINALIZER = "openshift.io/destroy-cluster"
-# tasks that wait on the world: the gates (wait_gate, run async and polled by async_status) and the
-# AWS phase's deletes (aws_infra_cleanup waits on NAT gateways and the like); the verification's
+# tasks that wait on the world: the gates (wait_gate, which also sends the HostedCluster's deletion; an
+# older checkout runs it async and polls it with async_status) and the AWS phase's deletes (aws_infra_cleanup waits on NAT gateways and the like); the verification's
 # read-only aws_infra_cleanup lookup is Ansible-side work and counts as our own
 
 

@@ -113,6 +113,13 @@ def preload(module_name, libraries=()):
     return IMPORTED[module_name]
 
 
+def same_interpreter(path, running):
+    """Whether ``path`` names the Python at ``running``: the same file once links are followed, in the same
+    folder (so ``venv/bin/python`` and ``venv/bin/python3`` match, another venv on the same base does not)."""
+    path, running = os.path.abspath(os.path.expanduser(path)), os.path.abspath(running)
+    return os.path.dirname(path) == os.path.dirname(running) and os.path.realpath(path) == os.path.realpath(running)
+
+
 @contextlib.contextmanager
 def process_state(environment):
     """Apply ``environment`` to this process, and put the environment, working directory and module
@@ -173,7 +180,7 @@ class InProcessModuleAction(NormalAction):
             why = "the task is async"
         elif self._play_context.become:
             why = "the task uses become"
-        elif not interpreter or os.path.abspath(str(interpreter)) != os.path.abspath(sys.executable):
+        elif not interpreter or not same_interpreter(str(interpreter), sys.executable):
             why = "ansible_python_interpreter (%s) is not the Python running Ansible (%s)" % (interpreter, sys.executable)
         module = None if why else preload(self.MODULE)
         if why is None and module is None:

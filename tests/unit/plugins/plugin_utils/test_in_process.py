@@ -119,3 +119,20 @@ def test_module_warnings_are_cleared_when_the_body_raises(clean):
             _record_warning("from a failing task")
             raise SystemExit(1)
     assert not module_warnings._global_warnings  # pylint: disable=protected-access
+
+
+def test_same_interpreter_follows_links_within_one_folder(tmp_path):
+    # a venv's python and python3 are links to one base interpreter: the same; another venv's is not,
+    # although its links end at the same file (it has other packages)
+    base = tmp_path / "base" / "python3.11"
+    base.parent.mkdir()
+    base.write_text("")
+    venv, other = tmp_path / "venv" / "bin", tmp_path / "other" / "bin"
+    for folder in (venv, other):
+        folder.mkdir(parents=True)
+        (folder / "python").symlink_to(base)
+        (folder / "python3").symlink_to(base)
+    assert P.same_interpreter(str(venv / "python"), str(venv / "python3"))
+    assert P.same_interpreter(str(venv / "python3"), str(venv / "python3"))
+    assert not P.same_interpreter(str(other / "python"), str(venv / "python3"))
+    assert not P.same_interpreter(str(base), str(venv / "python3"))
