@@ -28,8 +28,9 @@ import time
 
 try:
     import botocore.exceptions
+    from botocore.parsers import ResponseParserError
 except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
-    pass
+    ResponseParserError = None
 
 from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
@@ -48,6 +49,7 @@ REFUSALS = frozenset([
 ])
 # AuthFailure, UnauthorizedOperation, AccessDenied are not refusals: no blocker explains them and a
 # retry cannot clear them, so they fail at once, by ID, with AWS's words (the state stays unknown).
+PARSER_ATTEMPTS = 3  # reads answered with something botocore cannot parse
 MUTATING_PREFIXES = ("Delete", "Terminate", "Detach", "Disassociate", "Release", "Revoke", "Remove",
                      "Change", "Put", "Create", "Attach", "Associate", "Modify")
 
@@ -112,8 +114,19 @@ class Clients:
         if self.check_mode and op_name.startswith(MUTATING_PREFIXES):
             raise CheckModeViolation("check mode: refusing %s.%s" % (service, op_name))
 
+        reads = not op_name.startswith(MUTATING_PREFIXES)
+
         def do():
-            return method(**params)
+            for attempt in range(PARSER_ATTEMPTS):
+                try:
+                    return method(**params)
+                except ResponseParserError:
+                    # an answer that is neither AWS's XML nor its JSON (an HTML 5xx page from a front end):
+                    # botocore says a retry may succeed; a read is safe to send again, a change is left to
+                    # the verification by ID
+                    if not reads or attempt + 1 >= PARSER_ATTEMPTS:
+                        raise
+                    time.sleep(0.5 * 3 ** attempt)
 
         try:
             with self.sem:

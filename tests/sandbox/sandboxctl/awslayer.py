@@ -107,6 +107,7 @@ class Layer:
         self.log_path = log_path
         self.realism = realism
         self._log_lock = threading.Lock()
+        self._moto_lock = threading.Lock()
 
     def _log(self, req, status, code, injected=None):
         rec = {"time": _now(), "service": req.service, "action": req.action, "status": status,
@@ -162,7 +163,11 @@ class Layer:
             captured["status"], captured["headers"] = status, headers
             return start_response(status, headers, exc_info)
 
-        chunks = b"".join(self.app(environ, _start))
+        # moto's backends are not thread-safe: a list serialized while another request deletes from it fails
+        # with "dictionary changed size during iteration" and a 500 AWS never gives for that. One request at a
+        # time through moto; the realism layer's delays and faults stay outside the lock.
+        with self._moto_lock:
+            chunks = b"".join(self.app(environ, _start))
         status = int(captured.get("status", "500").split()[0])
         if self.realism is not None:
             self.realism.after(req, status, chunks)

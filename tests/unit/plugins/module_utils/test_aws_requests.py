@@ -2,6 +2,7 @@
 looks space out while nothing changes, instances go in one TerminateInstances, and a role's delete
 uses what discovery saw instead of listing again."""
 import botocore.exceptions
+from botocore.parsers import ResponseParserError
 
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
 from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Clients, Executor
@@ -163,3 +164,51 @@ def test_role_delete_lists_when_discovery_did_not_see_it():
     ex = executor(fake, {g.ROLE: ["r-1"]}, observed={g.ROLE: {"r-1": {"state": "present"}}})
     ex.run()
     assert fake.calls[:2] == ["list_attached_role_policies", "list_role_policies"]
+
+
+class GarbledAnswers(object):
+    """A client whose calls first get answers botocore cannot parse (an HTML 500 page), then a real one."""
+
+    def __init__(self, garbled):
+        self.garbled, self.calls = garbled, []
+
+    def __getattr__(self, operation):
+        if operation in ("client", "meta"):
+            raise AttributeError(operation)
+
+        def call(**params):
+            self.calls.append(operation)
+            if len(self.calls) <= self.garbled:
+                raise ResponseParserError("Unable to parse response, invalid XML received")
+            return {"ok": True}
+        return call
+
+
+def test_a_read_answered_with_an_unparseable_page_is_sent_again(monkeypatch):
+    monkeypatch.setattr("time.sleep", lambda s: None)
+    fake = GarbledAnswers(garbled=2)
+    assert Clients(lambda service: fake).call("iam", "get_account_authorization_details") == {"ok": True}
+    assert fake.calls == ["get_account_authorization_details"] * 3
+
+
+def test_a_read_that_stays_unparseable_fails_after_three_tries(monkeypatch):
+    monkeypatch.setattr("time.sleep", lambda s: None)
+    fake = GarbledAnswers(garbled=5)
+    try:
+        Clients(lambda service: fake).call("ec2", "describe_vpcs")
+    except ResponseParserError:
+        pass
+    else:
+        raise AssertionError("a garbled answer must not read as a result")
+    assert len(fake.calls) == 3
+
+
+def test_a_change_answered_with_an_unparseable_page_is_not_sent_again(monkeypatch):
+    # the change may have been applied: the verification by ID finds out, a blind repeat does not
+    monkeypatch.setattr("time.sleep", lambda s: None)
+    fake = GarbledAnswers(garbled=1)
+    try:
+        Clients(lambda service: fake).call("iam", "delete_role", RoleName="r")
+    except ResponseParserError:
+        pass
+    assert fake.calls == ["delete_role"]
