@@ -18,7 +18,7 @@ description:
     and, while the HostedCluster is there, reads the release image (from the HostedCluster, else its
     HostedControlPlane) and the control-plane operator's image (the C(control-plane-operator) Deployment in the
     HCP namespace C(<namespace>-<name>)).
-  - One task and one API client for what the baseline of M(teardown.gates.hosted_cluster_destroy) needs, and for
+  - One task and one API client for what the baseline of the C(teardown.gates.hosted_cluster_destroy) role needs, and for
     a look before a teardown by hand.
   - A read that the server answers with 429 or 5xx, or that loses its connection, is tried again (up to 3 times,
     0.5 s then 1.5 s apart). A read that still fails fails the task, naming the read - it is never taken for

@@ -188,7 +188,7 @@ class InProcessModuleAction(NormalAction):
         if why:
             display.vvv("teardown.gates.%s: a module process, since %s" % (self.MODULE, why))
             return None
-        display.vvv("teardown.gates.%s: runs in the worker process" % self.MODULE)
+        display.vvv("teardown.gates.%s: runs in the worker process (module file %s)" % (self.MODULE, module.__file__))
         return module
 
     def run_in_process(self, module, task_vars):

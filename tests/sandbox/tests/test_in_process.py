@@ -141,7 +141,7 @@ def test_each_run_took_the_path_it_was_asked_for(runs):
         assert results is not None and set(results) == set(REGISTERED)
     inside = _module_lines(runs["true"][0].stdout)
     outside = _module_lines(runs["false"][0].stdout)
-    assert len(inside) == MODULE_TASKS and all(line.endswith(IN_PROCESS) for line in inside), inside
+    assert len(inside) == MODULE_TASKS and all(IN_PROCESS + " (module file " in line for line in inside), inside
     assert len(outside) == MODULE_TASKS and all(
         MODULE_PROCESS + ", since teardown_gates_in_process is false" in line for line in outside), outside
     assert IN_PROCESS not in runs["false"][0].stdout and MODULE_PROCESS not in runs["true"][0].stdout
