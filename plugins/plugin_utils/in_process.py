@@ -27,6 +27,7 @@ __metaclass__ = type
 
 import contextlib
 import importlib
+import inspect
 import io
 import json
 import os
@@ -113,6 +114,17 @@ def preload(module_name, libraries=()):
     return IMPORTED[module_name]
 
 
+def core_fits(action):
+    """Whether ansible-core has what ``run_in_process`` uses (module argument globals, a result parser taking
+    the serialization profile); another core takes the ordinary module process instead of failing."""
+    from ansible.module_utils import basic
+    try:
+        parser_takes_profile = "profile" in inspect.signature(action._parse_returned_data).parameters
+    except (TypeError, ValueError):
+        return False
+    return parser_takes_profile and hasattr(basic, "_ANSIBLE_ARGS") and hasattr(basic, "_ANSIBLE_PROFILE")
+
+
 def same_interpreter(path, running):
     """Whether ``path`` names the Python at ``running``: the same file once links are followed, in the same
     folder (so ``venv/bin/python`` and ``venv/bin/python3`` match, another venv on the same base does not)."""
@@ -170,8 +182,8 @@ class InProcessModuleAction(NormalAction):
         """The imported module when this task may run in this process, else None (and why, at -vvv)."""
         why = None
         interpreter = self._templar.template(task_vars.get("ansible_python_interpreter"))
-        if not HAS_MODULE_JSON:
-            why = "this ansible-core is older than 2.19"
+        if not HAS_MODULE_JSON or not core_fits(self):
+            why = "this ansible-core's module plumbing is not the one this path was written for (2.19)"
         elif not boolean(self._templar.template(task_vars.get("teardown_gates_in_process", True)), strict=False):
             why = "teardown_gates_in_process is false"
         elif getattr(self._connection, "transport", None) not in ("local", "ansible.builtin.local"):

@@ -136,3 +136,17 @@ def test_same_interpreter_follows_links_within_one_folder(tmp_path):
     assert P.same_interpreter(str(venv / "python3"), str(venv / "python3"))
     assert not P.same_interpreter(str(other / "python"), str(venv / "python3"))
     assert not P.same_interpreter(str(base), str(venv / "python3"))
+
+
+def test_core_fits_this_core_and_not_one_whose_result_parser_differs():
+    from ansible.plugins.action import ActionBase
+
+    class ThisCore(object):
+        _parse_returned_data = ActionBase._parse_returned_data
+
+    class OlderCore(object):
+        def _parse_returned_data(self, res):  # before 2.19 the parser took no serialization profile
+            return res
+
+    assert P.core_fits(ThisCore())
+    assert not P.core_fits(OlderCore())
