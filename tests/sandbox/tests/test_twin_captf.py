@@ -98,8 +98,13 @@ def test_readable_state_destroys_and_cleans_up(sandbox_cli, dyn, core):
 def test_failing_destroy_retries_and_abandon_releases_it(sandbox_cli, dyn, core):
     d = seed(sandbox_cli, state="ok", destroy="fail")
     assert d["settled"]
-    time.sleep(3)
+    # the second attempt comes 2 s after the first (backoff): look until it is there rather than sleeping a
+    # fixed 3 s, which a busy machine overran (attempt 1 only)
+    deadline = time.monotonic() + 20
     obj = get(dyn, d)
+    while (obj["status"].get("destroyAttempts") or 0) < 2 and time.monotonic() < deadline:
+        time.sleep(0.5)
+        obj = get(dyn, d)
     assert cond(obj, "ApplyJobSucceeded")["reason"] == "DestroyFailed"
     assert obj["status"]["destroyAttempts"] >= 2, "a failed destroy is retried"
     annotate(dyn, d, "captf.io/abandon-infrastructure", d["uid"])
