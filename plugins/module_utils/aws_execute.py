@@ -50,6 +50,12 @@ REFUSALS = frozenset([
 # AuthFailure, UnauthorizedOperation, AccessDenied are not refusals: no blocker explains them and a
 # retry cannot clear them, so they fail at once, by ID, with AWS's words (the state stays unknown).
 PARSER_ATTEMPTS = 3  # reads answered with something botocore cannot parse
+# answers that ask the caller to slow down (botocore and AWSRetry retry them; the waits also space out)
+THROTTLE_CODES = frozenset([
+    "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottled", "RequestThrottledException",
+    "RequestLimitExceeded", "SlowDown", "TooManyRequestsException", "PriorRequestNotComplete",
+    "EC2ThrottledException", "BandwidthLimitExceeded",
+])
 MUTATING_PREFIXES = ("Delete", "Terminate", "Detach", "Disassociate", "Release", "Revoke", "Remove",
                      "Change", "Put", "Create", "Attach", "Associate", "Modify")
 
@@ -75,8 +81,8 @@ class CheckModeViolation(Exception):
 
 class Clients:
     """boto3 clients shared by the executor's threads: jittered retries, a bound on requests in flight,
-    a count of every HTTP attempt by service and action, and a guard that no mutating call leaves in
-    check mode."""
+    a count of every HTTP attempt by service and action (and of the throttled ones), and a guard that no
+    mutating call leaves in check mode."""
 
     def __init__(self, factory, concurrency=8, check_mode=False, retries=8, delay=0.5, max_delay=8):
         self._factory = factory
@@ -86,6 +92,7 @@ class Clients:
         self.check_mode = check_mode
         self.calls = {}
         self.errors = {}
+        self.throttled = 0  # attempts AWS answered with a throttling code, botocore's own retries included
         self._retry = AWSRetry.jittered_backoff(retries=retries, delay=delay, max_delay=max_delay,
                                                 catch_extra_error_codes=["SlowDown", "ThrottlingException",
                                                                          "ServiceUnavailable", "503"])
@@ -98,6 +105,7 @@ class Clients:
                 events = getattr(getattr(inner, "meta", None), "events", None)
                 if events is not None:
                     events.register("before-send", functools.partial(self._count, service))
+                    events.register("needs-retry", self._note_throttle)
                 self._clients[service] = inner
             return self._clients[service]
 
@@ -106,6 +114,15 @@ class Clients:
         with self._lock:
             svc = self.calls.setdefault(service, {})
             svc[action] = svc.get(action, 0) + 1
+        return None
+
+    def _note_throttle(self, response=None, **kwargs):
+        """Called by botocore after every attempt; returns None so that its own retry decision stands."""
+        parsed = response[1] if isinstance(response, tuple) and len(response) > 1 else None
+        code = parsed.get("Error", {}).get("Code") if isinstance(parsed, dict) else None
+        if code in THROTTLE_CODES:
+            with self._lock:
+                self.throttled += 1
         return None
 
     def call(self, service, operation, **params):
@@ -164,7 +181,8 @@ class Executor:
     """Run a plan (aws_graph.plan) against AWS through ``clients``."""
 
     def __init__(self, clients, plan, wait_timeout=900, sleep=time.sleep, clock=time.monotonic,
-                 poll_interval=1.0, max_poll_interval=5.0, observed=None, backstop_interval=None):
+                 poll_interval=1.0, max_poll_interval=5.0, observed=None, backstop_interval=None,
+                 calm_poll_interval=2.0):
         self.c = clients
         self.plan = plan
         self.manifest = plan["manifest"]
@@ -176,6 +194,7 @@ class Executor:
         self.clock = clock
         self.poll_interval = poll_interval
         self.max_poll_interval = max_poll_interval
+        self.calm_poll_interval = calm_poll_interval
         self.prefetched = observed or {}
         self.observed = {}
         self.results = {}
@@ -235,13 +254,23 @@ class Executor:
         return levels
 
     # ------------------------------------------------------------------ waiting on one resource by ID
+    def look_cap(self):
+        """How far apart a wait's looks may grow. While AWS answers freely, ``calm_poll_interval``: a NAT
+        gateway that goes while nobody looks holds the whole teardown (the subnets, the internet gateway
+        and the VPC wait on it), so a short gap saves wall time. Once AWS has throttled this run,
+        ``max_poll_interval``: the looks share the account's request budget with everything else
+        (a fleet of teardowns, the account's own automation)."""
+        if getattr(self.c, "throttled", 0):
+            return self.max_poll_interval
+        return min(self.calm_poll_interval, self.max_poll_interval)
+
     def state_of(self, rtype, rid, probe=None, known=None):
         """Current state of one resource; concurrent waiters on one type share one batched query.
 
         ``known`` is the state the caller has just been told (the delete's answer, the blocker lookup's
         or the observation's): a waiter that brings it costs no look now, and joins the type's next
         scheduled look. Looks on a slot start ``poll_interval`` after its first waiter joined and
-        space out by 1.5x while nothing changes, up to ``max_poll_interval`` (the transitions waited
+        space out by 1.5x while nothing changes, up to ``look_cap()`` (the transitions waited
         on here take tens of seconds on AWS: a NAT gateway's ``deleting``, an instance's
         ``shutting-down``, a load balancer's ENIs)."""
         now = self.clock()
@@ -260,7 +289,7 @@ class Executor:
                     rtype, sorted(slot["ids"]), probe).items()))
                 slot["at"] = self.clock()
                 slot["interval"] = self.poll_interval if slot["states"] != before else min(
-                    self.max_poll_interval, slot["interval"] * 1.5)
+                    self.look_cap(), slot["interval"] * 1.5)
             return slot["states"].get(rid, "unknown")
 
     def forget(self, rtype, rid):
@@ -329,7 +358,7 @@ class Executor:
 
         Every waiter shares one look schedule: the first look ``poll_interval`` after the first waiter
         joined (the delete has just answered "pending"), then spaced out by 1.5x up to
-        ``max_poll_interval``. Each look is one DescribeNetworkInterfaces on the waiters' VPCs. A NAT
+        ``look_cap()``. Each look is one DescribeNetworkInterfaces on the waiters' VPCs. A NAT
         gateway or instance whose ENIs are gone is confirmed by one batched look by ID (that look is its
         verification, as in wait_gone); if it is not terminal yet it is confirmed again at the next look.
         A slow look by ID every ``backstop_interval`` catches an owner that went terminal while an ENI
@@ -402,7 +431,7 @@ class Executor:
                         self.seen_gone[(rtype, w["id"])] = st
         self._eni_slot["at"] = self.clock()
         # no reset when something changed: the three transitions are independent (tens of seconds apart)
-        self._eni_slot["interval"] = min(self.max_poll_interval, self._eni_slot["interval"] * 1.5)
+        self._eni_slot["interval"] = min(self.look_cap(), self._eni_slot["interval"] * 1.5)
 
     # ------------------------------------------------------------------ execution
     def _set(self, rtype, rid, **res):

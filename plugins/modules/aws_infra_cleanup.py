@@ -27,6 +27,9 @@ description:
     C(shutting-down) and the ENIs that a deleted load balancer leaves behind are watched through one
     C(DescribeNetworkInterfaces) on their VPC. A NAT gateway or instance whose ENI is gone is confirmed
     C(deleted) or C(terminated) by a look by ID, and a slower look by ID catches one whose ENI outlives it.
+  - Those looks start 1 s after the deletes and space out by 1.5x, to at most 2 s apart while AWS answers
+    freely, since the subnets, the internet gateway and the VPC wait on the last NAT gateway and a look that
+    comes late delays the whole teardown. Once AWS has throttled any request of the run, they space out to 5 s.
   - Throttling and server errors back off with jitter.
   - At the end every non-retained resource is looked up by ID again, unless a look by ID during the run
     already found it C(deleted) or C(terminated); RV(verified) is true only when each was found absent or

@@ -1,6 +1,11 @@
 """What the executor's requests cost: a waiter that brings the state it was just told costs no look,
-looks space out while nothing changes, instances go in one TerminateInstances, and a role's delete
+looks space out while nothing changes (less closely once AWS has throttled the run), instances go in one TerminateInstances, and a role's delete
 uses what discovery saw instead of listing again."""
+import http.server
+import threading
+
+import boto3
+import botocore.config
 import botocore.exceptions
 from botocore.parsers import ResponseParserError
 
@@ -114,22 +119,46 @@ def test_waiters_that_bring_their_state_share_one_scheduled_look():
     assert looks == [("DescribeNatGateways", ("nat-1", "nat-2", "nat-3"))]  # one batched look for all three
 
 
-def test_looks_space_out_while_nothing_changes_up_to_the_cap():
-    fake = FakeEC2([])
-    clock = Clock()
-    ex = executor(fake, {g.NAT: ["nat-1"]}, clock=clock)
+def look_times(ex, clock, fake, until, throttle_at=None):
+    """The times at which a lone NAT gateway waiter looked, stepping 0.2 s as wait_gone does."""
     ex.state_of(g.NAT, "nat-1", known="pending")
     times = []
-    while clock.now < 40:
+    while clock.now < until:
+        if throttle_at is not None and clock.now >= throttle_at:
+            ex.c.throttled = 1
         before = len(fake.calls)
         ex.state_of(g.NAT, "nat-1")
         if len(fake.calls) > before:
             times.append(clock.now)
         clock.now += 0.2
-    gaps = [round(b - a, 1) for a, b in zip(times, times[1:])]
+    return times
+
+
+def gaps_of(times):
+    return [round(b - a, 1) for a, b in zip(times, times[1:])]
+
+
+def test_looks_space_out_while_nothing_changes_up_to_the_calm_cap():
+    fake = FakeEC2([])
+    clock = Clock()
+    ex = executor(fake, {g.NAT: ["nat-1"]}, clock=clock)
+    gaps = gaps_of(look_times(ex, clock, fake, 40))
     # the steps of 0.2 s the waiter takes blur each gap by up to one step
-    assert all(b >= a - 0.25 for a, b in zip(gaps, gaps[1:])) and max(gaps) <= 4.25 and gaps[0] < 2
-    assert len(times) < 40 / 2.0  # far fewer than a look every second
+    assert all(b >= a - 0.25 for a, b in zip(gaps, gaps[1:])) and gaps[0] < 2
+    # AWS never throttled: the gaps stop growing at calm_poll_interval (2 s), not max_poll_interval (4 s)
+    assert all(1.95 <= gap <= 2.25 for gap in gaps[-5:]) and max(gaps) <= 2.25
+    assert len(gaps) < 40 / 1.5  # still fewer than a look every 1.5 s
+
+
+def test_once_aws_throttles_the_looks_space_out_to_max_poll_interval():
+    fake = FakeEC2([])
+    clock = Clock()
+    ex = executor(fake, {g.NAT: ["nat-1"]}, clock=clock)
+    times = look_times(ex, clock, fake, 60, throttle_at=10.0)
+    before, after = gaps_of([t for t in times if t <= 10.0]), gaps_of([t for t in times if t >= 10.0])
+    assert max(before) <= 2.25
+    assert all(3.95 <= gap <= 4.25 for gap in after[-3:]) and max(after) <= 4.25
+    assert ex.look_cap() == 4.0
 
 
 class FakeIAM:
@@ -212,3 +241,45 @@ def test_a_change_answered_with_an_unparseable_page_is_not_sent_again(monkeypatc
     except ResponseParserError:
         pass
     assert fake.calls == ["delete_role"]
+
+
+class Throttler(http.server.BaseHTTPRequestHandler):
+    """A local EC2 endpoint: the first request is throttled, the rest answered with no interfaces."""
+    answered = []
+
+    def do_POST(self):
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if not Throttler.answered:
+            status, body = 503, ("<Response><Errors><Error><Code>RequestLimitExceeded</Code><Message>Request limit"
+                                 " exceeded.</Message></Error></Errors><RequestID>r1</RequestID></Response>")
+        else:
+            status, body = 200, ('<DescribeNetworkInterfacesResponse xmlns="http://ec2.amazonaws.com/doc/2016-11-15/">'
+                                 "<requestId>r2</requestId><networkInterfaceSet/></DescribeNetworkInterfacesResponse>")
+        Throttler.answered.append(status)
+        self.send_response(status)
+        self.send_header("Content-Type", "text/xml")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body.encode())
+
+    def log_message(self, *args):
+        pass
+
+
+def test_a_throttled_attempt_that_botocore_retried_itself_is_counted():
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Throttler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        ec2 = boto3.session.Session().client(
+            "ec2", region_name="us-east-1", endpoint_url="http://127.0.0.1:%d" % server.server_address[1],
+            aws_access_key_id="testing", aws_secret_access_key="testing",
+            config=botocore.config.Config(retries={"mode": "standard", "max_attempts": 3}))
+        clients = Clients(lambda service: ec2)
+        assert clients.call("ec2", "describe_network_interfaces")["NetworkInterfaces"] == []
+    finally:
+        server.shutdown()
+    assert Throttler.answered == [503, 200]  # botocore retried the throttle; the call saw only the answer
+    assert clients.throttled == 1
+    assert clients.calls == {"ec2": {"DescribeNetworkInterfaces": 2}}
+    ex = Executor(clients, g.plan({g.NAT: ["nat-1"]}), poll_interval=1.0, max_poll_interval=5.0)
+    assert ex.look_cap() == 5.0  # and the waits now space out to max_poll_interval
