@@ -150,3 +150,18 @@ def test_core_fits_this_core_and_not_one_whose_result_parser_differs():
 
     assert P.core_fits(ThisCore())
     assert not P.core_fits(OlderCore())
+
+
+def test_preload_freezes_what_it_imported_so_workers_do_not_copy_it(monkeypatch):
+    import gc
+
+    monkeypatch.setattr(P, "IMPORTED", {})
+    gc.unfreeze()
+    try:
+        assert P.preload("deletion_info") is not None
+        assert gc.get_freeze_count() > 0  # the module and everything alive then is out of the collector's walk
+        frozen = gc.get_freeze_count()
+        P.preload("deletion_info")  # already imported: nothing to do, no second freeze
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
