@@ -301,10 +301,11 @@ def delete_object(resource, name, namespace=None, uid=None, propagation_policy=N
                   request_timeout=DEFAULT_REQUEST_TIMEOUT):
     """DELETE one object; with ``uid``, only that object (a newer one of the same name is refused, 409).
 
-    Returns ``{"state": deleted|absent|refused|unknown, "query": {...}}``. ``absent`` is a 404: there
-    was nothing to delete. ``unknown`` means no answer came (timeout, connection lost after the tries
-    ``retry_read`` allows): the deletion may or may not have been applied. A DELETE is repeatable, so
-    the same retries as a read are safe.
+    Returns ``{"state": deleted|absent|refused|unknown, "query": {...}}``. ``absent`` is a 404 to the first
+    attempt: there was nothing to delete. A 404 to a retry is ``deleted``: the attempt before it went
+    unanswered (a lost connection, a 5xx) and most likely removed the object. ``unknown`` means no
+    answer came (timeout, connection lost after the tries ``retry_read`` allows): the deletion may or
+    may not have been applied. A DELETE is repeatable, so the same retries as a read are safe.
     """
     started = time.time()
     body = {"apiVersion": "v1", "kind": "DeleteOptions"}
@@ -315,11 +316,20 @@ def delete_object(resource, name, namespace=None, uid=None, propagation_policy=N
     kwargs = {"name": name, "body": body, "_request_timeout": _timeout_tuple(request_timeout)}
     if resource.namespaced:
         kwargs["namespace"] = namespace
+    sent = []
+
+    def send():
+        sent.append(1)
+        return resource.delete(**kwargs)
     try:
-        retries = retry_read(lambda: resource.delete(**kwargs))[1]
+        retries = retry_read(send)[1]
         return {"state": "deleted", "query": _query("delete", started, retries=retries)}
     except Exception as e:
         status = _status_of(e)
+        if status == 404 and len(sent) > 1:
+            return {"state": "deleted", "query": _query(
+                "delete", started, status=404, retries=len(sent) - 1,
+                detail="gone at the retry: the unanswered attempt before it most likely deleted it")}
         if status == 404:
             return {"state": ABSENT, "query": _query("delete", started, status=404)}
         state = "refused" if status is not None and not _transient(e) else UNKNOWN

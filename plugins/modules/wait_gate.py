@@ -204,7 +204,8 @@ RETURN = r"""
 deletion:
   description:
     - With O(delete), what became of it - C(api_version), C(kind), C(namespace), C(name), C(what) (the object in
-      words), C(state) (V(deleted), V(absent) (a 404, nothing to delete), V(would_delete) in check mode,
+      words), C(state) (V(deleted) (also a 404 to a retry whose earlier attempt went unanswered, since that attempt
+      most likely deleted it), V(absent) (a 404 at once, nothing to delete), V(would_delete) in check mode,
       V(refused), V(unknown) (no answer, so it may or may not have been applied), or V(not_sent) (the first gate
       was not listed in time)), and C(query) (verb, started, finished, ok, error).
   returned: when O(delete) is given

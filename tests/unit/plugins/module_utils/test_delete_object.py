@@ -139,6 +139,15 @@ def test_503_then_200_is_deleted_after_one_retry(pauses):
     assert res.deletes[0] == res.deletes[1]  # the same request, precondition included
 
 
+def test_a_404_to_the_retry_after_an_unanswered_attempt_is_deleted_not_absent(pauses):
+    # the first DELETE was applied but its answer was lost: the object is gone, and this run removed it
+    res = FakeResource([ProtocolError("Connection aborted.", ConnectionResetError()), Answer("not found", 404)])
+    out = O.delete_object(res, "np", namespace="clusters")
+    assert out["state"] == "deleted" and out["query"]["status"] == 404 and out["query"]["retries"] == 1
+    assert "unanswered" in out["query"]["detail"]
+    assert len(res.deletes) == 2 and pauses == [0.5]
+
+
 # --- retry_observation -------------------------------------------------------------------------
 
 def _observations(*answers):
