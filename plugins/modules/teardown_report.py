@@ -183,7 +183,11 @@ def _lib_versions():
 
 
 def _atomic_write(path, text):
+    """Write ``text`` to ``path`` (mode 0600) by a rename, so a reader never sees half a file; the folder is
+    created (0700) when missing, as on a first run."""
     d = os.path.dirname(path)
+    if not os.path.isdir(d):
+        os.makedirs(d, 0o700)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
     try:
         with os.fdopen(fd, "w") as f:
@@ -214,8 +218,6 @@ def store_baseline(module):
     path = os.path.join(p["report_dir"], rpt.base_name(p["cluster"]["namespace"], p["cluster"]["name"]) + ".baseline.json")
     if not module.check_mode:
         try:
-            if not os.path.isdir(p["report_dir"]):
-                os.makedirs(p["report_dir"], 0o700)
             _atomic_write(path, json.dumps(p["baseline"], indent=2, sort_keys=True) + "\n")
         except OSError as e:
             module.fail_json(msg="could not store the baseline as %s: %s" % (path, e))
@@ -263,8 +265,6 @@ def main():
     archived = None
     if not module.check_mode:
         try:
-            if not os.path.isdir(p["report_dir"]):
-                os.makedirs(p["report_dir"], 0o700)
             if os.path.exists(json_path):
                 archived = "%s.%s.json" % (base, rpt.archive_stamp(_archive_time(json_path)))
                 n = 1
