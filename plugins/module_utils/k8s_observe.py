@@ -13,8 +13,9 @@ Public functions (reused by modules and roles):
 - ``utc_iso(ts=None)``: UTC ISO-8601 with milliseconds (``2026-01-02T03:04:05.678Z``).
 - ``parse_k8s_time(value)``: a Kubernetes timestamp to epoch seconds (or None).
 - ``resolve_resource(client, api_version, kind)``: the dynamic-client Resource, or ResourceLookupError.
-- ``get_object(resource, name, namespace=None, request_timeout=...)``: an Observation dict.
-- ``list_objects(resource, namespace=None, name=None, label_selector=None, request_timeout=...)``.
+- ``get_object(resource, name, namespace=None, request_timeout=..., attempts=1)``: an Observation dict;
+  with ``attempts`` above 1 a transient failure (429, 5xx, a dropped connection) is read again (``retry_read``).
+- ``list_objects(resource, namespace=None, name=None, label_selector=None, request_timeout=..., attempts=1)``.
 - ``watch_stream(resource, ...)``: raw watch events (type, object dict) with bookmarks.
 - ``Observer``: a thread that lists, then watches with resourceVersion and bookmarks, reconnects
   with one re-list after a drop, and pushes what it sees to a queue (used by gates.py).
@@ -23,8 +24,6 @@ Public functions (reused by modules and roles):
 - ``delete_object(resource, name, namespace=None, uid=None, ...)``: one DELETE (with the uid as a
   precondition when given): ``deleted``, ``absent`` (404), ``refused`` (the server said no) or ``unknown``.
 - ``object_summary(obj)``: the deletion-relevant fields of an object as a flat dict.
-- ``retry_observation(read, attempts=3)``: ``get_object``/``list_objects`` tried again while the answer is a
-  transient failure (429, 5xx, a dropped connection); the last observation is returned.
 - ``retry_read(read, attempts=3)``: a read tried again, with backoff, after a transient failure (429, 5xx,
   a dropped connection); the last failure is raised (the caller records it as unknown).
 - ``missing_permission(exc)``: for a 403, the permission the credentials lack, as
@@ -208,20 +207,6 @@ def retry_read(read, attempts=READ_ATTEMPTS, sleep=time.sleep, delay=0.5):
             sleep(delay * 3 ** attempt)
 
 
-def retry_observation(read, attempts=READ_ATTEMPTS, sleep=time.sleep, delay=0.5):
-    """Call ``read()`` (``get_object`` or ``list_objects`` with its arguments bound) again, after ``delay`` and
-    then three times as long, while its query failed transiently (see ``retry_read``). Returns the last
-    observation: a failure that remains is still unknown, never absent."""
-    for attempt in range(attempts):
-        obs = read()
-        query = obs.get("query") or {}
-        if query.get("ok") or not query.get("transient") or attempt + 1 >= attempts:
-            obs["query"]["attempts"] = attempt + 1
-            return obs
-        sleep(delay * 3 ** attempt)
-    return obs  # not reached: the last attempt returns above
-
-
 def disable_retries(client):
     """Make every request of ``client`` fail at its first timeout or connection error.
 
@@ -277,24 +262,39 @@ def _to_dict(obj):
     return obj
 
 
-def get_object(resource, name, namespace=None, request_timeout=DEFAULT_REQUEST_TIMEOUT):
-    """GET one object.
+def _send_read(send, attempts):
+    """``send()`` (a GET or LIST) as ``retry_read`` allows: ``attempts`` times at most, again only after a
+    transient failure. Returns ``(answer, error, sent)``: the answer or the last failure, and how many were sent."""
+    sent = []
+
+    def counted():
+        sent.append(1)
+        return send()
+    try:
+        return retry_read(counted, attempts=attempts)[0], None, len(sent)
+    except Exception as e:  # pylint: disable=broad-except
+        # the caller records it: unknown, never absent
+        return None, e, len(sent)
+
+
+def get_object(resource, name, namespace=None, request_timeout=DEFAULT_REQUEST_TIMEOUT, attempts=1):
+    """GET one object; with ``attempts`` above 1, a transient failure is read again (see ``retry_read``) and
+    the query says how many were sent (``attempts``).
 
     Returns ``{"state": present|absent|unknown, "object": dict|None, "query": {...}}``;
-    ``absent`` only for a 404 answer, ``unknown`` for any other failure.
+    ``absent`` only for a 404 answer, ``unknown`` for any other failure (the last one, after the tries).
     """
     started = time.time()
-    try:
-        kwargs = {"name": name, "_request_timeout": _timeout_tuple(request_timeout)}
-        if resource.namespaced:
-            kwargs["namespace"] = namespace
-        obj = resource.get(**kwargs)
-        return {"state": PRESENT, "object": _to_dict(obj), "query": _query("get", started)}
-    except Exception as e:
-        if _status_of(e) == 404:
-            return {"state": ABSENT, "object": None, "query": _query("get", started, status=404)}
-        return {"state": UNKNOWN, "object": None,
-                "query": _query("get", started, error=_error_text(e), transient=_read_transient(e))}
+    kwargs = {"name": name, "_request_timeout": _timeout_tuple(request_timeout)}
+    if resource.namespaced:
+        kwargs["namespace"] = namespace
+    obj, error, sent = _send_read(lambda: resource.get(**kwargs), attempts)
+    extra = {"attempts": sent} if attempts > 1 else {}
+    if error is None:
+        return {"state": PRESENT, "object": _to_dict(obj), "query": _query("get", started, **extra)}
+    if _status_of(error) == 404:
+        return {"state": ABSENT, "object": None, "query": _query("get", started, status=404, **extra)}
+    return {"state": UNKNOWN, "object": None, "query": _query("get", started, error=_error_text(error), **extra)}
 
 
 def delete_object(resource, name, namespace=None, uid=None, propagation_policy=None,
@@ -349,8 +349,8 @@ def _selector_kwargs(resource, namespace, name, label_selector):
 
 
 def list_objects(resource, namespace=None, name=None, label_selector=None,
-                 request_timeout=DEFAULT_REQUEST_TIMEOUT):
-    """LIST objects (one name through a field selector, or a label selector).
+                 request_timeout=DEFAULT_REQUEST_TIMEOUT, attempts=1):
+    """LIST objects (one name through a field selector, or a label selector); ``attempts`` as in ``get_object``.
 
     Returns ``{"ok": bool, "items": [dict], "resource_version": str|None, "query": {...}}``.
     A failed list has ``ok: False`` and no items: the caller must treat it as unknown.
@@ -358,11 +358,12 @@ def list_objects(resource, namespace=None, name=None, label_selector=None,
     started = time.time()
     kwargs = _selector_kwargs(resource, namespace, name, label_selector)
     kwargs["_request_timeout"] = _timeout_tuple(request_timeout)
-    try:
-        result = _to_dict(resource.get(**kwargs))
-    except Exception as e:
+    answer, error, sent = _send_read(lambda: resource.get(**kwargs), attempts)
+    extra = {"attempts": sent} if attempts > 1 else {}
+    if error is not None:
         return {"ok": False, "items": [], "resource_version": None,
-                "query": _query("list", started, error=_error_text(e), transient=_read_transient(e))}
+                "query": _query("list", started, error=_error_text(error), **extra)}
+    result = _to_dict(answer)
     items = result.get("items") or []
     api_version = resource.group_version if hasattr(resource, "group_version") else None
     for item in items:  # list items carry no apiVersion/kind
@@ -370,7 +371,7 @@ def list_objects(resource, namespace=None, name=None, label_selector=None,
         if api_version:
             item.setdefault("apiVersion", api_version)
     rv = (result.get("metadata") or {}).get("resourceVersion")
-    return {"ok": True, "items": items, "resource_version": rv, "query": _query("list", started)}
+    return {"ok": True, "items": items, "resource_version": rv, "query": _query("list", started, **extra)}
 
 
 def _iter_lines(resp):

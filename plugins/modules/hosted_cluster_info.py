@@ -95,12 +95,12 @@ from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import An
 
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
     PRESENT,
+    READ_ATTEMPTS,
     ResourceLookupError,
     api_client,
     get_object,
     list_objects,
     resolve_resource,
-    retry_observation,
 )
 
 HYPERSHIFT = "hypershift.openshift.io/v1beta1"
@@ -148,12 +148,12 @@ class Reader(object):
         return obs
 
     def get(self, what, resource, name, namespace):
-        return self.record(what, retry_observation(
-            lambda: get_object(resource, name, namespace, request_timeout=self.request_timeout)))
+        return self.record(what, get_object(resource, name, namespace, request_timeout=self.request_timeout,
+                                            attempts=READ_ATTEMPTS))
 
     def list(self, what, resource, namespace):
-        return self.record(what, retry_observation(
-            lambda: list_objects(resource, namespace, request_timeout=self.request_timeout)))
+        return self.record(what, list_objects(resource, namespace, request_timeout=self.request_timeout,
+                                              attempts=READ_ATTEMPTS))
 
 
 def read_hosted_cluster(reader, name, namespace):

@@ -1,7 +1,7 @@
 # -*- coding: utf-8 -*-
 # delete_object (wait_gate's delete option): one DELETE, with the uid as a precondition when given, read back as
 # deleted / absent (404) / refused (the server said no) / unknown (no answer: it may or may not have been applied).
-# retry_observation: a get_object/list_objects observation tried again while its failure is transient.
+# get_object/list_objects with attempts: a read tried again while its failure is transient.
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -148,67 +148,57 @@ def test_a_404_to_the_retry_after_an_unanswered_attempt_is_deleted_not_absent(pa
     assert len(res.deletes) == 2 and pauses == [0.5]
 
 
-# --- retry_observation -------------------------------------------------------------------------
+# --- get_object / list_objects with attempts -------------------------------------------------------
 
-def _observations(*answers):
-    """A read returning the next observation each time (as get_object does); records how often it ran."""
-    calls = []
-
-    def read():
-        calls.append(1)
-        return answers[len(calls) - 1]
-    return read, calls
+def test_attempts_one_is_a_single_read_and_adds_nothing_to_the_query(pauses):
+    res = FakeResource([Answer("busy", 503), {"metadata": {"name": "np"}}])
+    obs = O.get_object(res, "np", namespace="clusters")
+    assert obs["state"] == "unknown" and "attempts" not in obs["query"] and len(res.gets) == 1 and pauses == []
 
 
-def _failed(transient, error="HTTP 503: busy"):
-    return {"state": "unknown", "object": None, "query": {"verb": "get", "ok": False, "error": error,
-                                                          "transient": transient}}
+def test_an_answer_at_once_is_one_attempt(pauses):
+    res = FakeResource([{"metadata": {"name": "np"}}, Answer("busy", 503)])
+    obs = O.get_object(res, "np", namespace="clusters", attempts=3)
+    assert obs["state"] == "present" and obs["query"]["attempts"] == 1 and pauses == []
 
 
-def _present():
-    return {"state": "present", "object": {"metadata": {"name": "np"}}, "query": {"verb": "get", "ok": True}}
+def test_a_refusal_is_not_read_again(pauses):
+    res = FakeResource([Answer("forbidden", 403), {"metadata": {"name": "np"}}])
+    obs = O.get_object(res, "np", namespace="clusters", attempts=3)
+    assert obs["state"] == "unknown" and obs["query"]["attempts"] == 1 and "HTTP 403" in obs["query"]["error"]
+    assert len(res.gets) == 1 and pauses == []
 
 
-def test_retry_observation_returns_at_once_on_ok():
-    read, calls = _observations(_present(), _failed(True))
-    obs = O.retry_observation(read, sleep=lambda s: pytest.fail("no pause"))
-    assert obs["state"] == "present" and obs["query"]["attempts"] == 1 and len(calls) == 1
-
-
-def test_retry_observation_returns_at_once_on_a_non_transient_failure():
-    read, calls = _observations(_failed(False, "HTTP 403: forbidden"), _present())
-    obs = O.retry_observation(read, sleep=lambda s: pytest.fail("no pause"))
-    assert obs["state"] == "unknown" and obs["query"]["attempts"] == 1 and len(calls) == 1
-
-
-def test_retry_observation_tries_a_transient_failure_again_with_the_given_sleep():
-    read, calls = _observations(_failed(True), _failed(True), _present())
-    slept = []
-    obs = O.retry_observation(read, sleep=slept.append)
+def test_transient_failures_are_read_again_with_backoff(pauses):
+    res = FakeResource([Answer("busy", 503), Answer("busy", 502), {"metadata": {"name": "np"}}])
+    obs = O.get_object(res, "np", namespace="clusters", attempts=3)
     assert obs["state"] == "present" and obs["query"]["attempts"] == 3
-    assert len(calls) == 3 and slept == [0.5, 1.5]
+    assert len(res.gets) == 3 and pauses == [0.5, 1.5]
 
 
-def test_retry_observation_stops_after_three_and_keeps_the_failure_unknown():
-    read, calls = _observations(_failed(True), _failed(True), _failed(True, "HTTP 503: last"), _present())
-    slept = []
-    obs = O.retry_observation(read, sleep=slept.append, delay=0.1)
-    assert obs["state"] == "unknown" and obs["query"]["error"] == "HTTP 503: last"
-    assert obs["query"]["attempts"] == 3 and len(calls) == 3
-    assert slept == pytest.approx([0.1, 0.3])
+def test_after_the_last_attempt_the_failure_stays_unknown(pauses):
+    res = FakeResource([Answer("busy", 503), Answer("busy", 503), Answer("last", 503), {"metadata": {}}])
+    obs = O.get_object(res, "np", namespace="clusters", attempts=3)
+    assert obs["state"] == "unknown" and obs["query"]["attempts"] == 3 and "last" in obs["query"]["error"]
+    assert len(res.gets) == 3 and pauses == [0.5, 1.5]
 
 
-def test_retry_observation_with_get_object_reads_a_503_as_transient_and_a_404_as_absent():
+def test_a_503_then_a_404_is_absent_after_two_attempts(pauses):
     res = FakeResource([Answer("busy", 503), Answer("not found", 404), {"metadata": {"name": "np"}}])
-    slept = []
-    obs = O.retry_observation(lambda: O.get_object(res, "np", namespace="clusters"), sleep=slept.append)
-    assert obs["state"] == "absent" and obs["query"]["attempts"] == 2 and slept == [0.5]
+    obs = O.get_object(res, "np", namespace="clusters", attempts=3)
+    assert obs["state"] == "absent" and obs["query"]["attempts"] == 2 and pauses == [0.5]
     assert len(res.gets) == 2 and res.gets[0]["namespace"] == "clusters"
 
 
-def test_retry_observation_with_list_objects_a_lost_connection_then_a_list():
+def test_a_list_after_a_lost_connection(pauses):
     lost = ProtocolError("Connection aborted.", ConnectionResetError())
     res = FakeResource([lost, {"items": [], "metadata": {"resourceVersion": "7"}}])
-    slept = []
-    obs = O.retry_observation(lambda: O.list_objects(res, "clusters", name="np"), sleep=slept.append)
-    assert obs["ok"] and obs["items"] == [] and obs["query"]["attempts"] == 2 and slept == [0.5]
+    obs = O.list_objects(res, "clusters", name="np", attempts=3)
+    assert obs["ok"] and obs["items"] == [] and obs["resource_version"] == "7"
+    assert obs["query"]["attempts"] == 2 and pauses == [0.5]
+
+
+def test_a_list_that_keeps_failing_is_not_ok(pauses):
+    res = FakeResource([Answer("busy", 503)] * 3)
+    obs = O.list_objects(res, "clusters", name="np", attempts=3)
+    assert not obs["ok"] and obs["items"] == [] and obs["query"]["attempts"] == 3 and not obs["query"]["ok"]
