@@ -263,8 +263,9 @@ def _to_dict(obj):
 
 
 def _send_read(send, attempts):
-    """``send()`` (a GET or LIST) as ``retry_read`` allows: ``attempts`` times at most, again only after a
-    transient failure. Returns ``(answer, error, sent)``: the answer or the last failure, and how many were sent."""
+    """``send()`` (a GET or LIST, or a DELETE, which is as repeatable) as ``retry_read`` allows: ``attempts`` times
+    at most, again only after a transient failure. Returns ``(answer, error, sent)``: the answer or the last
+    failure, and how many were sent."""
     sent = []
 
     def counted():
@@ -316,24 +317,18 @@ def delete_object(resource, name, namespace=None, uid=None, propagation_policy=N
     kwargs = {"name": name, "body": body, "_request_timeout": _timeout_tuple(request_timeout)}
     if resource.namespaced:
         kwargs["namespace"] = namespace
-    sent = []
-
-    def send():
-        sent.append(1)
-        return resource.delete(**kwargs)
-    try:
-        retries = retry_read(send)[1]
-        return {"state": "deleted", "query": _query("delete", started, retries=retries)}
-    except Exception as e:
-        status = _status_of(e)
-        if status == 404 and len(sent) > 1:
-            return {"state": "deleted", "query": _query(
-                "delete", started, status=404, retries=len(sent) - 1,
-                detail="gone at the retry: the unanswered attempt before it most likely deleted it")}
-        if status == 404:
-            return {"state": ABSENT, "query": _query("delete", started, status=404)}
-        state = "refused" if status is not None and not _transient(e) else UNKNOWN
-        return {"state": state, "query": _query("delete", started, error=_error_text(e), status=status)}
+    dummy, error, sent = _send_read(lambda: resource.delete(**kwargs), READ_ATTEMPTS)
+    if error is None:
+        return {"state": "deleted", "query": _query("delete", started, retries=sent - 1)}
+    status = _status_of(error)
+    if status == 404 and sent > 1:
+        return {"state": "deleted", "query": _query(
+            "delete", started, status=404, retries=sent - 1,
+            detail="gone at the retry: the unanswered attempt before it most likely deleted it")}
+    if status == 404:
+        return {"state": ABSENT, "query": _query("delete", started, status=404)}
+    state = "refused" if status is not None and not _transient(error) else UNKNOWN
+    return {"state": state, "query": _query("delete", started, error=_error_text(error), status=status)}
 
 
 def _selector_kwargs(resource, namespace, name, label_selector):
