@@ -62,8 +62,10 @@ def format_progress(snap):
     for r in left[:5]:
         ns = (r.get("namespace") + "/") if r.get("namespace") else ""
         fins = ",".join(r.get("finalizers") or [])
-        what.append("%s %s%s%s%s" % (r.get("kind"), ns, r.get("name"), " (terminating)" if r.get("terminating") else "",
-                                     " [%s]" % fins if fins else ""))
+        kind = "%s.%s" % (r.get("kind"), r["group"]) if r.get("group") else r.get("kind")
+        what.append("%s %s%s%s%s%s" % (kind, ns, r.get("name"), " (terminating)" if r.get("terminating") else "",
+                                       " [%s]" % fins if fins else "",
+                                       " - %s" % r["waiting_for"] if r.get("waiting_for") else ""))
     more = " +%d more" % (snap.get("remaining_count", 0) - 5) if snap.get("remaining_count", 0) > 5 else ""
     if not snap.get("listed"):
         status = "waiting for the first successful list"

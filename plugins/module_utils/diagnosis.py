@@ -14,6 +14,10 @@ Public data and functions:
 - ``finalizer_owner(name)``: ``{"name", "owner", "waits_for"}`` (owner ``unknown`` when not known).
 - ``inspect_next(obj_or_summary, state=...)``: the hints for one object, kind rules first, then
   hints drawn from its conditions and fields (CAPTF holds, convoy reachability, HCP cleanup...).
+- ``status_conditions(obj)``: an object's conditions, Cluster API's v1beta2 ones included.
+- ``deleting_condition(conditions)``: the condition that says what a deleting object waits for.
+- ``kind_label(api_version, kind)``: ``Kind.group``, as kubectl names a kind (``Cluster`` alone is
+  ambiguous: Cluster API's and convoy's).
 """
 
 from __future__ import absolute_import, division, print_function
@@ -38,12 +42,17 @@ FINALIZER_OWNERS = {
     "cluster.cluster.x-k8s.io": (
         "CAPI manager (Cluster)",
         "worker MachineDeployments/MachineSets/Machines gone, then controlPlaneRef, then infrastructureRef"),
+    "cluster.x-k8s.io/machinedeployment": (
+        "CAPI manager (MachineDeployment)", "its MachineSets and their Machines deleted"),
+    "cluster.x-k8s.io/machineset": (
+        "CAPI manager (MachineSet)", "its Machines deleted"),
     "machine.cluster.x-k8s.io": (
         "CAPI manager (Machine)", "its AWSMachine (infrastructure) deleted"),
     "awsmachine.infrastructure.cluster.x-k8s.io": (
-        "CAPA (AWSMachine)", "the EC2 instance terminated"),
+        "CAPA (AWSMachine)", "the EC2 instance terminated (CAPA looks again every minute while it is shutting-down)"),
     "awscluster.infrastructure.cluster.x-k8s.io": (
-        "CAPA (AWSCluster)", "the cluster's AWS network infrastructure deleted"),
+        "CAPA (AWSCluster)", "the cluster's AWS network infrastructure deleted (HyperShift's AWSCluster is "
+        "externally managed: CAPA puts no finalizer on it)"),
     "terraformcluster.infrastructure.cluster.x-k8s.io": (
         "CAPTF (TerraformCluster)", "machines and pools gone, then a destroy Job, or an abandon with the UID"),
     "terraformmachine.infrastructure.cluster.x-k8s.io": (
@@ -148,10 +157,39 @@ def _group(api_version):
     return api_version.split("/", 1)[0] if api_version and "/" in api_version else ""
 
 
+def status_conditions(obj):
+    """An object's status conditions. Cluster API v1.11+ objects read as v1beta1 (as HyperShift reads
+    them) carry the new conditions, among them ``Deleting``, in ``status.v1beta2.conditions``; read as
+    v1beta2 they are ``status.conditions``, and the old ones move to ``status.deprecated.v1beta1``.
+    The new ones come first; an old one is kept when no new one has its type."""
+    status = (obj or {}).get("status") or {}
+    newer = (status.get("v1beta2") or {}).get("conditions") or []
+    out = [c for c in newer if isinstance(c, dict)]
+    seen = set(c.get("type") for c in out)
+    out += [c for c in status.get("conditions") or [] if isinstance(c, dict) and c.get("type") not in seen]
+    return out
+
+
+def deleting_condition(conditions):
+    """``"Deleting=True Reason: message"`` for the condition a deleting Cluster API object uses to say
+    what it waits for (Machine WaitingForInfrastructureDeletion, Cluster WaitingForWorkersDeletion...),
+    or None."""
+    c = _cond(conditions or [], "Deleting")
+    if not c or str(c.get("status")) != "True":
+        return None
+    message = " ".join(str(c.get("message") or "").split())
+    return "Deleting=True %s%s" % (c.get("reason") or "", (": " + message) if message else "")
+
+
+def kind_label(api_version, kind):
+    group = _group(api_version)
+    return "%s.%s" % (kind, group) if group else kind
+
+
 def _conditions(obj):
     if "conditions" in obj and "metadata" not in obj:  # an object_summary
         return obj.get("conditions") or []
-    return (obj.get("status") or {}).get("conditions") or []
+    return status_conditions(obj)
 
 
 def _cond(conds, ctype):
@@ -200,8 +238,11 @@ def inspect_next(obj, state="present"):
     for c in conds:
         if isinstance(c, dict) and c.get("reason") == "WaitingForInfrastructureDeletion":
             hints.insert(0, "WaitingForInfrastructureDeletion: the AWSMachine and its EC2 instance state "
-                            "(shutting-down is normal, terminated is done).")
+                            "(shutting-down is normal, terminated is done; CAPA looks again every minute).")
             break
+    why = deleting_condition(conds)
+    if why:
+        hints.insert(0, "%s %s: %s" % (kind_label(api_version, kind), (meta or obj).get("name") or "", why))
     hcd = _cond(conds, "HostedClusterDestroyed")
     if hcd and hcd.get("reason") == "WaitingForGracePeriod":
         hints.insert(0, "HostedClusterDestroyed/WaitingForGracePeriod: the destroy grace period annotation "

@@ -60,6 +60,11 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import 
     object_summary,
     utc_iso,
 )
+from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import (
+    deleting_condition,
+    kind_label,
+    status_conditions,
+)
 from ansible_collections.teardown.gates.plugins.module_utils.finalizers import validate_finalizer_name
 
 UNTIL_CHOICES = ("absent", "condition", "finalizers_only")
@@ -135,7 +140,7 @@ def _uid(obj):
 
 
 def _condition_matches(obj, want):
-    for c in (obj.get("status") or {}).get("conditions") or []:
+    for c in status_conditions(obj):
         if not isinstance(c, dict) or c.get("type") != want.get("type"):
             continue
         if want.get("status") is not None and str(c.get("status")) != str(want.get("status")):
@@ -362,9 +367,11 @@ class ProgressFile(object):
             "elapsed": round(time.time() - st.started, 1), "state": final_state or "open",
             "listed": all(s["listed"] for s in st.sel), "unknown": bool(st.unknown_selectors()),
             "remaining_count": len(left), "passed_gates": list(self.passed),
-            "remaining": [{"kind": r.get("kind"), "namespace": r.get("namespace"), "name": r.get("name"),
+            "remaining": [{"kind": r.get("kind"), "group": kind_label(r.get("api_version"), "").lstrip("."),
+                           "namespace": r.get("namespace"), "name": r.get("name"),
                            "finalizers": r.get("finalizers") or [],
-                           "terminating": bool(r.get("deletion_timestamp"))} for r in left[:20]],
+                           "terminating": bool(r.get("deletion_timestamp")),
+                           "waiting_for": deleting_condition(r.get("conditions"))} for r in left[:20]],
             "done": final_state is not None and (final_state != PASSED or index + 1 == self.total),
         }
 

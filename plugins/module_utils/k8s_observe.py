@@ -40,6 +40,8 @@ import threading
 import time
 from datetime import datetime, timezone
 
+from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import status_conditions
+
 PRESENT = "present"
 ABSENT = "absent"
 UNKNOWN = "unknown"
@@ -530,7 +532,7 @@ def object_summary(obj):
         "finalizers": list(meta.get("finalizers") or []),
         "conditions": [dict((k, c.get(k)) for k in ("type", "status", "reason", "message", "lastTransitionTime")
                             if c.get(k) is not None)
-                       for c in (status.get("conditions") or []) if isinstance(c, dict)],
+                       for c in status_conditions(obj)],
     }
     if obj.get("kind") == "Namespace":
         out["spec_finalizers"] = list((obj.get("spec") or {}).get("finalizers") or [])
