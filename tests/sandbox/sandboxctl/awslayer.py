@@ -38,6 +38,8 @@ class Request:
         m = _AUTH_SCOPE.search(auth)
         # the access key ID (never the secret) lets a test pick its own requests out of a shared log
         self.key_id, self.region, self.service = (m.group(1), m.group(2), m.group(3)) if m else ("", "", "")
+        # whose call it was: CAPA's aws-sdk-go-v2, the collection's botocore, a twin's boto3
+        self.user_agent = environ.get("HTTP_USER_AGENT", "")
         self.params = {}
         ctype = environ.get("CONTENT_TYPE", "")
         target = environ.get("HTTP_X_AMZ_TARGET", "")
@@ -111,7 +113,7 @@ class Layer:
 
     def _log(self, req, status, code, injected=None):
         rec = {"time": _now(), "service": req.service, "action": req.action, "status": status,
-               "error_code": code, "key_id": req.key_id}
+               "error_code": code, "key_id": req.key_id, "user_agent": req.user_agent}
         if injected:
             rec["injected"] = injected
         with self._log_lock, open(self.log_path, "a") as f:

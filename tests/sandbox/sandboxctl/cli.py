@@ -11,6 +11,7 @@ import time
 import urllib.request
 
 from . import crds, pki as pki_mod
+from .capi import CAPA_VERSION, CAPI_VERSION, Managers
 from .kube import ControlPlane
 from .procs import Procs, SandboxError, port_free, wait_port_free
 
@@ -25,13 +26,14 @@ VENV = os.path.join(REPO, ".venv")
 _BASE = int(os.environ.get("SANDBOX_PORT_BASE", "21000"))
 PORTS = {"etcd": _BASE + 379, "etcd_peer": _BASE + 380, "apiserver": _BASE + 443,
          "controller_manager": _BASE + 257, "aws": _BASE + 566}
-# Order of start; down stops in reverse. Twins (python modules under sandboxctl.twins) come last.
+# Order of start; down stops in reverse. The upstream managers (capi.py) follow the AWS layer that
+# CAPA talks to; twins (python modules under sandboxctl.twins) come last.
 CORE = ["etcd", "kube-apiserver", "kube-controller-manager", "aws-layer"]
+MANAGERS = ["capi-manager", "capa-manager"]
 TWINS = [  # one line per twin: ("hypershift", "sandboxctl.twins.hypershift"), ...
     ("captf", "sandboxctl.twins.captf"),
     ("convoy", "sandboxctl.twins.convoy"),
     ("hypershift", "sandboxctl.twins.hypershift"),
-    ("capi", "sandboxctl.twins.capi"),
 ]
 
 
@@ -70,29 +72,39 @@ def control_plane(procs):
     return ControlPlane(STATE, bin_dir(), PORTS, pki_mod.ensure_pki(os.path.join(STATE, "pki")), procs)
 
 
+def managers(procs, cp=None):
+    return Managers(STATE, CACHE, _BASE, cp or control_plane(procs), procs,
+                    {k: v for k, v in env_vars().items() if k.startswith("AWS_")})
+
+
 def build():
-    script = os.path.join(SANDBOX_DIR, "build_control_plane.sh")
     if shutil.which("go") is None and not os.path.exists(os.path.join(bin_dir(), "kube-apiserver")):
         raise SandboxError("Go is not on PATH and the control plane is not cached in "
                            f"{bin_dir()}: install Go 1.26 or newer so that `up` can build it")
+    _build("the control plane", ["bash", os.path.join(SANDBOX_DIR, "build_control_plane.sh"), K8S_VERSION,
+                                 os.path.join(CACHE, "k8s")])
+    _build(f"the CAPI {CAPI_VERSION} and CAPA {CAPA_VERSION} managers",
+           Managers(STATE, CACHE, _BASE, None, None, {}).build_argv(os.path.join(SANDBOX_DIR, "build_capi.sh")))
+
+
+def _build(what, argv):
     t0 = time.monotonic()
-    proc = subprocess.Popen(["bash", script, K8S_VERSION, os.path.join(CACHE, "k8s")],
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     done = threading.Event()
 
     def heartbeat():
         while not done.wait(30):
-            say(f"still building the control plane ({time.monotonic() - t0:.0f} s so far)")
+            say(f"still building {what} ({time.monotonic() - t0:.0f} s so far)")
     threading.Thread(target=heartbeat, daemon=True).start()
     lines = []
     for line in proc.stdout:
         lines.append(line)
-        if line.startswith("[build") or "build_control_plane:" in line:
+        if line.startswith("[build") or "build_control_plane:" in line or "build_capi:" in line:
             print(line.rstrip(), file=sys.stderr, flush=True)
     rc = proc.wait()
     done.set()
     if rc != 0:
-        raise SandboxError("building the control plane failed:\n" + "".join(lines[-15:]))
+        raise SandboxError(f"building {what} failed:\n" + "".join(lines[-15:]))
 
 
 def preflight(procs):
@@ -103,13 +115,24 @@ def preflight(procs):
         if not procs.pid(owner) and not wait_port_free(port, timeout=10.0):
             raise SandboxError(f"port {port} (for {name}) is taken by another process; free it or set "
                                f"SANDBOX_PORT_BASE to move every sandbox port (now {_BASE})")
+    for owner, named in Managers(STATE, CACHE, _BASE, None, None, {}).ports.items():
+        for what, port in named.items():
+            if not procs.pid(owner) and not wait_port_free(port, timeout=10.0):
+                raise SandboxError(f"port {port} ({owner}'s {what}) is taken by another process; free it or set "
+                                   f"SANDBOX_PORT_BASE to move every sandbox port (now {_BASE})")
 
 
-def apply_crds(cp):
-    from kubernetes import client, config
-    api_client = config.new_client_from_config(cp.kubeconfig)
-    ext = client.ApiextensionsV1Api(api_client)
-    for body in crds.all_crds():
+def _api_client(cp):
+    from kubernetes import config
+    return config.new_client_from_config(cp.kubeconfig)
+
+
+def apply_crds(cp, procs):
+    """The twins' hand-written CRDs and the upstream CAPI and CAPA CRDs (capi.py)."""
+    from kubernetes import client
+    ext = client.ApiextensionsV1Api(_api_client(cp))
+    bodies = crds.all_crds() + managers(procs, cp).crds()
+    for body in bodies:
         name = body["metadata"]["name"]
         try:
             cur = ext.read_custom_resource_definition(name)
@@ -120,7 +143,7 @@ def apply_crds(cp):
                 raise
             ext.create_custom_resource_definition(body)
     deadline = time.monotonic() + 60
-    pending = {b["metadata"]["name"] for b in crds.all_crds()}
+    pending = {b["metadata"]["name"] for b in bodies}
     while pending and time.monotonic() < deadline:
         for name in list(pending):
             conds = ext.read_custom_resource_definition(name).status.conditions or []
@@ -129,6 +152,50 @@ def apply_crds(cp):
         time.sleep(0.3)
     if pending:
         raise SandboxError(f"CRDs not established after 60 s: {sorted(pending)}")
+
+
+def start_managers(procs, cp, only=None):
+    """Both upstream managers, then their webhooks (registered only once a manager serves them)."""
+    m = managers(procs, cp)
+    for name in MANAGERS:
+        if only is None or name == only:
+            m.start(name)
+    if only is None:
+        register_webhooks(cp, m)
+        ensure_capa_identity(cp)
+
+
+def register_webhooks(cp, m):
+    from kubernetes import client
+    adm = client.AdmissionregistrationV1Api(_api_client(cp))
+    for body in m.webhook_configurations():
+        kind, name = body["kind"], body["metadata"]["name"]
+        read, create, replace = ((adm.read_mutating_webhook_configuration, adm.create_mutating_webhook_configuration,
+                                  adm.replace_mutating_webhook_configuration) if kind.startswith("Mutating") else
+                                 (adm.read_validating_webhook_configuration, adm.create_validating_webhook_configuration,
+                                  adm.replace_validating_webhook_configuration))
+        try:
+            body["metadata"]["resourceVersion"] = read(name).metadata.resource_version
+            replace(name, body)
+        except client.ApiException as e:
+            if e.status != 404:
+                raise
+            create(body)
+
+
+def ensure_capa_identity(cp):
+    """CAPA resolves an AWSCluster's credentials through the AWSClusterControllerIdentity `default`
+    (its own environment's credentials, here the AWS layer's dummy keys), open to every namespace."""
+    from kubernetes import client
+    api = client.CustomObjectsApi(_api_client(cp))
+    body = {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "AWSClusterControllerIdentity",
+            "metadata": {"name": "default"}, "spec": {"allowedNamespaces": {}}}
+    try:
+        api.create_cluster_custom_object("infrastructure.cluster.x-k8s.io", "v1beta2",
+                                         "awsclustercontrolleridentities", body)
+    except client.ApiException as e:
+        if e.status != 409:
+            raise
 
 
 def start_aws(procs):
@@ -166,9 +233,9 @@ def cmd_restart(args):
     procs = Procs(STATE)
     comp = {"apiserver": "kube-apiserver"}.get(args.component, args.component)
     twins = {"twin-" + n: n for n, _ in TWINS}
-    if comp != "kube-apiserver" and comp not in twins:
+    if comp != "kube-apiserver" and comp not in twins and comp not in MANAGERS:
         raise SandboxError(f"restart: {args.component!r} is not one of kube-apiserver (apiserver), "
-                           f"{', '.join(sorted(twins))}")
+                           f"{', '.join(MANAGERS + sorted(twins))}")
     if not procs.pid(comp):
         raise SandboxError(f"restart: {comp} is not running (sandbox up first)")
     t0 = time.monotonic()
@@ -179,6 +246,8 @@ def cmd_restart(args):
         if not wait_port_free(PORTS["apiserver"]):
             raise SandboxError(f"restart: port {PORTS['apiserver']} is still taken 30 s after kube-apiserver was stopped")
         control_plane(procs).start_apiserver()
+    elif comp in MANAGERS:
+        start_managers(procs, control_plane(procs), only=comp)
     else:
         start_twins(procs, only=twins[comp])
     say(f"restarted {comp} ({'SIGTERM' if args.graceful else 'SIGKILL'}) in {time.monotonic() - t0:.1f} s")
@@ -198,7 +267,8 @@ def cmd_up(args):
     try:
         for step, fn in (("etcd", cp.start_etcd), ("kube-apiserver", cp.start_apiserver),
                          ("kubeconfig", cp.write_kubeconfig), ("kube-controller-manager", cp.start_controller_manager),
-                         ("CRDs", lambda: apply_crds(cp)), ("AWS layer (moto)", lambda: start_aws(procs)),
+                         ("CRDs", lambda: apply_crds(cp, procs)), ("AWS layer (moto)", lambda: start_aws(procs)),
+                         (f"CAPI {CAPI_VERSION} and CAPA {CAPA_VERSION} managers", lambda: start_managers(procs, cp)),
                          ("controller twins", lambda: start_twins(procs))):
             s = time.monotonic()
             say(f"starting {step}")
@@ -223,7 +293,7 @@ def cmd_down(args):
     if procs is None:
         say("nothing to stop")
         return 0
-    order = ["twin-" + n for n, _ in TWINS] + list(reversed(CORE))
+    order = ["twin-" + n for n, _ in TWINS] + list(reversed(MANAGERS)) + list(reversed(CORE))
     names = procs.names()
     for name in [n for n in names if n not in order] + [n for n in order if n in names]:
         procs.stop(name)
@@ -239,13 +309,21 @@ def cmd_status(args):
     rows = []
     ports = {"etcd": PORTS["etcd"], "kube-apiserver": PORTS["apiserver"],
              "kube-controller-manager": PORTS["controller_manager"], "aws-layer": PORTS["aws"]}
-    names = CORE + ["twin-" + n for n, _ in TWINS]
+    names = CORE + MANAGERS + ["twin-" + n for n, _ in TWINS]
+    mgrs = managers(procs) if procs else None
+    for name in MANAGERS:
+        ports[name] = mgrs.ports[name]["webhook"] if mgrs else None
     up = True
     for name in names:
         pid = procs.pid(name) if procs else None
         up = up and pid is not None
-        rows.append({"component": name, "pid": pid, "port": ports.get(name), "running": pid is not None,
-                     "log": procs.logfile(name) if procs else None})
+        row = {"component": name, "pid": pid, "port": ports.get(name), "running": pid is not None,
+               "log": procs.logfile(name) if procs else None}
+        if name in MANAGERS and mgrs:
+            # the upstream module the binary was built from, as `go version -m` reads it
+            row["module"] = mgrs.module_version(name)
+            row["binary"] = mgrs.binary(name)
+        rows.append(row)
     out = {"state_dir": STATE, "kubernetes_version": K8S_VERSION, "binaries": bin_dir(), "components": rows}
     if procs and procs.pid("kube-apiserver"):
         try:
@@ -258,7 +336,7 @@ def cmd_status(args):
     else:
         for r in rows:
             print(f"{r['component']:<26} {'running' if r['running'] else 'stopped':<8} "
-                  f"pid={r['pid'] or '-':<8} port={r['port'] or '-'}")
+                  f"pid={r['pid'] or '-':<8} port={r['port'] or '-'}" + (f"  {r['module']}" if r.get("module") else ""))
         if str(out.get("apiserver", "")).startswith("not answering"):
             print(f"kube-apiserver runs but is {out['apiserver']}")
         print(f"state: {STATE}  binaries: {bin_dir()}")
@@ -306,7 +384,7 @@ def main(argv=None):
     s.add_argument("--logs", action="store_true", help="also the end of each stopped component's log")
     sub.add_parser("env", help="print export lines for the sandbox")
     rs = sub.add_parser("restart", help="kill one component and start it again with the same flags (chaos)")
-    rs.add_argument("component", help="apiserver (kube-apiserver) or twin-NAME")
+    rs.add_argument("component", help="apiserver (kube-apiserver), capi-manager, capa-manager or twin-NAME")
     rs.add_argument("--graceful", action="store_true", help="SIGTERM instead of SIGKILL")
     rs.add_argument("--down-seconds", type=float, default=0.0, help="stay down this long before the start")
     sd = sub.add_parser("seed", help="create a scenario; the last line printed is its JSON description")

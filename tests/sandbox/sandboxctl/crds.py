@@ -1,8 +1,10 @@
-"""Small CustomResourceDefinitions for the kinds the twins and roles use.
+"""Small CustomResourceDefinitions for the kinds that only twins serve (HyperShift, convoy, CAPTF).
 
-Written here, not vendored: the real group/version/kind/plural, a status subresource, and the
-fields we read typed; everything else is kept (x-kubernetes-preserve-unknown-fields) so that the
-twins can carry what their real counterparts carry.
+Written here, not vendored (their modules cannot be had here): the real group/version/kind/plural, a
+status subresource, and the fields we read typed; everything else is kept
+(x-kubernetes-preserve-unknown-fields) so that the twins can carry what their real counterparts
+carry. The Cluster API and CAPA kinds are not here: their CRDs come from the upstream module zips
+(capi.py).
 """
 
 _STR = {"type": "string"}
@@ -25,18 +27,6 @@ KINDS = [
      {"infraID": _STR}, {"conditions": _CONDITIONS}),
     ("hypershift.openshift.io", "v1beta1", "AWSEndpointService", "awsendpointservices", True,
      {"networkLoadBalancerName": _STR}, {"conditions": _CONDITIONS, "endpointServiceName": _STR}),
-    ("cluster.x-k8s.io", "v1beta1", "Cluster", "clusters", True,
-     {"controlPlaneRef": _REF, "infrastructureRef": _REF, "paused": _BOOL}, {"conditions": _CONDITIONS, "phase": _STR}),
-    ("cluster.x-k8s.io", "v1beta1", "MachineDeployment", "machinedeployments", True,
-     {"clusterName": _STR, "replicas": _INT}, {"conditions": _CONDITIONS}),
-    ("cluster.x-k8s.io", "v1beta1", "MachineSet", "machinesets", True,
-     {"clusterName": _STR, "replicas": _INT}, {"conditions": _CONDITIONS}),
-    ("cluster.x-k8s.io", "v1beta1", "Machine", "machines", True,
-     {"clusterName": _STR, "infrastructureRef": _REF}, {"conditions": _CONDITIONS, "phase": _STR}),
-    ("infrastructure.cluster.x-k8s.io", "v1beta2", "AWSCluster", "awsclusters", True,
-     {"region": _STR}, {"conditions": _CONDITIONS, "ready": _BOOL}),
-    ("infrastructure.cluster.x-k8s.io", "v1beta2", "AWSMachine", "awsmachines", True,
-     {"instanceID": _STR, "providerID": _STR}, {"conditions": _CONDITIONS, "instanceState": _STR}),
     ("core.convoy.kumodo.io", "v1alpha1", "Release", "releases", True,
      {"clusterRef": _REF, "deletionPolicy": {"type": "object", "properties": {"keepWorkloads": _BOOL}},
       "lifecycle": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
@@ -58,12 +48,19 @@ KINDS = [
 ]
 
 
+# The HostedControlPlane is a Cluster's controlPlaneRef: CAPI reads this label to learn which of its
+# versions speaks which contract; HyperShift's installer sets it so (cmd/install/assets/crds/assets.go,
+# capiResources, openshift/hypershift@3ee9615)
+CONTRACT_LABELS = {"hostedcontrolplanes.hypershift.openshift.io": {"cluster.x-k8s.io/v1beta1": "v1beta1"}}
+
+
 def _crd(group, version, kind, plural, namespaced, spec, status):
     def obj(props):
         return {"type": "object", "properties": props, "x-kubernetes-preserve-unknown-fields": True}
     return {
         "apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
-        "metadata": {"name": f"{plural}.{group}", "labels": {"teardown-gates.sandbox/crd": "true"}},
+        "metadata": {"name": f"{plural}.{group}", "labels": dict(CONTRACT_LABELS.get(f"{plural}.{group}", {}),
+                                                                **{"teardown-gates.sandbox/crd": "true"})},
         "spec": {
             "group": group,
             "names": {"kind": kind, "plural": plural, "singular": kind.lower(), "listKind": kind + "List"},

@@ -77,3 +77,14 @@ def ensure_pki(pki_dir):
         f.write(sa_key.public_key().public_bytes(serialization.Encoding.PEM,
                                                  serialization.PublicFormat.SubjectPublicKeyInfo))
     return paths
+
+
+def issue_client(pki, crt_path, key_path, cn, org):
+    """A client certificate signed by the sandbox CA (a controller's own identity in the audit log)."""
+    with open(pki["ca.crt"], "rb") as f:
+        ca_cert = x509.load_pem_x509_certificate(f.read())
+    with open(pki["ca.key"], "rb") as f:
+        ca_key = serialization.load_pem_private_key(f.read(), password=None)
+    key = _key()
+    _write_key(key_path, key)
+    _write_cert(crt_path, _sign(_name(cn, org), key, ca_cert, ca_key))

@@ -8,7 +8,8 @@ Sits in front of moto (awslayer.Layer calls ``before`` and ``after`` around ever
     DeleteConflict (a managed policy still attached), BucketNotEmpty (versions and delete markers
     count), InvalidNetworkInterface.InUse (an ELB's ENI);
   * state machines: NAT gateway available -> deleting -> deleted (ENI and EIP held until deleted),
-    instance shutting-down -> terminated, ELB ENIs that linger after their load balancer;
+    instance shutting-down -> terminated (held while the instance carries the tag
+    sandbox.teardown.gates/hold-shutting-down=true), ELB ENIs that linger after their load balancer;
   * fault rules: Throttling / RequestLimitExceeded / SlowDown, 500 InternalError, dropped connection,
     by service and action, as a rate or a count; a rule may be scoped to one access key ID
     ("key_id": only requests signed with it are drawn for, so that concurrent chaos runs each get their
@@ -45,6 +46,7 @@ DEFAULT_KNOBS = {
     "cfn_retain_resources": 1.0,         # 0: DeleteStack ignores RetainResources/FORCE_DELETE_STACK
 }
 FAULTS = ("throttle", "internal", "drop")
+HOLD_TAG = "sandbox.teardown.gates/hold-shutting-down"
 ACCOUNT = "123456789012"
 
 _EC2_XML = ('<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>{code}</Code>'
@@ -296,7 +298,7 @@ class Realism(CfnDeletion):
                 del self.nat_deleting[key]
                 self._nat_deleted(*key)
         for (region, iid), deadline in list(self.shutting_down.items()):
-            if now >= deadline:
+            if now >= deadline and not self._held(region, iid):
                 del self.shutting_down[(region, iid)]
                 inst = self._instance(region, iid)
                 if inst is not None:
@@ -323,6 +325,12 @@ class Realism(CfnDeletion):
                 if addr.eni is eni:
                     addr.eni, addr.association_id = None, None
             ec2.enis.pop(eni.id, None)
+
+    def _held(self, region, iid):
+        """A test's hold: an instance tagged HOLD_TAG=true stays shutting-down until the tag goes
+        (an instance whose shutdown hangs, as AWS's lifecycle page allows)."""
+        tags = getattr(self.ec2(region), "tags", {}).get(iid) or {}
+        return str(tags.get(HOLD_TAG, "")).lower() == "true"
 
     def _instance(self, region, iid):
         for inst in self.ec2(region).all_instances():

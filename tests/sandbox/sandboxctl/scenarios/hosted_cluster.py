@@ -23,25 +23,29 @@ and the HCP namespace, where the twins read them; `set_knob()` changes one later
   timings:  grace_period=DUR (pods' terminationGracePeriodSeconds, 2s), requeue=DUR (1s),
             hcco_requeue=DUR (2s), cleanup_timeout=DUR (60s), endpoint_timeout=DUR (10m),
             nat_seconds=N (NAT gateway deleting -> deleted, through the AWS realism layer)
-  failures: ho|nodepool|capi|capa|cpo|hcco|kubelet=down, credentials=invalid, cleanup=timeout,
-            pod_stuck=true (kube-apiserver pods) or a pod name
+  failures: ho|nodepool|cpo|hcco|kubelet=down (twins), capi|capa=down (the real managers, through
+            Cluster API's pause: see PAUSE_KNOBS), credentials=invalid, cleanup=timeout,
+            pod_stuck=true (kube-apiserver pods) or a pod name, instance_stuck=true (the worker
+            instances stay shutting-down once terminated, until set_knob clears it)
 """
 import hashlib
 import importlib
 import importlib.util
 import json
 import os
+import time
 import urllib.request
 import uuid
 
 from botocore.exceptions import ClientError
 from kubernetes.client import ApiException
 
-from ..twins.hostedcommon import (aws, AWSCLUSTER_FINALIZER, AWSMACHINE_FINALIZER, BUCKET_ANN, CAPA, CAPI, CLEANUP_ANN,
-                                  CLUSTER_FINALIZER, CLUSTER_NAME_LABEL, CPO_FINALIZER, ELB_ANN, GRACE_ANN,
+from ..twins.hostedcommon import (aws, AWSMACHINE_FINALIZER, BUCKET_ANN, CAPA, CAPI, CLEANUP_ANN,
+                                  CLUSTER_FINALIZER, CLUSTER_NAME_LABEL, MACHINESET_FINALIZER, CPO_FINALIZER, ELB_ANN, GRACE_ANN,
                                   HCP_NS_LABEL, HO_FINALIZER, HS, LB_FINALIZER, MACHINE_FINALIZER, NODEPOOL_ANN,
                                   OIDC_FINALIZER, PVC_FINALIZER, SKIP_NS_ANN, VOLUME_ANN, parse_duration)
 from ..procs import SandboxError
+from ..realism import HOLD_TAG
 from .common import core_v1, ensure_namespace, kube
 
 KNOB = "sandbox.teardown.gates/knob-"
@@ -87,6 +91,34 @@ class _Seeder:
         self.objects.append({"apiVersion": api_version, "kind": kind, "name": md["name"], "namespace": md.get("namespace"),
                              "uid": md["uid"], "finalizers": md.get("finalizers") or []})
         return obj
+
+    def wait_for_managers(self, hcp_ns, infra, n_machines, timeout=120.0):
+        """The upstream managers put their finalizers on what they own once they have reconciled it (CAPA
+        only after the Cluster's infrastructure is provisioned and the instance is found). Wait for
+        that, so that the seeded cluster is the running cluster the scenario promises, then record the
+        finalizers the managers wrote."""
+        want = {("Cluster", CLUSTER_FINALIZER): 1, ("MachineSet", MACHINESET_FINALIZER): None,
+                ("Machine", MACHINE_FINALIZER): n_machines, ("AWSMachine", AWSMACHINE_FINALIZER): n_machines}
+        deadline = time.monotonic() + timeout
+        missing = []
+        while True:
+            missing = []
+            for (kind, fin), count in want.items():
+                objs = self.dyn.resources.get(api_version=CAPA if kind.startswith("AWS") else CAPI, kind=kind).get(
+                    namespace=hcp_ns).to_dict()["items"]
+                have = [o for o in objs if fin in (o["metadata"].get("finalizers") or [])]
+                if len(have) < (count if count is not None else len(objs)) or not objs:
+                    missing.append(f"{kind} ({len(have)}/{count if count is not None else len(objs)} with {fin})")
+                for o in objs:
+                    for rec in self.objects:
+                        if rec["uid"] == o["metadata"]["uid"]:
+                            rec["finalizers"] = o["metadata"].get("finalizers") or []
+            if not missing:
+                return
+            if time.monotonic() > deadline:
+                raise SandboxError(f"the CAPI/CAPA managers did not take over {hcp_ns}/{infra} in {timeout:.0f} s: "
+                                   f"{', '.join(missing)}; see .sandbox/logs/capi-manager.log and capa-manager.log")
+            time.sleep(0.5)
 
     def knob_annotations(self):
         return {KNOB + k: str(v) for k, v in self.knobs.items() if k not in SEED_ONLY}
@@ -182,6 +214,8 @@ def seed(name=None, namespace=None, knobs=None):
     # ---- AWS -----------------------------------------------------------------------------------
     net = s.aws_infra(nodepools * replicas)
     instance_ids = net["instances"]
+    if str(knobs.get("instance_stuck", "")).lower() == "true":
+        aws("ec2").create_tags(Resources=instance_ids, Tags=[{"Key": HOLD_TAG, "Value": "true"}])
     placement = {i["InstanceId"]: i["Placement"]["AvailabilityZone"] for r in aws("ec2").describe_instances(
         InstanceIds=instance_ids)["Reservations"] for i in r["Instances"]}
     s3 = aws("s3")
@@ -265,48 +299,70 @@ def seed(name=None, namespace=None, knobs=None):
         "metadata": {"name": name, "namespace": hcp_ns, "finalizers": [HO_FINALIZER], "annotations": hcp_ann},
         "spec": {"infraID": infra, "releaseImage": RELEASE, "platform": platform}},
         status={"conditions": [ready("Available"), idp], "ready": True})
+    # ---- Cluster API objects, as HyperShift writes them; the real CAPI and CAPA managers reconcile them
+    endpoint = {"host": mgmt_elbs["kube-apiserver"][1], "port": 6443}
+    # HO: reconcileAWSCluster (hostedcluster/internal/platform/aws/aws.go): externally managed, so CAPA
+    # never reconciles it (and puts no finalizer on it); HO sets its status
     s.create(CAPA, "AWSCluster", {
-        "metadata": {"name": infra, "namespace": hcp_ns, "finalizers": [AWSCLUSTER_FINALIZER],
-                     "labels": {CLUSTER_NAME_LABEL: infra}, "annotations": {"cluster.x-k8s.io/managed-by": "external"}},
-        "spec": {"region": region}}, status={"ready": True})
+        "metadata": {"name": infra, "namespace": hcp_ns, "annotations": {"cluster.x-k8s.io/managed-by": "external"}},
+        "spec": {"region": region, "controlPlaneEndpoint": endpoint, "network": {"vpc": {"id": net["vpc"]}}}},
+        status={"ready": True})
+    # HO: reconcileCAPICluster: the Cluster is named after the infra ID
     cluster = s.create(CAPI, "Cluster", {
-        "metadata": {"name": infra, "namespace": hcp_ns, "finalizers": [CLUSTER_FINALIZER]},
-        "spec": {"controlPlaneRef": {"apiVersion": HS, "kind": "HostedControlPlane", "name": name, "namespace": hcp_ns},
-                 "infrastructureRef": {"apiVersion": CAPA, "kind": "AWSCluster", "name": infra, "namespace": hcp_ns}}},
-        status={"phase": "Provisioned", "conditions": [ready("Ready")]})
+        "metadata": {"name": infra, "namespace": hcp_ns},
+        "spec": {"controlPlaneEndpoint": endpoint,
+                 "controlPlaneRef": {"apiVersion": HS, "kind": "HostedControlPlane", "name": name, "namespace": hcp_ns},
+                 "infrastructureRef": {"apiVersion": CAPA, "kind": "AWSCluster", "name": infra, "namespace": hcp_ns}}})
 
-    # ---- workers ---------------------------------------------------------------------------------
+    # ---- workers: per NodePool a MachineSet (NodePool upgradeType InPlace: nodepool/capi.go
+    # reconcileMachineSet) of Machines whose AWSMachines adopt the seeded instances
     machines = []
     it = iter(instance_ids)
     for np in nps:
         npn = np["metadata"]["name"]
         np_ann = {NODEPOOL_ANN: f"{namespace}/{npn}"}
+        resources = f"{name}-{npn}"  # nodepool/capi.go generateName: the selector's label key and value
         labels = {CLUSTER_NAME_LABEL: infra}
-        md = s.create(CAPI, "MachineDeployment", {
-            "metadata": {"name": npn, "namespace": hcp_ns, "labels": labels, "annotations": np_ann},
-            "spec": {"clusterName": infra, "replicas": replicas}}, status={"replicas": replicas})
+        tmpl = f"{npn}-{_h(npn, infra, n=8)}"
+        user_data = f"user-data-{npn}-{_h(npn, 'ud', n=8)}"
+        s.create("v1", "Secret", {"metadata": {"name": user_data, "namespace": hcp_ns, "annotations": np_ann},
+                                  "type": "Opaque", "data": {"value": "e30="}})
+        s.create(CAPA, "AWSMachineTemplate", {
+            "metadata": {"name": tmpl, "namespace": hcp_ns, "annotations": np_ann},
+            "spec": {"template": {"spec": {"instanceType": "m5.large", "ami": {"id": "ami-0123456789abcdef0"},
+                                           "subnet": {"id": net["subnet"]}}}}})
+        machine_spec = {"clusterName": infra, "bootstrap": {"dataSecretName": user_data}, "version": "v1.31.0",
+                        "infrastructureRef": {"apiVersion": CAPA, "kind": "AWSMachineTemplate", "name": tmpl,
+                                              "namespace": hcp_ns}}
         msn = f"{npn}-{_h(npn, infra, n=5)}"
         ms = s.create(CAPI, "MachineSet", {
-            "metadata": {"name": msn, "namespace": hcp_ns, "labels": dict(labels, **{"cluster.x-k8s.io/deployment-name": npn}),
-                         "annotations": np_ann, "ownerReferences": [_owner(md)]},
-            "spec": {"clusterName": infra, "replicas": replicas}}, status={"replicas": replicas})
+            "metadata": {"name": msn, "namespace": hcp_ns, "labels": dict(labels), "annotations": dict(np_ann)},
+            "spec": {"clusterName": infra, "replicas": replicas,
+                     "selector": {"matchLabels": {resources: resources}},
+                     "template": {"metadata": {"labels": {resources: resources, CLUSTER_NAME_LABEL: infra},
+                                               "annotations": dict(np_ann)},
+                                  "spec": machine_spec}}})
         for r in range(replicas):
             iid = next(it)
             mname = f"{msn}-{_h(msn, str(r), n=5)}"
+            provider = f"aws:///{placement.get(iid, net['az'])}/{iid}"
             m = s.create(CAPI, "Machine", {
-                "metadata": {"name": mname, "namespace": hcp_ns, "finalizers": [MACHINE_FINALIZER],
-                             "labels": dict(labels, **{"cluster.x-k8s.io/set-name": msn,
-                                                       "cluster.x-k8s.io/deployment-name": npn}),
-                             "annotations": np_ann, "ownerReferences": [_owner(ms)]},
-                "spec": {"clusterName": infra, "providerID": f"aws:///{placement.get(iid, net['az'])}/{iid}",
-                         "infrastructureRef": {"apiVersion": CAPA, "kind": "AWSMachine", "name": mname, "namespace": hcp_ns}}},
-                status={"phase": "Running", "conditions": [ready("Ready")]})
+                "metadata": {"name": mname, "namespace": hcp_ns,
+                             "labels": {resources: resources, CLUSTER_NAME_LABEL: infra,
+                                        "cluster.x-k8s.io/set-name": msn},
+                             "annotations": dict(np_ann), "ownerReferences": [_owner(ms)]},
+                "spec": dict(machine_spec, providerID=provider, infrastructureRef={
+                    "apiVersion": CAPA, "kind": "AWSMachine", "name": mname, "namespace": hcp_ns})})
             s.create(CAPA, "AWSMachine", {
-                "metadata": {"name": mname, "namespace": hcp_ns, "finalizers": [AWSMACHINE_FINALIZER],
-                             "labels": labels, "annotations": np_ann, "ownerReferences": [_owner(m)]},
-                "spec": {"instanceID": iid, "providerID": f"aws:///{placement.get(iid, net['az'])}/{iid}", "instanceType": "m5.large"}},
-                status={"instanceState": "running", "ready": True, "conditions": [ready("InstanceReady")]})
+                "metadata": {"name": mname, "namespace": hcp_ns, "labels": dict(labels), "annotations": np_ann,
+                             "ownerReferences": [_owner(m)]},
+                "spec": {"instanceID": iid, "providerID": provider, "instanceType": "m5.large",
+                         "ami": {"id": "ami-0123456789abcdef0"}, "subnet": {"id": net["subnet"]}}})
             machines.append({"machine": mname, "instance_id": iid})
+    s.wait_for_managers(hcp_ns, infra, len(machines))
+    for key in PAUSE_KNOBS:
+        if knobs.get(key):
+            _pause(s.dyn, hcp_ns, key, knobs[key])
 
     # ---- control-plane workloads -----------------------------------------------------------------
     apps = ["kube-apiserver", "etcd", "cluster-version-operator", "control-plane-operator",
@@ -385,10 +441,46 @@ def _ensure_finalizer(v1, ns, pvc):
         v1.patch_namespaced_persistent_volume_claim(pvc, ns, {"metadata": {"finalizers": (cur.metadata.finalizers or []) + [PVC_FINALIZER]}})
 
 
+# A manager shared by every cluster of the sandbox cannot be stopped for one of them: `capi=down` and
+# `capa=down` are played with Cluster API's own pause contract, which both managers honour (a paused
+# Cluster stops CAPI's and CAPA's controllers for it; the paused annotation on an AWSMachine stops
+# CAPA's alone), so the gates see the owner make no progress, as they would with the manager down.
+PAUSE_KNOBS = ("capi", "capa")
+PAUSED_ANN = "cluster.x-k8s.io/paused"
+
+
+def _pause(dyn, hcp_ns, key, value):
+    on = str(value or "").lower() in ("down", "true", "stopped")
+    if key == "capi":
+        targets, patch = [(CAPI, "Cluster")], {"spec": {"paused": on}}
+    else:
+        targets, patch = [(CAPA, "AWSMachine")], {"metadata": {"annotations": {PAUSED_ANN: "" if on else None}}}
+    for av, kind in targets:
+        api = dyn.resources.get(api_version=av, kind=kind)
+        for o in api.get(namespace=hcp_ns).items:
+            try:
+                api.patch(name=o.metadata.name, namespace=hcp_ns, body=patch,
+                          content_type="application/merge-patch+json")
+            except ApiException as e:
+                if e.status != 404:
+                    raise
+
+
 def set_knob(name, namespace, key, value):
     """Set (or, with value None, clear) a knob for a seeded hosted cluster: on its HostedCluster,
-    NodePools and HCP namespace. Objects that are gone are skipped."""
+    NodePools and HCP namespace (capi and capa: the pause of its CAPI objects). Objects that are
+    gone are skipped."""
     dyn = kube()
+    if key in PAUSE_KNOBS:
+        _pause(dyn, f"{namespace}-{name}", key, value)
+    if key == "instance_stuck":
+        ids = [(o.spec or {}).get("instanceID") for o in dyn.resources.get(api_version=CAPA, kind="AWSMachine").get(
+            namespace=f"{namespace}-{name}").items]
+        ids = [i for i in ids if i]
+        if ids and str(value or "").lower() == "true":
+            aws("ec2").create_tags(Resources=ids, Tags=[{"Key": HOLD_TAG, "Value": "true"}])
+        elif ids:
+            aws("ec2").delete_tags(Resources=ids, Tags=[{"Key": HOLD_TAG}])
     patch = {"metadata": {"annotations": {KNOB + key: None if value is None else str(value)}}}
     targets = [(HS, "HostedCluster", name, namespace)]
     np_api = dyn.resources.get(api_version=HS, kind="NodePool")

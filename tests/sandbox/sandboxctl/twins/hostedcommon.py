@@ -36,6 +36,7 @@ HCP_NS_LABEL = "hypershift.openshift.io/hosted-control-plane"
 
 CLUSTER_FINALIZER = "cluster.cluster.x-k8s.io"
 MACHINE_FINALIZER = "machine.cluster.x-k8s.io"
+MACHINESET_FINALIZER = "cluster.x-k8s.io/machineset"
 AWSMACHINE_FINALIZER = "awsmachine.infrastructure.cluster.x-k8s.io"
 AWSCLUSTER_FINALIZER = "awscluster.infrastructure.cluster.x-k8s.io"
 CLUSTER_NAME_LABEL = "cluster.x-k8s.io/cluster-name"
