@@ -253,7 +253,11 @@ gates:
       type: list
       elements: dict
     remaining:
-      description: The objects that hold the gate (empty when passed), with C(inspect_next) hints on failure.
+      description:
+        - The objects that hold the gate (empty when passed). On failure each has C(inspect_next) hints,
+          C(kind_label) (the kind with its API group, for example C(Machine.cluster.x-k8s.io)) and, when the
+          object says what its deletion waits for in a C(Deleting=True) condition (Cluster API), C(waiting_for)
+          (for example C(Deleting=True WaitingForInfrastructureDeletion: Waiting for AWSMachine to be deleted)).
       type: list
       elements: dict
     new_objects:
@@ -468,6 +472,10 @@ def main():
     res = results[failed]
     for rec in res.get("remaining") or []:
         rec["inspect_next"] = inspect_next(rec, state="present")
+        rec["kind_label"] = kind_label(rec.get("api_version"), rec.get("kind"))
+        why = deleting_condition(rec.get("conditions"))
+        if why:
+            rec["waiting_for"] = why
     hints = []
     if res["state"] == UNKNOWN:
         hints = inspect_next(None, state="unknown")

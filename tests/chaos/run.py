@@ -29,7 +29,8 @@ before the pool starts.
   hosted-cluster
              `seed hosted-cluster` (one NodePool of one replica, one zone), then
              playbooks/destroy_hosted_cluster.yml through the proxy, with AWS faults on the run's key
-             and the hypershift twin killed and restarted at a random point
+             and one owner killed and restarted at a random point: the hypershift twin, or the real
+             CAPI or CAPA manager (`sandbox restart capi-manager|capa-manager`)
 
 Then the faults stop and the same job runs again (through the proxy at rate 0, so that every request
 of both runs is logged), and the invariants are checked:
@@ -616,7 +617,9 @@ def case_hosted_cluster(run, rng, ctx):
         extra = {"hosted_cluster_name": name, "hosted_cluster_namespace": ns, "cluster_grace_period": 120,
                  "aws_cleanup_timeout": 180}
         run["aws_rules"] = ctx.aws.start(rng, rate / 4, run["seed"])
-        crash = at_random_point(rng, 3.0, 25.0, ctx.crash, run, "twin-hypershift", rng.uniform(0.5, 3.0))
+        # one owner crashes: HyperShift's twin, or one of the real CAPI and CAPA managers
+        victim = rng.choice(["twin-hypershift", "capi-manager", "capa-manager"])
+        crash = at_random_point(rng, 3.0, 25.0, ctx.crash, run, victim, rng.uniform(0.5, 3.0))
         try:
             rc1 = playbook("destroy_hosted_cluster.yml", dict(extra, report_dir=os.path.join(workdir, "faulty")),
                            env, os.path.join(workdir, "faulty.log"), 900)

@@ -85,7 +85,11 @@ def _list(dyn, av, kind, ns):
 
 
 def _conds(obj):
-    return {c["type"]: c for c in ((obj or {}).get("status") or {}).get("conditions") or []}
+    """Conditions by type; the real CAPI manager's v1beta2 ones (status.v1beta2 in the v1beta1 view) win."""
+    status = (obj or {}).get("status") or {}
+    out = {c["type"]: c for c in status.get("conditions") or []}
+    out.update({c["type"]: c for c in (status.get("v1beta2") or {}).get("conditions") or []})
+    return out
 
 
 class Recorder(threading.Thread):

@@ -1,0 +1,113 @@
+"""The CAPI gates are enforced by the upstream Cluster API and CAPA managers, not by a twin.
+
+- `sandbox status` lists both managers with the upstream module each binary was built from, and
+  `go version -m` of each running process names it.
+- A seeded hosted cluster is destroyed and verified by the playbook; the audit log shows the CAPI
+  manager deleting the Machines and CAPA releasing the AWSMachines, and the AWS log shows CAPA's
+  TerminateInstances with aws-sdk-go-v2's user agent, not Python's.
+- An instance that stays shutting-down: the run stops at the NodePool/Machine gate quoting the real
+  Machine condition; after the hold is lifted, a re-run resumes and verifies.
+"""
+import json
+import os
+import subprocess
+import sys
+
+from privilege import LogTail, run_playbook, seed
+
+SANDBOX = os.path.join(os.path.dirname(__file__), "..", "sandbox")
+
+
+def _status():
+    out = subprocess.run([SANDBOX, "status", "--json"], capture_output=True, text=True, timeout=120)
+    return {c["component"]: c for c in json.loads(out.stdout)["components"]}
+
+
+def _set_knob(info, key, value):
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+    from sandboxctl.scenarios.hosted_cluster import set_knob  # the seed's own helper
+    set_knob(info["name"], info["namespace"], key, value)
+
+
+def _aws_lines(tail):
+    return [json.loads(line) for line in tail.lines() if line.strip()]
+
+
+def _json_report(path):
+    found = [os.path.join(d, f) for d, _, files in os.walk(path) for f in files if f.endswith(".json")]
+    assert found, "no JSON report under %s" % path
+    with open(sorted(found)[-1]) as f:
+        return json.load(f)
+
+
+def test_status_lists_the_upstream_managers_with_their_modules():
+    comps = _status()
+    for name, module in (("capi-manager", "sigs.k8s.io/cluster-api@v1.13.4"),
+                         ("capa-manager", "sigs.k8s.io/cluster-api-provider-aws/v2@v2.13.0")):
+        c = comps[name]
+        assert c["running"] and c["module"] == module, c
+        # the running process's own binary, read by the Go toolchain
+        exe = os.readlink("/proc/%d/exe" % c["pid"])
+        info = subprocess.run(["go", "version", "-m", exe], capture_output=True, text=True, timeout=30).stdout
+        path, version = module.split("@")
+        assert ("path\t%s\n" % path) in info and ("dep\t%s\t%s" % (path, version)) in info, info[:600]
+    # no CAPI or CAPA kind is played by a twin
+    assert not [n for n in comps if n.startswith("twin-") and ("capi" in n or "capa" in n)]
+
+
+def test_destroy_is_carried_out_by_the_real_managers(tmp_path):
+    info = seed("hosted-cluster", "--name", "rc" + os.urandom(2).hex(), "--namespace", "real-capi",
+                "--knob", "aws_infra=false", "--knob", "replicas=2")
+    audit = LogTail(os.environ["SANDBOX_AUDIT_LOG"])
+    aws = LogTail(os.environ["SANDBOX_AWS_LOG"])
+    report = tmp_path / "report"
+    out = run_playbook("teardown.gates.destroy_hosted_cluster",
+                       {"hosted_cluster_name": info["name"], "hosted_cluster_namespace": info["namespace"],
+                        "report_dir": str(report)}, str(tmp_path), verbosity="")
+    assert out.returncode == 0, out.stdout[-4000:]
+    assert _json_report(str(report))["verified"] is True
+    reqs = [json.loads(line) for line in audit.lines() if line.strip()]
+    hcp = info["hcp_namespace"]
+
+    def by(user, verb, resource):
+        return [r for r in reqs if r.get("user", {}).get("username") == user and r.get("verb") == verb
+                and (r.get("objectRef") or {}).get("resource") == resource
+                and (r.get("objectRef") or {}).get("namespace") == hcp]
+    deleted = {r["objectRef"]["name"] for r in by("capi-manager", "delete", "machines")}
+    assert deleted == {m["machine"] for m in info["machines"]}
+    capi_agents = {r["userAgent"] for r in by("capi-manager", "delete", "machines")}
+    assert capi_agents and not any("python" in a.lower() for a in capi_agents), capi_agents
+    # CAPA took its finalizer off each AWSMachine once the instance was gone
+    assert {r["objectRef"]["name"] for r in by("capa-manager", "patch", "awsmachines")
+            + by("capa-manager", "update", "awsmachines")} >= deleted
+    terminate = [r for r in _aws_lines(aws) if r["action"] == "TerminateInstances"]
+    assert terminate and all("aws-sdk-go-v2" in r["user_agent"] for r in terminate), terminate
+    states = {i["InstanceId"]: i["State"]["Name"] for r in _ec2().describe_instances(
+        InstanceIds=[m["instance_id"] for m in info["machines"]])["Reservations"] for i in r["Instances"]}
+    assert set(states.values()) == {"terminated"}, states
+
+
+def _ec2():
+    import boto3
+    return boto3.client("ec2", endpoint_url=os.environ["AWS_ENDPOINT_URL"], region_name="us-east-1")
+
+
+def test_an_instance_that_stays_shutting_down_stops_at_the_machine_gate_then_resumes(tmp_path):
+    info = seed("hosted-cluster", "--name", "st" + os.urandom(2).hex(), "--namespace", "real-capi",
+                "--knob", "aws_infra=false", "--knob", "replicas=1", "--knob", "instance_stuck=true")
+    args = {"hosted_cluster_name": info["name"], "hosted_cluster_namespace": info["namespace"],
+            "report_dir": str(tmp_path / "report"), "cluster_grace_period": 75}
+    first = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="")
+    text = first.stdout + first.stderr
+    assert first.returncode != 0, text[-3000:]
+    # the gate that holds is the NodePool/Machine one, and the message quotes the Machine's own condition
+    assert "Machine.cluster.x-k8s.io" in text and "WaitingForInfrastructureDeletion" in text, text[-4000:]
+    assert "Waiting for AWSMachine to be deleted" in text, text[-4000:]
+    iid = info["machines"][0]["instance_id"]
+    state = _ec2().describe_instances(InstanceIds=[iid])["Reservations"][0]["Instances"][0]["State"]["Name"]
+    assert state == "shutting-down"
+    _set_knob(info, "instance_stuck", None)
+    args["cluster_grace_period"] = 300  # CAPA looks again about a minute after its last look
+    second = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="")
+    assert second.returncode == 0, (second.stdout + second.stderr)[-4000:]
+    assert _json_report(args["report_dir"])["verified"] is True
