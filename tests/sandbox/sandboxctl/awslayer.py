@@ -144,6 +144,9 @@ class Layer:
         req = Request(environ, body)
         if self.realism is not None:
             answer = self.realism.before(req)
+            if getattr(req, "new_body", None) is not None:  # the layer corrected what moto would mishandle
+                environ["wsgi.input"] = io.BytesIO(req.new_body)
+                environ["CONTENT_LENGTH"] = str(len(req.new_body))
             if answer is not None:
                 status, headers, payload, code, injected = answer
                 if status == "DROP":  # a dropped connection: the client reads no response at all

@@ -17,6 +17,7 @@ import os
 import ssl
 import subprocess
 import time
+import urllib.error
 import urllib.request
 
 import yaml

@@ -47,6 +47,8 @@ DEFAULT_KNOBS = {
 }
 FAULTS = ("throttle", "internal", "drop")
 HOLD_TAG = "sandbox.teardown.gates/hold-shutting-down"
+# protocols whose security group rules carry ports (by name and by number), and "-1" (all traffic)
+_PORTED_PROTOCOLS = {"tcp", "udp", "icmp", "icmpv6", "6", "17", "1", "58", "-1"}
 ACCOUNT = "123456789012"
 
 _EC2_XML = ('<?xml version="1.0" encoding="UTF-8"?>\n<Response><Errors><Error><Code>{code}</Code>'
@@ -385,6 +387,8 @@ class Realism(CfnDeletion):
             eni_id = p.get("NetworkInterfaceId")
             if any(eni_id in ids for ids in self.elb_enis.values()) or (req.region, eni_id) in self.lingering:
                 return refuse("InvalidNetworkInterface.InUse", f"Network interface '{eni_id}' is currently in use.")
+        elif a in ("AuthorizeSecurityGroupIngress", "AuthorizeSecurityGroupEgress"):
+            self._all_ports_rules(req)
         elif a == "DeleteNatGateway":
             nat = ec2.nat_gateways.get(p.get("NatGatewayId"))
             req.prior = nat.state if nat is not None else None
@@ -423,6 +427,24 @@ class Realism(CfnDeletion):
                     self.shutting_down[(req.region, iid)] = now + self.knobs["instance_shutting_down_seconds"]
             if self.knobs["instance_shutting_down_seconds"] <= 0:
                 self._tick()
+
+    @staticmethod
+    def _all_ports_rules(req):
+        """A rule for a protocol other than TCP, UDP, ICMP or ICMPv6 carries no ports: AWS allows every
+        port for it ("Security group rules", VPC User Guide), and CAPA sends one (IP-in-IP, protocol
+        4, for Calico). moto 5.2.5 answers 500 (int(None)) to it: hand moto the -1 ports AWS means."""
+        p = req.params
+        changed = False
+        for key, proto in list(p.items()):
+            if not (key.startswith("IpPermissions.") and key.endswith(".IpProtocol")):
+                continue
+            prefix = key[: -len("IpProtocol")]
+            if str(proto).lower() not in _PORTED_PROTOCOLS and prefix + "FromPort" not in p:
+                p[prefix + "FromPort"], p[prefix + "ToPort"] = "-1", "-1"
+                changed = True
+        if changed:
+            from urllib.parse import urlencode
+            req.new_body = urlencode(p, doseq=True).encode()
 
     @staticmethod
     def _subnet_exists(ec2, sid):

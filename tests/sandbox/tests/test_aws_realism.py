@@ -104,6 +104,30 @@ def test_subnet_with_instance_until_terminated(net):
     ec2.delete_subnet(SubnetId=subnet)
 
 
+def test_an_instance_tagged_to_hold_stays_shutting_down_until_the_tag_goes(net):
+    ec2, vpc, subnet = net
+    image = ec2.describe_images(Owners=["amazon"], MaxResults=5)["Images"][0]["ImageId"]
+    iid = ec2.run_instances(ImageId=image, MinCount=1, MaxCount=1, SubnetId=subnet)["Instances"][0]["InstanceId"]
+    hold = {"Key": "sandbox.teardown.gates/hold-shutting-down", "Value": "true"}
+    ec2.create_tags(Resources=[iid], Tags=[hold])
+    ec2.terminate_instances(InstanceIds=[iid])
+    state = lambda: ec2.describe_instances(InstanceIds=[iid])["Reservations"][0]["Instances"][0]["State"]["Name"]  # noqa: E731
+    time.sleep(2.5)  # well past the layer's shutting-down time (fast_layer: 1 s)
+    assert state() == "shutting-down"
+    ec2.delete_tags(Resources=[iid], Tags=[{"Key": hold["Key"]}])
+    wait_for(lambda: state() == "terminated")
+
+
+def test_a_rule_for_a_protocol_without_ports_is_accepted_as_aws_does(net):
+    # CAPA's Calico rule: IP-in-IP (protocol 4) carries no ports; AWS allows it on every port
+    ec2, vpc, subnet = net
+    gid = ec2.create_security_group(GroupName="ipip-" + uuid.uuid4().hex[:6], Description="t", VpcId=vpc)["GroupId"]
+    ec2.authorize_security_group_ingress(GroupId=gid, IpPermissions=[
+        {"IpProtocol": "4", "UserIdGroupPairs": [{"GroupId": gid, "Description": "IP-in-IP (calico)"}]}])
+    rules = ec2.describe_security_groups(GroupIds=[gid])["SecurityGroups"][0]["IpPermissions"]
+    assert [r["IpProtocol"] for r in rules] == ["4"]
+
+
 def test_security_group_attached_to_eni(net):
     ec2, vpc, subnet = net
     sg = ec2.create_security_group(VpcId=vpc, GroupName="g-" + uuid.uuid4().hex[:6], Description="d")["GroupId"]
