@@ -257,7 +257,8 @@ gates:
         - The objects that hold the gate (empty when passed). On failure each has C(inspect_next) hints,
           C(kind_label) (the kind with its API group, for example C(Machine.cluster.x-k8s.io)) and, when the
           object says what its deletion waits for in a C(Deleting=True) condition (Cluster API), C(waiting_for)
-          (for example C(Deleting=True WaitingForInfrastructureDeletion: Waiting for AWSMachine to be deleted)).
+          (for example C(Deleting=True WaitingForInfrastructureDeletion - Waiting for AWSMachine to be deleted),
+          written with a colon after the reason).
       type: list
       elements: dict
     new_objects:

@@ -80,7 +80,8 @@ class Managers:
             return None
         for line in out.splitlines():
             parts = line.split()
-            if len(parts) >= 3 and parts[0] == "dep" and parts[1] in (CAPI_MODULE, CAPA_MODULE):
+            # the built package's module is `mod` (the main module) or, in older toolchains, a `dep`
+            if len(parts) >= 3 and parts[0] in ("mod", "dep") and parts[1] in (CAPI_MODULE, CAPA_MODULE):
                 if (name == "capi-manager") == (parts[1] == CAPI_MODULE):
                     return f"{parts[1]}@{parts[2]}"
         return None
