@@ -21,16 +21,16 @@ K8S_FINALIZERS = "https://kubernetes.io/docs/concepts/overview/working-with-obje
 DOCUMENTED = {
     "hypershift.openshift.io/finalizer": (
         "HyperShift", ["NodePool", "CAPI Cluster", "HCP", "OIDC", "namespace", "grace period"],
-        HS + " hypershift-operator/controllers/hostedcluster/hostedcluster_controller.go:123 and delete() (HS-2..HS-9)"),
+        HS + " hypershift-operator/controllers/hostedcluster/hostedcluster_controller.go:123 and delete() (HS-1..HS-11)"),
     "openshift.io/destroy-cluster": (
         "CLI", ["AWS infrastructure", "IAM"], HS + " cmd/cluster/core/destroy.go:39"),
     "hypershift.io/aws-oidc-discovery": (
         "OIDC", ["<infraID>/", "OIDC bucket"],
-        HS + " hypershift-operator/controllers/hostedcluster/hostedcluster_controller.go:4897, cleanupOIDCBucketData (HS-7)"),
+        HS + " hypershift-operator/controllers/hostedcluster/hostedcluster_controller.go:4897, cleanupOIDCBucketData (HS-8)"),
     "hypershift.openshift.io/control-plane-operator-finalizer": (
         "control-plane operator", ["endpoint service", "10 minutes", "invalid credentials"],
         HS + " control-plane-operator/controllers/awsprivatelink/awsprivatelink_controller.go:222; "
-        "hostedcluster_controller.go deleteAWSEndpointServices (HS-5)"),
+        "hostedcluster_controller.go deleteAWSEndpointServices (HS-6, HS-21)"),
     "cluster.cluster.x-k8s.io": (
         "CAPI", ["Machines", "controlPlaneRef", "infrastructureRef"], CAPI + " api/core/v1beta2/cluster_types.go:37"),
     "cluster.x-k8s.io/machinedeployment": (
@@ -44,15 +44,15 @@ DOCUMENTED = {
     "awscluster.infrastructure.cluster.x-k8s.io": (
         "CAPA", ["network"], CAPA + " api/v1beta2/awscluster_types.go:28"),
     "terraformcluster.infrastructure.cluster.x-k8s.io": (
-        "CAPTF", ["machines and pools", "destroy", "abandon", "UID"], "seed 002 rules table (TF-3, TF-7, TF-10)"),
+        "CAPTF", ["machines and pools", "destroy", "abandon", "UID"], "seed 002 rules table (TF-3, TF-10, TF-12..TF-14)"),
     "terraformmachine.infrastructure.cluster.x-k8s.io": (
-        "CAPTF", ["destroy", "abandon", "UID"], "seed 002 rules table (TF-7, TF-10)"),
+        "CAPTF", ["destroy", "abandon", "UID"], "seed 002 rules table (TF-10, TF-12..TF-14)"),
     "terraformmachinepool.infrastructure.cluster.x-k8s.io": (
-        "CAPTF", ["destroy", "abandon", "UID"], "seed 002 rules table (TF-7, TF-10)"),
+        "CAPTF", ["destroy", "abandon", "UID"], "seed 002 rules table (TF-10, TF-12..TF-14)"),
     "release.core.convoy.kumodo.io/prune-workloads": (
-        "convoy", ["preDelete", "objects"], "seed 004, Deletion (CV-1, CV-4..CV-6)"),
+        "convoy", ["preDelete", "objects"], "seed 004, Deletion (CV-1, CV-4, CV-6)"),
     "cluster.core.convoy.kumodo.io/prune-releases": (
-        "convoy", ["Releases"], "seed 004, Delete a Cluster (CV-9)"),
+        "convoy", ["Releases"], "seed 004, Delete a Cluster (CV-12..CV-14)"),
     "kubernetes": (
         "namespace", ["every object in the namespace"],
         "https://kubernetes.io/docs/tasks/administer-cluster/namespaces/ (spec.finalizers)"),
@@ -82,13 +82,13 @@ def test_every_documented_finalizer_has_its_owner_and_what_it_waits_for(name):
 
 
 def test_the_oidc_cleanup_is_its_own_finalizer_and_ho_waits_for_it():
-    # HS-7: HO cleans the <infraID>/ prefix and drops hypershift.io/aws-oidc-discovery before its own finalizer
+    # HS-8: HO cleans the <infraID>/ prefix and drops hypershift.io/aws-oidc-discovery before its own finalizer
     ho = diagnosis.finalizer_owner("hypershift.openshift.io/finalizer")["waits_for"]
     assert "hypershift.io/aws-oidc-discovery" in ho
 
 
 def test_the_ho_finalizer_waits_in_upstream_order():
-    # HS-2..HS-9, the order of hostedcluster_controller.go delete(): NodePools, CAPI Cluster, HCP, OIDC, namespace
+    # HS-4..HS-10, the order of hostedcluster_controller.go delete(): NodePools, CAPI Cluster, HCP, OIDC, namespace
     ho = diagnosis.finalizer_owner("hypershift.openshift.io/finalizer")["waits_for"]
     steps = ["NodePools", "CAPI Cluster", "HCP gone", "OIDC", "namespace", "grace period"]
     at = [ho.find(s) for s in steps]
