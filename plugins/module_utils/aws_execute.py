@@ -56,8 +56,15 @@ THROTTLE_CODES = frozenset([
     "RequestLimitExceeded", "SlowDown", "TooManyRequestsException", "PriorRequestNotComplete",
     "EC2ThrottledException", "BandwidthLimitExceeded",
 ])
-MUTATING_PREFIXES = ("Delete", "Terminate", "Detach", "Disassociate", "Release", "Revoke", "Remove",
-                     "Change", "Put", "Create", "Attach", "Associate", "Modify")
+# Check mode sends reads only. An allow-list, not a deny-list of verbs: an operation whose name does
+# not start with one of AWS's read verbs (botocore's snake_case names) is refused, so a new kind of
+# call (update_termination_protection, stop_instances, set_stack_policy ...) cannot slip through.
+READ_PREFIXES = ("describe_", "list_", "get_", "head_")
+
+
+def is_read_operation(operation):
+    """True when ``operation`` (botocore's snake_case name, e.g. ``describe_vpcs``) only reads."""
+    return isinstance(operation, str) and operation.startswith(READ_PREFIXES)
 
 
 def error_code(exc):
@@ -128,10 +135,10 @@ class Clients:
     def call(self, service, operation, **params):
         method = getattr(self.client(service), operation)
         op_name = "".join(w.capitalize() for w in operation.split("_"))
-        if self.check_mode and op_name.startswith(MUTATING_PREFIXES):
-            raise CheckModeViolation("check mode: refusing %s.%s" % (service, op_name))
-
-        reads = not op_name.startswith(MUTATING_PREFIXES)
+        reads = is_read_operation(operation)
+        if self.check_mode and not reads:
+            raise CheckModeViolation("check mode sends reads only (Describe, List, Get, Head): refusing %s.%s"
+                                     % (service, op_name))
 
         def do():
             for attempt in range(PARSER_ATTEMPTS):

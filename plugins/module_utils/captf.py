@@ -5,7 +5,7 @@
 
 No API calls here. The held_deletion module reads the objects and hands them to these functions,
 so the rules are unit tested without a cluster. Source: the CAPTF deletion chapter (rules table)
-and its "Held deletions" page; FACTS.md "CAPTF" for the exact names.
+and its "Held deletions" page, as tests/sandbox/spec/captf.md restates them (TF-n) with the exact names.
 """
 
 from __future__ import absolute_import, division, print_function

@@ -1,4 +1,4 @@
-"""The realism layer: what AWS does that moto does not (FACTS.md, "AWS refusals").
+"""The realism layer: what AWS does that moto does not (tests/sandbox/spec/aws-layer.md, rules AWS-n).
 
 Sits in front of moto (awslayer.Layer calls ``before`` and ``after`` around every request) and adds
   * refusals, answered with AWS's own error code, HTTP status and body shape per protocol:
@@ -71,7 +71,7 @@ def _esc(s):
 
 
 def error(req, status, code, msg, injected, extra=""):
-    """An AWS error answer in the shape the request's protocol uses (botocore parses it as AWS's)."""
+    """An AWS error answer in the shape the request's protocol uses (botocore parses it as AWS's). AWS-15"""
     rid = str(uuid.uuid4())
     svc = req.service
     headers = [("x-amzn-RequestId", rid)]
@@ -92,7 +92,7 @@ def error(req, status, code, msg, injected, extra=""):
     return (f"{status} {_REASONS.get(status, 'Error')}", headers, payload, code, injected)
 
 
-def _throttle(req):
+def _throttle(req):  # AWS-16
     if req.environ.get("HTTP_X_AMZ_TARGET"):
         return 400, "ThrottlingException", "Rate exceeded"
     if req.service == "ec2":
@@ -102,7 +102,7 @@ def _throttle(req):
     return 400, "Throttling", "Rate exceeded"
 
 
-def _internal(req):
+def _internal(req):  # AWS-17
     if req.service in ("ec2", "s3"):
         return 500, "InternalError", "An internal error has occurred"
     return 500, "InternalFailure", "An internal error has occurred"
@@ -270,7 +270,7 @@ class Realism(CfnDeletion):
             rng = self._rule_rngs[rule["id"]] = random.Random(rule["seed"])
         return rng.random()
 
-    def _fault(self, req):
+    def _fault(self, req):  # AWS-18
         for rule in self.faults:
             if rule["service"] not in ("*", req.service) or rule["action"] not in ("*", req.action):
                 continue
@@ -293,7 +293,7 @@ class Realism(CfnDeletion):
         return None
 
     # ---- state machines ----------------------------------------------------------------------
-    def _tick(self):
+    def _tick(self):  # lazily, at the start of each request (the state machines' note in the spec)
         now = time.time()
         for key, deadline in list(self.nat_deleting.items()):
             if now >= deadline:
@@ -303,7 +303,7 @@ class Realism(CfnDeletion):
             if now >= deadline and not self._held(region, iid):
                 del self.shutting_down[(region, iid)]
                 inst = self._instance(region, iid)
-                if inst is not None:
+                if inst is not None:  # AWS-14
                     inst._state.name, inst._state.code = "terminated", 48
                     # the primary ENI (and any marked delete-on-termination) goes with the instance
                     for idx, nic in list(getattr(inst, "nics", {}).items()):
@@ -315,7 +315,7 @@ class Realism(CfnDeletion):
                 self.ec2(region).enis.pop(eni_id, None)
         self._cfn_tick()
 
-    def _nat_deleted(self, region, nat_id):
+    def _nat_deleted(self, region, nat_id):  # AWS-13: ENI and EIP are held until here
         ec2 = self.ec2(region)
         nat = ec2.nat_gateways.get(nat_id)
         if nat is None:
@@ -344,13 +344,13 @@ class Realism(CfnDeletion):
     def _before_ec2(self, req):
         p, a, ec2 = req.params, req.action, self.ec2(req.region)
         refuse = lambda code, msg: error(req, 400, code, msg, "refusal")  # noqa: E731
-        if a == "DeleteSubnet":
+        if a == "DeleteSubnet":  # AWS-1
             sid = p.get("SubnetId")
             if sid and self._subnet_exists(ec2, sid):
                 held = self.subnet_dependents(ec2, sid)
                 if held:
                     return refuse("DependencyViolation", f"The subnet '{sid}' has dependencies and cannot be deleted.")
-        elif a == "DeleteSecurityGroup":
+        elif a == "DeleteSecurityGroup":  # AWS-2
             gid = p.get("GroupId")
             group = ec2.get_security_group_from_id(gid) if gid else None
             if group is not None:
@@ -358,18 +358,18 @@ class Realism(CfnDeletion):
                     return refuse("CannotDelete", f'the specified group: "{gid}" name: "default" cannot be deleted by a user')
                 if self.group_dependents(ec2, gid):
                     return refuse("DependencyViolation", f"resource {gid} has a dependent object")
-        elif a == "DetachInternetGateway":
+        elif a == "DetachInternetGateway":  # AWS-3
             vpc_id = p.get("VpcId")
             igw = ec2.internet_gateways.get(p.get("InternetGatewayId"))
             if igw is not None and igw.vpc is not None and igw.vpc.id == vpc_id and self.mapped_addresses(ec2, vpc_id):
                 return refuse("DependencyViolation",
                               f"Network {vpc_id} has some mapped public address(es). Please unmap those public "
                               "address(es) before detaching the gateway.")
-        elif a == "DeleteRouteTable":
+        elif a == "DeleteRouteTable":  # AWS-4
             rt = ec2.route_tables.get(p.get("RouteTableId"))
             if rt is not None and rt.main_association_id is not None:
                 return refuse("DependencyViolation", f"The routeTable '{rt.id}' has dependencies and cannot be deleted.")
-        elif a == "DeleteVpc":
+        elif a == "DeleteVpc":  # AWS-5; the DHCP option set stays: AWS-6
             vpc_id = p.get("VpcId")
             if vpc_id in ec2.vpcs and self.vpc_dependents(ec2, vpc_id):
                 return refuse("DependencyViolation", f"The vpc '{vpc_id}' has dependencies and cannot be deleted.")
@@ -378,12 +378,12 @@ class Realism(CfnDeletion):
                 # moto deletes the VPC's DHCP option set with it; AWS leaves it, unassociated
                 vpc.dhcp_options.vpc = None
                 vpc.dhcp_options = None
-        elif a == "ReleaseAddress":
+        elif a == "ReleaseAddress":  # AWS-7
             alloc = p.get("AllocationId")
             for addr in ec2.addresses:
                 if alloc and addr.allocation_id == alloc and (addr.eni is not None or addr.instance is not None):
                     return refuse("InvalidIPAddress.InUse", f"Address {addr.public_ip} is in use.")
-        elif a == "DeleteNetworkInterface":
+        elif a == "DeleteNetworkInterface":  # AWS-8
             eni_id = p.get("NetworkInterfaceId")
             if any(eni_id in ids for ids in self.elb_enis.values()) or (req.region, eni_id) in self.lingering:
                 return refuse("InvalidNetworkInterface.InUse", f"Network interface '{eni_id}' is currently in use.")
@@ -404,7 +404,7 @@ class Realism(CfnDeletion):
         if status >= 300:
             return
         now = time.time()
-        if req.action == "DeleteNatGateway":
+        if req.action == "DeleteNatGateway":  # AWS-13
             nid = req.params.get("NatGatewayId")
             prior = getattr(req, "prior", None)
             nat = self.ec2(req.region).nat_gateways.get(nid)
@@ -417,7 +417,7 @@ class Realism(CfnDeletion):
                 nat.state = "deleting"
             if self.knobs["nat_deleting_seconds"] <= 0:
                 self._tick()
-        elif req.action == "TerminateInstances":
+        elif req.action == "TerminateInstances":  # AWS-14
             for iid, prior in (getattr(req, "prior", None) or {}).items():
                 inst = self._instance(req.region, iid)
                 if inst is None or prior == "terminated":
@@ -491,7 +491,7 @@ class Realism(CfnDeletion):
         out += [e.id for e in ec2.enis.values() if e.subnet is not None and e.subnet.vpc_id == vpc_id]
         return out
 
-    # ---- ELB: load balancers own ENIs that outlive them a little -----------------------------
+    # ---- ELB: load balancers own ENIs that outlive them a little (AWS-12) ---------------------
     def _after_elasticloadbalancing(self, req, status, body):
         if status >= 300:
             return
@@ -526,7 +526,7 @@ class Realism(CfnDeletion):
                 self._tick()
 
     # ---- IAM ---------------------------------------------------------------------------------
-    def _before_iam(self, req):
+    def _before_iam(self, req):  # AWS-9
         if req.action == "DeleteRole":
             refusal = self.role_refusal(req.params.get("RoleName", ""))
             if refusal:
@@ -539,7 +539,7 @@ class Realism(CfnDeletion):
         return None
 
     # ---- RDS: a deletion-protected DB instance (the rule CloudFormation's deletes share) ---------
-    def _before_rds(self, req):
+    def _before_rds(self, req):  # AWS-11
         if req.action == "DeleteDBInstance":
             refusal = self.db_instance_refusal(req.region, req.params.get("DBInstanceIdentifier", ""))
             if refusal:
@@ -547,7 +547,7 @@ class Realism(CfnDeletion):
         return None
 
     # ---- S3: a bucket with versions or delete markers is not empty ---------------------------
-    def _before_s3(self, req):
+    def _before_s3(self, req):  # AWS-10
         if req.action != "DeleteBucket":
             return None
         name = [x for x in req.path.split("/") if x]

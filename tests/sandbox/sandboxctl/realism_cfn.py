@@ -1,4 +1,4 @@
-"""CloudFormation deletion as AWS does it (FACTS.md, "CloudFormation deletion"), for the realism layer.
+"""CloudFormation deletion as AWS does it (tests/sandbox/spec/aws-layer.md, rules CFN-n), for the realism layer.
 
 moto deletes a stack synchronously, skips what refuses and never reaches DELETE_FAILED. Here the layer
 answers DeleteStack itself:
@@ -46,7 +46,7 @@ def _iso(ts=None):
 
 
 def service_reason(service, status, code, msg):
-    """The text CloudFormation puts in ResourceStatusReason for a service's refusal."""
+    """The text CloudFormation puts in ResourceStatusReason for a service's refusal (CFN-3)."""
     return (f"{msg} (Service: {_SERVICE.get(service, service)}; Status Code: {status}; Error Code: {code}; "
             f"Request ID: {uuid.uuid4()}; Proxy: null)")
 
@@ -77,7 +77,7 @@ def references(node, names):
 
 
 def dependencies(resources):
-    """logical ID -> the logical IDs it depends on (it must go before them)."""
+    """logical ID -> the logical IDs it depends on (it must go before them). CFN-1"""
     names = set(resources)
     deps = {}
     for lid, body in resources.items():
@@ -169,7 +169,7 @@ class CfnDeletion:
                    physical_resource_id=physical, resource_type=rtype, resource_status=status,
                    resource_status_reason=reason, resource_properties=None)
         # every event of one stack operation carries the token its call gave (ClientRequestToken)
-        ev.client_request_token = getattr(stack, "sbx_request_token", None)
+        ev.client_request_token = getattr(stack, "sbx_request_token", None)  # CFN-12
         stack.events.append(ev)
 
     def _stack_event(self, stack, status, reason=None):
@@ -200,18 +200,18 @@ class CfnDeletion:
         a, p = req.action, req.params
         if a == "DeleteStack":
             return self._cfn_delete(req)
-        if a == "UpdateTerminationProtection":
+        if a == "UpdateTerminationProtection":  # CFN-7
             backend = self.cfn(req.region)
             stack = self._live_stack(backend, p.get("StackName", ""))
             if stack is None:
                 return self._invalid(req, f"Stack [{p.get('StackName', '')}] does not exist")
             stack.enable_termination_protection = str(p.get("EnableTerminationProtection")).lower() == "true"
             return self._ok(req, a, f"<StackId>{_x(stack.stack_id)}</StackId>")
-        if a in ("UpdateStack", "CreateChangeSet") and p.get("ChangeSetType", "UPDATE") == "UPDATE":
+        if a in ("UpdateStack", "CreateChangeSet") and p.get("ChangeSetType", "UPDATE") == "UPDATE":  # CFN-11
             stack = self._live_stack(self.cfn(req.region), p.get("StackName", ""))
             if stack is not None and stack.status in ("DELETE_IN_PROGRESS", "DELETE_FAILED"):
                 return self._invalid(req, f"Stack:{stack.stack_id} is in {stack.status} state and can not be updated.")
-        if a == "ListImports":  # moto does not implement it; the layer knows the imports
+        if a == "ListImports":  # CFN-10: moto does not implement it; the layer knows the imports
             export = p.get("ExportName", "")
             backend = self.cfn(req.region)
             users = sorted({other.name for other in backend.stacks.values()
@@ -221,7 +221,7 @@ class CfnDeletion:
                 return self._invalid(req, f"Export '{export}' is not imported by any stack.")
             members = "".join(f"<member>{_x(u)}</member>" for u in users)
             return self._ok(req, a, f"<Imports>{members}</Imports>")
-        if a in ("ListStackResources", "DescribeStackResources", "DescribeStackResource"):
+        if a in ("ListStackResources", "DescribeStackResources", "DescribeStackResource"):  # CFN-13
             backend = self.cfn(req.region)
             stack = self._any_stack(backend, p.get("StackName", ""))
             if stack is not None and (stack.stack_id in self.cfn_res or stack.stack_id in backend.stacks):
@@ -237,7 +237,7 @@ class CfnDeletion:
             self._cfn_created(req.region, stack)
 
     def _cfn_created(self, region, stack):
-        """Template properties moto's resource support drops, applied as AWS would at create."""
+        """Template properties moto's resource support drops, applied as AWS would at create (CFN-13)."""
         parsed = stack.resource_map._parsed_resources
         for lid, body in self._template_resources(stack).items():
             props, res = (body or {}).get("Properties") or {}, parsed.get(lid)
@@ -292,17 +292,17 @@ class CfnDeletion:
         backend = self.cfn(req.region)
         stack = self._live_stack(backend, name)
         if stack is None:
-            return self._ok(req, "DeleteStack")  # AWS: deleting what is not there (or deleted) succeeds
+            return self._ok(req, "DeleteStack")  # CFN-9: deleting what is not there (or deleted) succeeds
         from .realism import _ids
         retain = [r for r in _ids(p, "RetainResources.member") if r]
         force = p.get("DeletionMode") == "FORCE_DELETE_STACK"
-        if stack.enable_termination_protection:
+        if stack.enable_termination_protection:  # CFN-7
             return self._invalid(req, f"Stack [{stack.name}] cannot be deleted while TerminationProtection is enabled")
         if self.knobs.get("cfn_retain_resources", 1.0) <= 0:
-            retain, force = [], False  # not implemented here: the delete runs as a plain retry
+            retain, force = [], False  # CFN-6: not implemented here, the delete runs as a plain retry
         if stack.status == "DELETE_IN_PROGRESS":
             return self._ok(req, "DeleteStack")
-        if force and stack.status != "DELETE_FAILED":
+        if force and stack.status != "DELETE_FAILED":  # CFN-6
             return self._invalid(req, f"Invalid operation on stack [{stack.stack_id}]. You can activate DeletionMode "
                                       "FORCE_DELETE_STACK in a delete stack operation only when the stack is in the "
                                       "DELETE_FAILED state.")
@@ -322,7 +322,7 @@ class CfnDeletion:
         self.cfn_ops[stack.stack_id] = {"region": req.region, "prior": stack.status, "retain": set(retain),
                                         "force": force, "last": time.time(),
                                         "export_check": True}
-        stack.status = "DELETE_IN_PROGRESS"
+        stack.status = "DELETE_IN_PROGRESS"  # CFN-1: the call returns at once
         stack.stack_status_reason = "User Initiated"
         self._stack_event(stack, "DELETE_IN_PROGRESS", "User Initiated")
         return self._ok(req, "DeleteStack")
@@ -344,7 +344,7 @@ class CfnDeletion:
                 op["last"] = now
                 try:
                     self._cfn_wave(sid, op)
-                except Exception as e:  # noqa: BLE001 - a layer bug fails the stack, it never hangs it
+                except Exception as e:  # noqa: BLE001 - a layer bug fails the stack, it never hangs it (CFN-15)
                     print(f"realism: cfn wave {sid}: {e!r}", flush=True)
                     self.cfn_ops.pop(sid, None)
                     stack = self.cfn(op["region"]).stacks.get(sid)
@@ -374,7 +374,7 @@ class CfnDeletion:
         if op.pop("export_check", False):
             used = self._importers(backend, stack)
             if used:
-                # AWS: no DELETE_FAILED at all; the stack is back in its previous status, and that status's
+                # CFN-8 (AWS): no DELETE_FAILED at all; the stack is back in its previous status, and that status's
                 # event and the StackStatusReason name the export and its importers
                 export = used[0][0]
                 importers = " and ".join(sorted({imp for exp, imp in used if exp == export}))
@@ -404,7 +404,7 @@ class CfnDeletion:
                     self._set_res(stack, lid, "DELETE_FAILED",
                                   f"Embedded stack {row['physical']} was not successfully deleted: {outcome}")
                 continue
-            if lid in op["retain"] or body.get("DeletionPolicy") in RETAIN_POLICIES:
+            if lid in op["retain"] or body.get("DeletionPolicy") in RETAIN_POLICIES:  # CFN-5, CFN-6
                 self._set_res(stack, lid, "DELETE_SKIPPED")
                 continue
             self._set_res(stack, lid, "DELETE_IN_PROGRESS")
@@ -419,7 +419,7 @@ class CfnDeletion:
                     continue
                 self._set_res(stack, lid, "DELETE_COMPLETE")
                 continue
-            refusal = self.cfn_refusal(op["region"], row["type"], row["physical"], body)
+            refusal = self.cfn_refusal(op["region"], row["type"], row["physical"], body)  # CFN-2
             if refusal is None:
                 refusal = self._moto_delete(stack, lid, body)
             if refusal is None:
@@ -431,7 +431,7 @@ class CfnDeletion:
                 self._set_res(stack, lid, "DELETE_FAILED", refusal)
         if waiting:
             return
-        if failed:
+        if failed:  # CFN-3
             self.cfn_ops.pop(sid)
             failed_all = sorted(lid for lid, r in table.items() if r["status"] == "DELETE_FAILED")
             reason = f"The following resource(s) failed to delete: [{', '.join(failed_all)}]. "
@@ -449,7 +449,7 @@ class CfnDeletion:
         for export in stack.exports:
             backend.exports.pop(export.name, None)
         backend.stacks.pop(sid, None)
-        backend.deleted_stacks[sid] = stack
+        backend.deleted_stacks[sid] = stack  # CFN-9: found by ARN only from now on
 
     def _child_outcome(self, backend, child_id):
         """None while the child is still deleting; else its final status (or its failure reason)."""
@@ -473,7 +473,7 @@ class CfnDeletion:
             msg = getattr(e, "message", None) or str(e)
             if _ABSENT.search(str(code)) or _ABSENT.search(msg):
                 rmap._parsed_resources.pop(lid, None)
-                return None  # gone already (deleted out of band): as on AWS, that is a completed delete
+                return None  # CFN-4: gone already (deleted out of band), as on AWS a completed delete
             return f"{msg} (Error Code: {code})"
         rmap._parsed_resources.pop(lid, None)
         return None
@@ -511,7 +511,7 @@ class CfnDeletion:
         return None
 
     def _cfn_release_role(self, role_name, props):
-        """What the template itself gave the role, CloudFormation takes away before DeleteRole."""
+        """What the template itself gave the role, CloudFormation takes away before DeleteRole (CFN-14)."""
         iam = self._backend("iam", None)
         try:
             role = iam.get_role(role_name)

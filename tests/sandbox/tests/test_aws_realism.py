@@ -1,4 +1,4 @@
-"""The realism layer, rule by rule, against plain boto3 (FACTS.md, "AWS refusals").
+"""The realism layer, rule by rule, against plain boto3 (tests/sandbox/spec/aws-layer.md).
 
 Each test builds the few resources its rule needs, checks that the layer refuses as AWS does
 (error code botocore parses, and the state machine's states), then that the refusal lifts when its
@@ -343,10 +343,55 @@ def test_fault_dropped_connection():
     assert any(r.get("injected", "").endswith(":drop") and r["action"] == "DescribeVpcs" for r in log)
 
 
-def test_faults_are_retried_by_botocore_by_default():
-    ec2 = client("ec2")
-    control("POST", "realism/faults", {"service": "ec2", "action": "DescribeVpcs", "fault": "throttle", "count": 2})
-    ec2.describe_vpcs()
+# botocore's default retry policy, as documented in the pinned botocore (1.44.x): retry_mode "standard"
+# (botocore/configprovider.py), 3 attempts in all (botocore/retries/standard.py DEFAULT_MAX_ATTEMPTS), and
+# RequestLimitExceeded is a throttling code it retries (standard.py _THROTTLED_ERROR_CODES). Spec AWS-20.
+DEFAULT_ATTEMPTS = 3
+
+
+def _log_since(mark):
+    with open(os.environ["SANDBOX_AWS_LOG"]) as f:
+        f.seek(mark)
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def _default_client(monkeypatch):
+    for var in ("AWS_RETRY_MODE", "AWS_MAX_ATTEMPTS"):
+        monkeypatch.delenv(var, raising=False)
+    return client("ec2")
+
+
+def test_faults_are_retried_by_botocore_by_default(monkeypatch):
+    """Two throttled answers, then a real one: the call succeeds on its third attempt, and the layer saw
+    exactly those three requests, the first two answered with the injected RequestLimitExceeded."""
+    ec2 = _default_client(monkeypatch)
+    mark = os.path.getsize(os.environ["SANDBOX_AWS_LOG"])
+    status, rule = control("POST", "realism/faults", {"service": "ec2", "action": "DescribeVpcs",
+                                                      "fault": "throttle", "count": DEFAULT_ATTEMPTS - 1})
+    assert status == 200
+    out = ec2.describe_vpcs()
+    assert out["ResponseMetadata"]["RetryAttempts"] == DEFAULT_ATTEMPTS - 1
+    seen = [r for r in _log_since(mark) if r["action"] == "DescribeVpcs"]
+    assert [r.get("error_code") for r in seen] == ["RequestLimitExceeded"] * (DEFAULT_ATTEMPTS - 1) + [None]
+    assert all(r.get("injected", "").startswith("fault:%d:throttle" % rule["id"]) for r in seen[:-1])
+    assert "injected" not in seen[-1]
+    status, layer = control("GET", "realism")
+    assert [r["hits"] for r in layer["faults"] if r["id"] == rule["id"]] == [DEFAULT_ATTEMPTS - 1]
+
+
+def test_botocore_gives_up_after_its_default_attempts(monkeypatch):
+    """One throttled answer more than botocore's default attempts: the caller sees RequestLimitExceeded,
+    and no fourth request was sent."""
+    ec2 = _default_client(monkeypatch)
+    mark = os.path.getsize(os.environ["SANDBOX_AWS_LOG"])
+    control("POST", "realism/faults", {"service": "ec2", "action": "DescribeVpcs", "fault": "throttle",
+                                       "count": DEFAULT_ATTEMPTS + 1})
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.describe_vpcs()
+    assert code_of(e) == "RequestLimitExceeded"
+    assert e.value.response["ResponseMetadata"]["RetryAttempts"] == DEFAULT_ATTEMPTS - 1
+    seen = [r for r in _log_since(mark) if r["action"] == "DescribeVpcs"]
+    assert [r.get("error_code") for r in seen] == ["RequestLimitExceeded"] * DEFAULT_ATTEMPTS
 
 
 def test_control_refuses_bad_rules_and_knobs():

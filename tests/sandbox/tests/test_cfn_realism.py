@@ -1,5 +1,5 @@
-"""CloudFormation deletion in the realism layer, rule by rule, against plain boto3 (FACTS.md,
-"CloudFormation deletion"; seed 003).
+"""CloudFormation deletion in the realism layer, rule by rule, against plain boto3 (tests/sandbox/spec/aws-layer.md,
+rules CFN-n; seed 003).
 
 Each test builds a stack, makes one of its resources refuse (or not) the way an operator would,
 deletes the stack and reads what AWS would show: the stack's status and reason, the resource still

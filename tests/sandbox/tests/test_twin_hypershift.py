@@ -2,7 +2,7 @@
 
 Each test seeds a hosted cluster, deletes it the way the destroy command does (add
 `openshift.io/destroy-cluster`, delete, wait until only that finalizer is left, remove it) while a
-recorder takes snapshots, and checks the ORDER the controllers follow (FACTS.md, the seed) and the
+recorder takes snapshots, and checks the ORDER the controllers follow (tests/sandbox/spec/hypershift.md) and the
 knobs' effects. Snapshots read the later object of each pair first, so an order that holds in
 every snapshot held in the world. No timing assertions: only generous bounds.
 """

@@ -6,7 +6,7 @@ HCP namespace) with the HostedControlPlane, the CAPI Cluster named after the inf
 (controlPlaneRef -> HCP, infrastructureRef -> AWSCluster), per NodePool a MachineDeployment, a
 MachineSet, Machines and AWSMachines (with instance IDs), control-plane Deployments and pods (with a
 nodeName and terminationGracePeriodSeconds), LoadBalancer Services backed by ELBs, a PVC backed by
-an EBS volume, and AWSEndpointServices: each with the finalizers FACTS.md names.
+an EBS volume, and AWSEndpointServices: each with the finalizers tests/sandbox/spec/hypershift.md names.
 
 AWS: the worker-VPC infrastructure of the infra ID (from `aws_infra.seed` when that scenario
 exists, else a VPC and a subnet made here), worker instances, the guest's cloud resources that HCCO

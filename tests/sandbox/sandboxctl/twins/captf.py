@@ -1,7 +1,7 @@
 """CAPTF twin: the deletion path of TerraformCluster / TerraformMachine / TerraformMachinePool.
 
-Follows the rules table of the CAPTF deletion chapter (seed 002) in its order, first match decides
-the pass:
+Follows tests/sandbox/spec/captf.md (rules TF-n; the rules table of the CAPTF deletion chapter, seed
+002) in its order, first match decides the pass:
 
 1. the object (or its CAPI Cluster) is paused: nothing;
 2. a Job of the object is running: wait for it;
@@ -141,13 +141,13 @@ class CaptfTwin(Twin):
         st = obj.get("status") or {}
         if (st.get("initialization") or {}).get("provisioned"):
             return True
-        ann = ((inputs or {}).get("metadata") or {}).get("annotations") or {}
+        ann = ((inputs or {}).get("metadata") or {}).get("annotations") or {}  # TF-5
         if ann.get(APPLIED) == "true" or ann.get(DIGEST):
             return True
         return bool(self.backups(obj))
 
     # -- writes ---------------------------------------------------------------------------------
-    def cleanup(self, obj):
+    def cleanup(self, obj):  # TF-11, TF-13: state, inputs, plan, lock; backups go with the object
         ns, n = obj["metadata"]["namespace"], names(obj)
         for key in ("state", "inputs", "plan"):
             self.delete("v1", "Secret", n[key], ns)
@@ -179,17 +179,17 @@ class CaptfTwin(Twin):
             return None
         if fin not in (md.get("finalizers") or []):
             return None
-        # 1. paused: nothing (the watch brings us back when that changes)
+        # 1. paused: nothing (the watch brings us back when that changes) (TF-1)
         if self.paused(obj):
             return 30
-        # 2. a Job is running
+        # 2. a Job is running (TF-2; Jobs are simulated: TF-16)
         job = obj["status"].get("activeJob")
         if job:
             left = job.get("startedEpoch", 0) + job.get("durationSeconds", 0) - time.time()
             if left > 0:
                 return left
             return self.finish_job(obj, job)
-        # 3. a cluster with machines or pools left
+        # 3. a cluster with machines or pools left (TF-3)
         if obj["kind"] == "TerraformCluster":
             deps = self.dependents(obj)
             if deps:
@@ -202,15 +202,15 @@ class CaptfTwin(Twin):
         ns, n = md["namespace"], names(obj)
         state_secret = self.secret(ns, n["state"])
         inputs = self.secret(ns, n["inputs"])
-        reason, detail = read_state(state_secret, obj["status"].get("lineage"))
-        # 4. no state, never applied
+        reason, detail = read_state(state_secret, obj["status"].get("lineage"))  # TF-17
+        # 4. no state, never applied (TF-4)
         if reason == "NoState" and not self.ever_applied(obj, inputs):
             self.release(obj, "no state and never applied")
             return None
         if reason == "NoState":
             reason = "StateLost"
             detail = "the object applied before but its state Secret is gone"
-        # the abandon annotation comes before the restore and destroy decisions
+        # the abandon annotation comes before the restore and destroy decisions (TF-8, TF-10)
         ann = (md.get("annotations") or {})
         abandon = ann.get(ABANDON)
         cause = None
@@ -220,12 +220,12 @@ class CaptfTwin(Twin):
             c = next((c for c in obj["status"].get("conditions") or [] if c.get("type") == "ApplyJobSucceeded"), None)
             if c and c.get("status") == "False" and c.get("reason") in DESTROY_FAILURES:
                 cause = DESTROY_FAILURES[c["reason"]]
-        # a newer CAPTF generation: spec.deletionPolicy Retain instead of the annotation
+        # a newer CAPTF generation: spec.deletionPolicy Retain instead of the annotation (TF-15)
         retain = (obj.get("spec") or {}).get("deletionPolicy") == "Retain"
         if (abandon == md["uid"] or retain) and cause:
             return self.abandon(obj, cause, "spec.deletionPolicy is Retain" if retain and abandon != md["uid"]
                                 else f"{ABANDON} names this object's uid")
-        if reason in HOLD_REASONS:
+        if reason in HOLD_REASONS:  # TF-6 hold; TF-9 restore
             serial = ann.get(RESTORE)
             backups = obj["status"].get("stateBackups") or []
             usable = {str(b.get("serial")): b for b in backups if b.get("complete", True)}
@@ -246,7 +246,7 @@ class CaptfTwin(Twin):
             return float(knob(obj, "hold-requeue", 60))
         if set_condition(obj, "StateReadable", "True", "StateRead", detail):
             self.update_status(obj)
-        # 7/9. destroy, with backoff after failures
+        # 7/9. destroy, with backoff after failures (TF-7, TF-12, TF-14)
         wait = self.next_destroy.get(md["uid"], 0) - time.monotonic()
         if wait > 0:
             return wait
@@ -257,7 +257,7 @@ class CaptfTwin(Twin):
     def destroy_failed(self, obj, reason, message):
         st = obj["status"]
         st["destroyAttempts"] = int(st.get("destroyAttempts") or 0) + 1
-        back = min(2 ** st["destroyAttempts"], float(knob(obj, "backoff-max", 8)))
+        back = min(2 ** st["destroyAttempts"], float(knob(obj, "backoff-max", 8)))  # TF-18
         self.next_destroy[obj["metadata"]["uid"]] = time.monotonic() + back
         set_condition(obj, "ApplyJobSucceeded", "False", reason, f"{message} (attempt {st['destroyAttempts']}, "
                                                                 f"retrying in {back:.0f} s)")
@@ -300,13 +300,13 @@ class CaptfTwin(Twin):
         outcome = knob(obj, "destroy", "ok")
         if outcome in OUTCOMES:
             return self.destroy_failed(obj, *OUTCOMES[outcome])
-        set_condition(obj, "ApplyJobSucceeded", "True", "DestroySucceeded", "terraform destroy succeeded")
+        set_condition(obj, "ApplyJobSucceeded", "True", "DestroySucceeded", "terraform destroy succeeded")  # TF-13
         self.update_status(obj)
         self.event(obj, "Normal", "DestroySucceeded", "terraform destroy succeeded")
         self.release(obj, "destroy succeeded")
         return None
 
-    def abandon(self, obj, cause, how):
+    def abandon(self, obj, cause, how):  # TF-11
         fin = FINALIZER[obj["kind"]]
         self.event(obj, "Warning", "InfrastructureAbandoned",
                    f"Removed finalizer {fin} without a destroy ({cause}): {how}. "

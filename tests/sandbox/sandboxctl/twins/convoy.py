@@ -1,4 +1,4 @@
-"""convoy twin: the Release and Cluster deletion flows of seed 004, step by step.
+"""convoy twin: the Release and Cluster deletion flows of tests/sandbox/spec/convoy.md (rules CV-n), step by step.
 
 Release (core.convoy.kumodo.io/v1alpha1):
   * first reconcile adds `release.core.convoy.kumodo.io/prune-workloads`;
@@ -89,7 +89,7 @@ class ConvoyTwin(Twin):
     def reconcile_cluster(self, c):
         md = c["metadata"]
         if not md.get("deletionTimestamp"):
-            if self.add_finalizer(c, CLUSTER_FINALIZER):
+            if self.add_finalizer(c, CLUSTER_FINALIZER):  # CV-12
                 return 0.05
             reachable = _truthy(knob(c, "reachable", "true"))
             st = c.get("status") or {}
@@ -105,7 +105,7 @@ class ConvoyTwin(Twin):
         if CLUSTER_FINALIZER not in (md.get("finalizers") or []):
             return None
         prune = _truthy(((c.get("spec") or {}).get("deletionPolicy") or {}).get("pruneReleases", False))
-        if prune:
+        if prune:  # CV-14; without it the Cluster goes at once (CV-13)
             left = self._releases_of(c)
             for r in left:
                 if not r["metadata"].get("deletionTimestamp"):
@@ -129,9 +129,9 @@ class ConvoyTwin(Twin):
     def reconcile_release(self, r):
         md = r["metadata"]
         if not md.get("deletionTimestamp"):
-            if self.add_finalizer(r, RELEASE_FINALIZER):
+            if self.add_finalizer(r, RELEASE_FINALIZER):  # CV-1
                 return 0.05
-            c = self._cluster(r)
+            c = self._cluster(r)  # CV-9: Applied, or ClusterNotReady
             ok = bool(c) and not (c["metadata"].get("deletionTimestamp") and not _truthy(
                 ((c.get("spec") or {}).get("deletionPolicy") or {}).get("pruneReleases", False))) \
                 and bool((c.get("status") or {}).get("reachable"))
@@ -172,7 +172,7 @@ class ConvoyTwin(Twin):
         lifecycle = spec.get("lifecycle") or {}
         d = self._state(r)
         done = d["done"]
-        # Check the target cluster: only when objects must go or delete hooks run.
+        # Check the target cluster: only when objects must go or delete hooks run (CV-2, CV-3).
         if "cluster" not in done:
             needs = (not keep) or bool(lifecycle.get("preDelete")) or bool(lifecycle.get("postDelete"))
             if needs:
@@ -189,37 +189,37 @@ class ConvoyTwin(Twin):
             done.append("cluster")
             self._save(r, "cluster", "True", "Deleting", "cluster checked")
         try:
-            if "preDelete" not in done:
+            if "preDelete" not in done:  # CV-4
                 wait = self._run_hooks(r, "preDelete", blocking=True)
                 if wait is not None:
                     return wait
                 done.append("preDelete")
                 self._save(r, "preDelete", "True", "Deleting", "preDelete hooks done")
-            if "objects" not in done:
+            if "objects" not in done:  # CV-6
                 if not keep:
                     self._delete_objects(r)
                 done.append("objects")
                 self._save(r, "objects", "True", "Deleting",
                            "objects kept (keepWorkloads)" if keep else "objects deleted")
-            if "postDelete" not in done:
+            if "postDelete" not in done:  # CV-7
                 wait = self._run_hooks(r, "postDelete", blocking=False)
                 if wait is not None:
                     return wait
                 done.append("postDelete")
                 self._save(r, "postDelete", "True", "Deleting", "postDelete hooks done")
-            if "inventory" not in done:
+            if "inventory" not in done:  # CV-8: inventory, renders, finalizer, each before the next
                 self._step_may_fail(r, "inventory")
                 self.delete(AV, "ReleaseInventory", md["name"], md["namespace"])
                 done.append("inventory")
                 self._save(r, "inventory", "True", "Deleting", "ReleaseInventory deleted")
-            if "renders" not in done:
+            if "renders" not in done:  # CV-10: the render store is labelled ConfigMaps
                 self._step_may_fail(r, "renders")
                 for cm in self.list("v1", "ConfigMap", namespace=md["namespace"],
                                     label_selector=f"{L_RENDER}={md['name']}"):
                     self.delete("v1", "ConfigMap", cm["metadata"]["name"], md["namespace"])
                 done.append("renders")
                 self._save(r, "renders", "True", "Deleting", "render store entries deleted")
-        except StepFailed as e:
+        except StepFailed as e:  # CV-8: a failed step keeps the finalizer and retries
             step, msg = e.args
             self.event(r, "Warning", "DeleteStepFailed", f"step {step} failed: {msg}; retrying")
             self._save(r, step, "True", "DeleteStepFailed", f"step {step} failed: {msg}; retrying")
@@ -257,6 +257,7 @@ class ConvoyTwin(Twin):
             name = hook.get("name") or "hook"
             on_failure = hook.get("onFailure", "Fail")
             rec = next((h for h in d["hooks"] if h["phase"] == phase and h["name"] == name), None)
+            # CV-5: a failed blocking hook runs again after hook-retry-seconds
             if rec is None or (rec["state"] == "Failed" and blocking and on_failure == "Fail"
                                and knob(r, "hook-" + name, "succeed") != "fail"
                                and time.time() - rec.get("finishedEpoch", 0) >= float(knob(r, "hook-retry-seconds", 10))):
@@ -310,7 +311,7 @@ class ConvoyTwin(Twin):
         return new
 
     def _advance_hook(self, r, rec, hook):
-        """The kubelet's part: complete or fail the hook Job as its knob says."""
+        """The kubelet's part: complete or fail the hook Job as its knob says (CV-11)."""
         outcome = knob(r, "hook-" + rec["name"], "succeed")
         elapsed = time.time() - rec.get("startedEpoch", 0)
         timeout = _seconds(hook.get("timeout"), 300)

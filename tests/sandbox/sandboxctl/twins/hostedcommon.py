@@ -1,4 +1,4 @@
-"""What the HyperShift, CAPI and CAPA twins share: names from FACTS.md, knobs, status writes, a runner.
+"""What the HyperShift twins share: names (tests/sandbox/spec/hypershift.md, HS-N1..N8), knobs, status writes, a runner.
 
 Knobs for a hosted cluster live as annotations `sandbox.teardown.gates/knob-<name>` on the
 HostedCluster, its NodePools and its HCP namespace (the seed writes all three). A twin reads a knob

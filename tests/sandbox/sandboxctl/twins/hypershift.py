@@ -1,7 +1,7 @@
 """HyperShift twins: HO (HostedCluster), the NodePool controller, CPO, HCCO, and the management
 cluster's node-side parts (kubelet, cloud provider, CSI, pvc-protection) for HCP namespaces.
 
-They follow FACTS.md ("HyperShift") and the teardown seed step by step:
+They follow tests/sandbox/spec/hypershift.md step by step (rule IDs HS-n in the comments below):
 
 HO, on a deleting HostedCluster (requeued every `requeue`, 1 s here, 5 s for real): copy the cleanup
 annotation to the HCP; request NodePool deletion (no wait); request CAPI Cluster deletion and wait
@@ -57,21 +57,21 @@ class HostedClusterOperator(HostedTwinMixin, Twin):
         ns, name = md["namespace"], md["name"]
         hcp_ns = f"{ns}-{name}"
         if not deleting(hc):
-            self.add_finalizer(hc, HO_FINALIZER)
+            self.add_finalizer(hc, HO_FINALIZER)  # HS-1
             self._propagate_cleanup(hc, hcp_ns)
             return None
         if HO_FINALIZER not in (md.get("finalizers") or []):
             return None
-        rq = self.requeue_s(hc)
+        rq = self.requeue_s(hc)  # HS-2
         infra = (hc.get("spec") or {}).get("infraID") or name
-        self._propagate_cleanup(hc, hcp_ns)
+        self._propagate_cleanup(hc, hcp_ns)  # HS-3
 
-        # 1. NodePools: request deletion, do not wait
+        # 1. NodePools: request deletion, do not wait (HS-4)
         for np in self.list(HS, "NodePool", namespace=ns):
             if (np.get("spec") or {}).get("clusterName") == name and not deleting(np):
                 self.delete(HS, "NodePool", np["metadata"]["name"], ns)
                 self.event(hc, "Normal", "DeletingNodePool", f"requested deletion of NodePool {ns}/{np['metadata']['name']}")
-        # 2. CAPI Cluster: request deletion, wait for absence
+        # 2. CAPI Cluster: request deletion, wait for absence (HS-5; the condition: HS-12)
         cluster = self.get(CAPI, "Cluster", infra, hcp_ns)
         if cluster is not None:
             if not deleting(cluster):
@@ -79,7 +79,7 @@ class HostedClusterOperator(HostedTwinMixin, Twin):
                 self.event(hc, "Normal", "DeletingCAPICluster", f"requested deletion of CAPI Cluster {hcp_ns}/{infra}")
             return self._waiting(hc, "WaitingForCAPIClusterDeletion",
                                  f"Waiting for CAPI Cluster {hcp_ns}/{infra} to be deleted", rq)
-        # 3. AWSEndpointServices (credentials and RBAC are not modelled)
+        # 3. AWSEndpointServices (HS-6; credentials and RBAC are not modelled: HS-13)
         eps = self.list(HS, "AWSEndpointService", namespace=hcp_ns)
         if eps:
             timeout = parse_duration(self.cluster_knob(hc, "endpoint_timeout", None), 600)
@@ -95,14 +95,14 @@ class HostedClusterOperator(HostedTwinMixin, Twin):
             return self._waiting(hc, "WaitingForAWSEndpointServiceDeletion",
                                  "Waiting for AWSEndpointServices to be deleted: "
                                  + ", ".join(sorted(e["metadata"]["name"] for e in eps)), rq)
-        # 4. HCP: a fallback delete for paths without an operational CAPI controller
+        # 4. HCP: a fallback delete for paths without an operational CAPI controller (HS-7)
         hcp = self.get(HS, "HostedControlPlane", name, hcp_ns)
         if hcp is not None:
             if not deleting(hcp):
                 self.delete(HS, "HostedControlPlane", name, hcp_ns)
             return self._waiting(hc, "WaitingForHostedControlPlaneDeletion",
                                  f"Waiting for HostedControlPlane {hcp_ns}/{name} to be deleted", rq)
-        # 5. OIDC documents
+        # 5. OIDC documents (HS-8)
         if OIDC_FINALIZER in (md.get("finalizers") or []):
             bucket = annotations(hc).get(BUCKET_ANN)
             if bucket:
@@ -110,7 +110,7 @@ class HostedClusterOperator(HostedTwinMixin, Twin):
             self.remove_finalizer(hc, OIDC_FINALIZER)
             self.event(hc, "Normal", "OIDCDocumentsDeleted", f"deleted s3://{bucket}/{infra}/")
             return 0.05
-        # 6. HCP namespace
+        # 6. HCP namespace (HS-9)
         if annotations(hc).get(SKIP_NS_ANN) != "true":
             nso = self.get("v1", "Namespace", hcp_ns)
             if nso is not None:
@@ -118,7 +118,7 @@ class HostedClusterOperator(HostedTwinMixin, Twin):
                     self.delete("v1", "Namespace", hcp_ns)
                     self.event(hc, "Normal", "DeletingNamespace", f"requested deletion of namespace {hcp_ns}")
                 return self._waiting(hc, "WaitingForNamespaceDeletion", f"Waiting for namespace {hcp_ns} to be deleted", rq)
-        # 7. destroy grace period
+        # 7. destroy grace period (HS-10; AsExpected without one: HS-12)
         grace = parse_duration(annotations(hc).get(GRACE_ANN), 0)
         if grace > 0:
             c = cond(hc, "HostedClusterDestroyed")
@@ -132,7 +132,7 @@ class HostedClusterOperator(HostedTwinMixin, Twin):
         else:
             self.set_conditions(hc, [("HostedClusterDestroyed", "True", "AsExpected",
                                       "The hosted cluster's resources were destroyed")])
-        # 8. HO's finalizer
+        # 8. HO's finalizer (HS-11)
         cur = self.get(HS, "HostedCluster", name, ns)
         if cur is not None and self.remove_finalizer(cur, HO_FINALIZER):
             log.info("removed %s from HostedCluster %s/%s", HO_FINALIZER, ns, name)
@@ -177,14 +177,14 @@ class NodePoolController(HostedTwinMixin, Twin):
             return 5
         md = np["metadata"]
         if not deleting(np):
-            self.add_finalizer(np, HO_FINALIZER)
+            self.add_finalizer(np, HO_FINALIZER)  # HS-14
             return None
         if HO_FINALIZER not in (md.get("finalizers") or []):
             return None
         ns, name = md["namespace"], md["name"]
         hcp_ns = f"{ns}-{(np.get('spec') or {}).get('clusterName')}"
         key = f"{ns}/{name}"
-        mine = lambda o: annotations(o).get(NODEPOOL_ANN) == key  # noqa: E731
+        mine = lambda o: annotations(o).get(NODEPOOL_ANN) == key  # noqa: E731 - HS-15
         mds = [o for o in self.list(CAPI, "MachineDeployment", namespace=hcp_ns) if mine(o)]
         mss = [o for o in self.list(CAPI, "MachineSet", namespace=hcp_ns) if mine(o)]
         for kind, objs in (("MachineDeployment", mds), ("MachineSet", mss)):
@@ -211,18 +211,18 @@ class ControlPlaneOperator(HostedTwinMixin, Twin):
             return self._endpoint_service(obj)
         hcp, md = obj, obj["metadata"]
         if not deleting(hcp):
-            self.add_finalizer(hcp, HO_FINALIZER)
+            self.add_finalizer(hcp, HO_FINALIZER)  # HS-16
             return None
         if HO_FINALIZER not in (md.get("finalizers") or []):
             return None
         rq = self.requeue_s(hcp)
-        if annotations(hcp).get(CLEANUP_ANN) == "true":
+        if annotations(hcp).get(CLEANUP_ANN) == "true":  # HS-17
             if creds_invalid(self, hcp):
                 self._once(hcp, "CloudResourceCleanupSkipped",
                            "guest cloud cleanup skipped: the cloud credentials are invalid")
             elif not self._remove_cloud_resources(hcp):
                 return rq
-        # remaining HCP cleanup, then the finalizer
+        # remaining HCP cleanup, then the finalizer (HS-20)
         cur = self.get(HS, "HostedControlPlane", md["name"], md["namespace"])
         if cur is not None and self.remove_finalizer(cur, HO_FINALIZER):
             log.info("HCP %s/%s finalized", md["namespace"], md["name"])
@@ -237,6 +237,7 @@ class ControlPlaneOperator(HostedTwinMixin, Twin):
             self.event(hcp, "Warning", reason, message)
 
     def _remove_cloud_resources(self, hcp):
+        # HS-19: done on True or a terminal False; the timeout runs from the last report (or CVOScaledDown)
         destroyed = cond(hcp, "CloudResourcesDestroyed")
         if destroyed and (destroyed.get("status") == "True" or destroyed.get("reason") == "CloudResourcesDeletionTimedOut"):
             return True
@@ -252,7 +253,7 @@ class ControlPlaneOperator(HostedTwinMixin, Twin):
                            f"guest cloud resource cleanup timed out after {elapsed:.0f} s: {last}")
                 return True
             return False
-        # scale CVO down
+        # scale CVO down (HS-18)
         ns = hcp["metadata"]["namespace"]
         dep = self.get("apps/v1", "Deployment", "cluster-version-operator", ns)
         if dep is not None and (dep.get("spec") or {}).get("replicas") != 0:
@@ -264,7 +265,7 @@ class ControlPlaneOperator(HostedTwinMixin, Twin):
         self.event(hcp, "Normal", "CVOScaledDown", "scaled down cluster-version-operator; waiting for guest cloud cleanup")
         return False
 
-    def _endpoint_service(self, ep):
+    def _endpoint_service(self, ep):  # HS-21
         if not deleting(ep):
             self.add_finalizer(ep, CPO_FINALIZER)
             return None
@@ -280,7 +281,7 @@ class ControlPlaneOperator(HostedTwinMixin, Twin):
 
 
 def guest_cloud_resources(infra):
-    """What HCCO would find of the guest's: {category: [ids]} (categories with something only)."""
+    """What HCCO would find of the guest's: {category: [ids]} (categories with something only). HS-24"""
     tag = f"kubernetes.io/cluster/{infra}"
     out = {}
     elb = aws("elb")
@@ -340,7 +341,7 @@ class HostedClusterConfigOperator(HostedTwinMixin, Twin):
     def reconcile(self, hcp):
         if self.down(hcp, "hcco"):
             return 5
-        if not deleting(hcp) or annotations(hcp).get(CLEANUP_ANN) != "true":
+        if not deleting(hcp) or annotations(hcp).get(CLEANUP_ANN) != "true":  # HS-22
             return None
         done = cond(hcp, "CloudResourcesDestroyed")
         if done and (done.get("status") == "True" or done.get("reason") == "CloudResourcesDeletionTimedOut"):
@@ -348,7 +349,7 @@ class HostedClusterConfigOperator(HostedTwinMixin, Twin):
         cvo = cond(hcp, "CVOScaledDown")
         if not (cvo and cvo.get("status") == "True"):
             return self.requeue_s(hcp)
-        rq = self.requeue_s(hcp, "hcco_requeue", 2.0)
+        rq = self.requeue_s(hcp, "hcco_requeue", 2.0)  # HS-23 (30 s for real)
         infra = (hcp.get("spec") or {}).get("infraID")
         found = guest_cloud_resources(infra)
         if found and str(self.cluster_knob(hcp, "cleanup", "")).lower() != "timeout" and not creds_invalid(self, hcp):
@@ -390,14 +391,14 @@ class ManagementNode(HostedTwinMixin, Twin):
             return None
         if obj["kind"] == "Pod":
             return self._pod(obj)
-        if obj["kind"] == "Service":
+        if obj["kind"] == "Service":  # HS-26
             if LB_FINALIZER in (md.get("finalizers") or []):
                 name = annotations(obj).get(ELB_ANN)
                 if name:
                     aws("elb").delete_load_balancer(LoadBalancerName=name)
                 self.remove_finalizer(obj, LB_FINALIZER)
             return None
-        if obj["kind"] == "PersistentVolumeClaim" and PVC_FINALIZER in (md.get("finalizers") or []):
+        if obj["kind"] == "PersistentVolumeClaim" and PVC_FINALIZER in (md.get("finalizers") or []):  # HS-27
             users = [p["metadata"]["name"] for p in self.list("v1", "Pod", namespace=md["namespace"])
                      if any(((v.get("persistentVolumeClaim") or {}).get("claimName") == md["name"])
                             for v in (p.get("spec") or {}).get("volumes") or [])]
@@ -413,7 +414,7 @@ class ManagementNode(HostedTwinMixin, Twin):
             self.remove_finalizer(obj, PVC_FINALIZER)
         return None
 
-    def _pod(self, pod):
+    def _pod(self, pod):  # HS-25; the pod_stuck knob: HS-28
         md = pod["metadata"]
         if not (pod.get("spec") or {}).get("nodeName"):
             return None
