@@ -429,7 +429,7 @@ class Realism(CfnDeletion):
                 self._tick()
 
     @staticmethod
-    def _all_ports_rules(req):
+    def _all_ports_rules(req):  # AWS-21
         """A rule for a protocol other than TCP, UDP, ICMP or ICMPv6 carries no ports: AWS allows every
         port for it ("Security group rules", VPC User Guide), and CAPA sends one (IP-in-IP, protocol
         4, for Calico). moto 5.2.5 answers 500 (int(None)) to it: hand moto the -1 ports AWS means."""
