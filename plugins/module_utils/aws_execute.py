@@ -14,7 +14,9 @@ blocker, verify by ID.
   the instance still ``shutting-down``), and the refused delete is retried only once that blocker is
   gone, by polling the blocker's own state by ID. A blocker that is not in the manifest and is not
   going away is reported by ID with what to do, never retried forever.
-* Throttling and 5xx answers back off with jitter (amazon.aws's AWSRetry, on top of botocore's own).
+* Throttling, 5xx answers, dropped connections and timeouts: botocore alone retries them (standard mode,
+  ``bounds.AWS_MAX_ATTEMPTS`` attempts, connect and read timeouts on each; ``bounds.aws_config``), so a
+  silent endpoint fails one call within ``bounds.aws_call_bound()`` seconds instead of a product of layers.
 * Verify: every non-retained resource is looked up by ID again; a failed query is ``unknown``, never
   ``absent``.
 """
@@ -32,7 +34,6 @@ try:
 except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
     ResponseParserError = None
 
-from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
 
 NOT_FOUND = frozenset([
@@ -49,8 +50,10 @@ REFUSALS = frozenset([
 ])
 # AuthFailure, UnauthorizedOperation, AccessDenied are not refusals: no blocker explains them and a
 # retry cannot clear them, so they fail at once, by ID, with AWS's words (the state stays unknown).
-PARSER_ATTEMPTS = 3  # reads answered with something botocore cannot parse
-# answers that ask the caller to slow down (botocore and AWSRetry retry them; the waits also space out)
+# reads answered with something botocore cannot parse: botocore does not retry these (it raises before its
+# retry check), so this is not a second layer over its retries for the same failure
+PARSER_ATTEMPTS = 3
+# answers that ask the caller to slow down (botocore retries them; the executor's waits also space out)
 THROTTLE_CODES = frozenset([
     "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottled", "RequestThrottledException",
     "RequestLimitExceeded", "SlowDown", "TooManyRequestsException", "PriorRequestNotComplete",
@@ -80,12 +83,14 @@ class CheckModeViolation(Exception):
 
 
 class Clients:
-    """boto3 clients shared by the executor's threads: jittered retries, a bound on requests in flight,
-    a count of every HTTP attempt by service and action (and of the throttled ones), and a guard that no
-    mutating call leaves in check mode."""
+    """boto3 clients shared by the executor's threads: a bound on requests in flight, a count of every HTTP
+    attempt by service and action (and of the throttled ones), and a guard that no mutating call leaves in
+    check mode. ``config`` (``bounds.aws_config(module)``) is passed to ``factory`` (AnsibleAWSModule.client):
+    its timeouts, its one retry policy and the user agent."""
 
-    def __init__(self, factory, concurrency=8, check_mode=False, retries=8, delay=0.5, max_delay=8):
+    def __init__(self, factory, concurrency=8, check_mode=False, config=None):
         self._factory = factory
+        self._config = config
         self._clients = {}
         self._lock = threading.Lock()
         self.sem = threading.BoundedSemaphore(max(1, int(concurrency)))
@@ -93,14 +98,11 @@ class Clients:
         self.calls = {}
         self.errors = {}
         self.throttled = 0  # attempts AWS answered with a throttling code, botocore's own retries included
-        self._retry = AWSRetry.jittered_backoff(retries=retries, delay=delay, max_delay=max_delay,
-                                                catch_extra_error_codes=["SlowDown", "ThrottlingException",
-                                                                         "ServiceUnavailable", "503"])
 
     def client(self, service):
         with self._lock:
             if service not in self._clients:
-                c = self._factory(service)
+                c = self._factory(service, config=self._config) if self._config is not None else self._factory(service)
                 inner = getattr(c, "client", c)  # RetryingBotoClientWrapper keeps the boto3 client here
                 events = getattr(getattr(inner, "meta", None), "events", None)
                 if events is not None:
@@ -147,7 +149,7 @@ class Clients:
 
         try:
             with self.sem:
-                return self._retry(do)()
+                return do()
         except botocore.exceptions.ClientError as e:
             code = error_code(e)
             with self._lock:

@@ -180,6 +180,7 @@ import time
 from ansible.module_utils.six import string_types
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph
+from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
 from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Clients, Executor
 from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
 
@@ -237,7 +238,7 @@ def main():
         except aws_graph.PlanError as e:
             module.fail_json(msg="manifest: %s" % e)
 
-    clients = Clients(module.client, concurrency=p["concurrency"], check_mode=module.check_mode)
+    clients = Clients(module.client, concurrency=p["concurrency"], check_mode=module.check_mode, config=aws_config("aws_infra_cleanup"))
     observed = None
     if manifest is None:
         try:

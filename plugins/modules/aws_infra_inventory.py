@@ -99,6 +99,7 @@ import json
 import os
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
 from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Clients
 from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
 
@@ -120,7 +121,7 @@ def main():
     infra_id = (module.params["infra_id"] or "").strip()
     if not infra_id:
         module.fail_json(msg="infra_id must not be empty: an empty infra ID would match every cluster's tag")
-    clients = Clients(module.client, concurrency=4)
+    clients = Clients(module.client, concurrency=4, config=aws_config("aws_infra_inventory"))
     try:
         manifest, details = discover(clients, infra_id, base_domain=module.params["base_domain"],
                                      cluster_name=module.params["cluster_name"],

@@ -182,6 +182,7 @@ import time
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 from ansible_collections.teardown.gates.plugins.module_utils import cfn
+from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
 from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import CheckModeViolation, Clients
 
 try:
@@ -209,7 +210,7 @@ def main():
     if p["poll_interval"] <= 0:
         module.fail_json(msg="poll_interval must be more than 0 seconds, got %s" % p["poll_interval"])
 
-    clients = Clients(module.client, concurrency=1, check_mode=module.check_mode)
+    clients = Clients(module.client, concurrency=1, check_mode=module.check_mode, config=aws_config("cloudformation_teardown"))
     td = cfn.Teardown(clients, clear=p["clear"], retain_unclearable=p["retain_unclearable"],
                       disable_termination_protection=p["disable_termination_protection"],
                       wait_timeout=p["wait_timeout"], check_mode=module.check_mode, poll=p["poll_interval"])

@@ -96,7 +96,7 @@ from ansible_collections.kubernetes.core.plugins.module_utils.args_common import
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.teardown.gates.plugins.module_utils.convoy import API_VERSION
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import missing_permission, retry_read
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import api_client, missing_permission, retry_read
 
 
 def utc_iso(ts=None):
@@ -125,9 +125,8 @@ def main():
         if missing:
             module.fail_json(msg="objects[%d]: missing %s" % (i, ", ".join(missing)))
     try:
-        from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
         from kubernetes.client.rest import ApiException
-        client = get_api_client(module=module)
+        client = api_client(module=module, request_timeout=p["request_timeout"], caller="convoy_delete")
         resource, dummy = retry_read(lambda: client.resource(p["kind"], API_VERSION))
     except Exception as e:
         module.fail_json(msg="could not reach the API or find %s %s: %s" % (API_VERSION, p["kind"], e),

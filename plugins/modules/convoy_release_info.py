@@ -314,7 +314,8 @@ def main():
             module.fail_json(msg="verify_objects[%d]: missing %s" % (i, ", ".join(missing)))
     started = time.time()
     try:
-        reader = Reader(api_client(module=module), p["request_timeout"])
+        reader = Reader(api_client(module=module, request_timeout=p["request_timeout"], caller="convoy_release_info"),
+                        p["request_timeout"])
     except ResourceLookupError as e:
         module.fail_json(msg="could not create the API client (state unknown, nothing is taken as absent): %s" % e)
     except Exception as e:

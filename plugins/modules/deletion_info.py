@@ -341,7 +341,7 @@ def main():
     if not wanted:
         module.fail_json(msg="invalid input: objects: give at least one object")
     try:
-        client = api_client(module)
+        client = api_client(module, request_timeout=p["request_timeout"], caller="deletion_info")
     except ResourceLookupError as e:
         if not e.unknown:
             module.fail_json(msg="kind: %s" % e)

@@ -256,7 +256,7 @@ def main():
     where = "%s %s%s" % (p["kind"], (p["namespace"] + "/") if p["namespace"] else "", p["name"])
 
     try:
-        client = api_client(module)
+        client = api_client(module, request_timeout=p["request_timeout"], caller="finalizer")
         resource = resolve_resource(client, p["api_version"], p["kind"])
     except ResourceLookupError as e:
         if e.unknown:

@@ -186,7 +186,7 @@ def main():
     if p["request_timeout"] <= 0:
         module.fail_json(msg="invalid input: request_timeout: must be more than 0 seconds")
     try:
-        client = api_client(module)
+        client = api_client(module, request_timeout=p["request_timeout"], caller="hosted_cluster_info")
     except ResourceLookupError as e:
         module.fail_json(msg="%s; nothing about HostedCluster %s/%s is known" % (e, p["namespace"], p["name"]))
     except Exception as e:

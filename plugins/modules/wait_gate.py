@@ -418,7 +418,7 @@ def main():
         return [{"name": g["name"], "until": g.get("until") or "absent", "state": state} for g in gates]
 
     try:
-        client = api_client(module)
+        client = api_client(module, request_timeout=p["request_timeout"], caller="wait_gate")
     except ResourceLookupError as e:
         module.fail_json(msg="%s; absence is not proven" % e, state=UNKNOWN if e.unknown else None,
                          gates=not_evaluated(UNKNOWN if e.unknown else NOT_STARTED),
