@@ -103,7 +103,11 @@ EXAMPLES = r"""
 
 RETURN = r"""
 stack_status:
-  description: The stack's final status; C(NOT_FOUND) when no stack of that name exists (already deleted).
+  description:
+    - The stack's status as last observed; C(NOT_FOUND) only when CloudFormation answered that no stack of that
+      name exists (already deleted).
+    - C(UNKNOWN) when no read of the stack answered (throttled, a 5xx, a silent endpoint past its bound):
+      the stack may be in any state, and is never reported as absent.
   returned: always
   type: str
   sample: DELETE_COMPLETE
@@ -219,7 +223,7 @@ def main():
         refusals = [dict(r) for r in td.refusals]
         would = module.check_mode and not failed and st is not None and st["StackStatus"] != "DELETE_COMPLETE"
         out = dict(changed=td.changed or would, notes=td.notes,
-                   stack_status=st["StackStatus"] if st is not None else ("DELETE_COMPLETE" if sid else "NOT_FOUND"),
+                   stack_status=st["StackStatus"] if st is not None else td.observed_status(sid),
                    refusals=refusals, retained=td.retained, retain_supported=td.retain_supported, events=td.events,
                    api_calls=clients.calls, elapsed=round(time.monotonic() - t0, 3))
         if sid:
@@ -234,8 +238,8 @@ def main():
         cur = None
         sid = sid or next((r.get("stack_id") for r in td.refusals if r.get("stack_id")), None)
         try:
-            cur = td.describe(sid or p["stack_name"].strip())
-        except Exception:  # noqa: BLE001 - the failure below is what matters
+            cur = td.describe(sid or p["stack_name"].strip(), track=True)
+        except Exception:  # noqa: BLE001 - the failure below is what matters; the status is the last one observed
             cur = None
         module.fail_json(msg=e.msg, **result(cur, cur["StackId"] if cur else sid, failed=True))
     except CheckModeViolation as e:

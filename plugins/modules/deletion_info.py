@@ -354,12 +354,16 @@ def main():
             answers.append(read_one(client, item, p["request_timeout"], p["dependents"]))
         except InputError as e:
             module.fail_json(msg=("objects[%d]: %s" % (n, e)) if p["objects"] is not None else str(e))
+    # The API server did not answer within the client's bound: every answer is unknown, and the task fails
+    # (a read that could not be sent is not an answer); a single read that timed out stays an unknown answer.
+    finish = module.fail_json if isinstance(client, ResourceLookupError) else module.exit_json
     if p["objects"] is None:
-        module.exit_json(changed=False, **answers[0])
+        finish(changed=False, **answers[0])
     for item, answer in zip(wanted, answers):
         answer["item"] = dict((k, v) for k, v in item.items() if v is not None)
-    module.exit_json(changed=False, state=worst_state([a["state"] for a in answers]), objects=answers,
-                     inspect_next=[h for a in answers for h in a["inspect_next"]][:10])
+    extra = {"msg": "%s" % client} if isinstance(client, ResourceLookupError) else {}
+    extra["inspect_next"] = [h for a in answers for h in a["inspect_next"]][:10]
+    finish(changed=False, state=worst_state([a["state"] for a in answers]), objects=answers, **extra)
 
 
 if __name__ == "__main__":
