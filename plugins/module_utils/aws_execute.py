@@ -35,6 +35,7 @@ except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing d
     ResponseParserError = None
 
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
+from ansible_collections.teardown.gates.plugins.module_utils import bounds
 
 NOT_FOUND = frozenset([
     "InvalidInstanceID.NotFound", "InvalidVpcID.NotFound", "InvalidSubnetID.NotFound", "InvalidGroup.NotFound",
@@ -82,6 +83,27 @@ class CheckModeViolation(Exception):
     pass
 
 
+# botocore's words for "no answer came in time" (after all its attempts): nothing was learned, the request may or
+# may not have been applied. A refused or dropped connection is not here: it fails fast on its own.
+try:
+    UNANSWERED = (botocore.exceptions.ConnectTimeoutError, botocore.exceptions.ReadTimeoutError)
+
+    class Unanswered(botocore.exceptions.BotoCoreError):
+        """A service's endpoint gave no answer within its bound; the module's later calls to it are not sent."""
+        fmt = "{msg}"
+except NameError:  # pragma: no cover - botocore missing, AnsibleAWSModule reports it
+    UNANSWERED = ()
+    Unanswered = Exception
+
+
+def unanswered_text(service, op_name, endpoint, exc):
+    return ("the AWS endpoint %s did not answer %s %s (%s) within %d s (%d attempts, connect timeout %d s and read "
+            "timeout %d s each): what AWS holds is unknown, and no further %s request was sent. Check the endpoint "
+            "(AWS_ENDPOINT_URL or endpoint_url), the network path and any proxy, and a VPC endpoint's security "
+            "group" % (endpoint, service, op_name, exc, bounds.aws_call_bound(), bounds.AWS_MAX_ATTEMPTS,
+                       bounds.AWS_CONNECT_TIMEOUT, bounds.AWS_READ_TIMEOUT, service))
+
+
 class Clients:
     """boto3 clients shared by the executor's threads: a bound on requests in flight, a count of every HTTP
     attempt by service and action (and of the throttled ones), and a guard that no mutating call leaves in
@@ -98,6 +120,7 @@ class Clients:
         self.calls = {}
         self.errors = {}
         self.throttled = 0  # attempts AWS answered with a throttling code, botocore's own retries included
+        self.unanswered = {}  # service -> why its endpoint is taken as silent (no later call to it is sent)
 
     def client(self, service):
         with self._lock:
@@ -147,9 +170,18 @@ class Clients:
                         raise
                     time.sleep(0.5 * 3 ** attempt)
 
+        gone = self.unanswered.get(service)
+        if gone is not None:  # this endpoint already failed to answer: the run's bound is one call's, not one per call
+            raise Unanswered(msg=gone)
         try:
             with self.sem:
                 return do()
+        except UNANSWERED as e:
+            inner = getattr(self.client(service), "meta", None)
+            text = unanswered_text(service, op_name, getattr(inner, "endpoint_url", None) or "(default)", e)
+            with self._lock:
+                self.unanswered.setdefault(service, text)
+            raise Unanswered(msg=text)
         except botocore.exceptions.ClientError as e:
             code = error_code(e)
             with self._lock:
