@@ -74,6 +74,8 @@ options:
     description: Seconds between looks at the stack's status while it is deleting.
     type: float
     default: 2.0
+notes:
+  - Time bound - each AWS request has a connect timeout of 5 s and a read timeout of 15 s; botocore alone retries (standard mode, 4 attempts in all), so one call ends within 87 seconds. Against an endpoint that accepts and never answers the task fails with RV(stack_status=UNKNOWN), naming the endpoint, after about 87 seconds; O(wait_timeout) bounds the wait on the deletion.
 extends_documentation_fragment:
   - amazon.aws.common.modules
   - amazon.aws.region.modules
@@ -106,7 +108,7 @@ stack_status:
   description:
     - The stack's status as last observed; C(NOT_FOUND) only when CloudFormation answered that no stack of that
       name exists (already deleted).
-    - C(UNKNOWN) when no read of the stack answered (throttled, a 5xx, a silent endpoint past its bound):
+    - C(UNKNOWN) when no read of the stack answered (throttled, a 5xx, a silent endpoint past its bound);
       the stack may be in any state, and is never reported as absent.
   returned: always
   type: str

@@ -25,6 +25,8 @@ description:
   - Check mode sends no request at all (not even a server-side dry run) and returns what would be deleted.
   - The read before each DELETE is tried again, with backoff, after a transient failure (429, 5xx, a dropped
     connection), at most three times; a read that still fails stops the task (state unknown, nothing more sent).
+notes:
+  - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout) and every later request at most O(request_timeout). Against an API server that accepts and never answers the task fails, naming the server, after about 3 x O(request_timeout), having sent no DELETE.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:

@@ -77,6 +77,7 @@ options:
     type: float
     default: 10
 notes:
+  - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout) and every later request at most O(request_timeout). Against an API server that accepts and never answers the task fails as unknown, naming the server, after about 3 x O(request_timeout).
   - Times are UTC ISO-8601 with milliseconds.
 seealso:
   - module: teardown.gates.wait_gate

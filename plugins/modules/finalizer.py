@@ -81,6 +81,7 @@ options:
     type: float
     default: 10
 notes:
+  - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout), every later request at most O(request_timeout) (connect at most 5 s), and a read is sent again only after a transient answer (429, 5xx, a lost connection; 3 tries at most), so against an API server that accepts and never answers the task fails as unknown, naming the server, after about 3 x O(request_timeout).
   - A failed read is never taken for an absent object; the module fails instead.
   - Never strip a finalizer to go faster; remove one only when its owner cannot (see the collection docs).
 seealso:

@@ -31,6 +31,8 @@ description:
     A failed query is reported as unknown, never as "not held".
 author:
   - teardown.gates contributors (@teardown-gates)
+notes:
+  - Time bound - every request takes at most 10 seconds (connect at most 5 s) and building the client (C(/version) and discovery) at most 30 seconds. Against an API server that accepts and never answers the task fails as unknown, naming the server, after about 30 seconds.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:

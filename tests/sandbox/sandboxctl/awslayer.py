@@ -111,7 +111,8 @@ class Layer:
 
     def _log(self, req, status, code, injected=None):
         rec = {"time": _now(), "service": req.service, "action": req.action, "status": status,
-               "error_code": code, "key_id": req.key_id}
+               "error_code": code, "key_id": req.key_id,
+               "user_agent": req.environ.get("HTTP_USER_AGENT", "")}  # who called, as CloudTrail's userAgent
         if injected:
             rec["injected"] = injected
         with self._log_lock, open(self.log_path, "a") as f:
