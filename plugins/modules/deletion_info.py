@@ -27,7 +27,10 @@ description:
   - O(objects) reads several objects in one run (one client, one discovery), for example a verification
     that several objects are gone; each gets the same answer as a single read, in RV(objects).
 notes:
-  - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout) and every later request at most O(request_timeout). Against an API server that accepts and never answers the task fails as unknown, naming the server, after about 3 x O(request_timeout); a single read that times out is an unknown answer, not a failure.
+  - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout) and
+    every later request at most O(request_timeout). Against an API server that accepts and never answers the
+    task fails as unknown, naming the server, after about 3 x O(request_timeout); a single read that times out
+    is an unknown answer, not a failure.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:

@@ -32,7 +32,9 @@ description:
 author:
   - teardown.gates contributors (@teardown-gates)
 notes:
-  - Time bound - every request takes at most 10 seconds (connect at most 5 s) and building the client (C(/version) and discovery) at most 30 seconds. Against an API server that accepts and never answers the task fails as unknown, naming the server, after about 30 seconds.
+  - Time bound - every request takes at most 10 seconds (connect at most 5 s) and building the client
+    (C(/version) and discovery) at most 30 seconds. Against an API server that accepts and never answers the
+    task fails as unknown, naming the server, after about 30 seconds.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:

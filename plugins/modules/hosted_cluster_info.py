@@ -25,7 +25,10 @@ description:
     absent. A 401 or 403 is not tried again.
   - Read-only; check mode runs the same reads.
 notes:
-  - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout) and every later request at most O(request_timeout), tried at most 3 times after a transient answer. Against an API server that accepts and never answers the task fails as unknown, naming the server, after about 3 x O(request_timeout).
+  - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout) and
+    every later request at most O(request_timeout), tried at most 3 times after a transient answer. Against an
+    API server that accepts and never answers the task fails as unknown, naming the server, after about 3 x
+    O(request_timeout).
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:

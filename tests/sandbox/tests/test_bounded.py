@@ -98,3 +98,25 @@ def test_silent_aws_endpoint_is_unknown_within_the_bound(tmp_path, module, args,
     assert "127.0.0.1:%d" % server.port in text, result["msg"]
     assert words in text, result["msg"]
     assert took < 3 * bound + START, "%s took %.0f s, its bound is %.0f s" % (module, took, bound)
+
+
+def run_playbook(tmp_path, env, *extra):
+    started = time.monotonic()
+    p = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
+                        "teardown.gates.destroy_hosted_cluster", "-e", "report_dir=%s" % (tmp_path / "reports"), *extra],
+                       capture_output=True, text=True, env=env, timeout=1800, stdin=subprocess.DEVNULL, cwd=str(tmp_path))
+    return p, time.monotonic() - started
+
+
+def test_destroy_hosted_cluster_against_a_silent_api_server_stops_in_phase_1_naming_it(tmp_path):
+    with SilentServer() as server:
+        kc = str(tmp_path / "kubeconfig")
+        kubeconfig(kc, server.url)
+        env = dict(os.environ, K8S_AUTH_KUBECONFIG=kc, KUBECONFIG=kc, ANSIBLE_COLLECTIONS_PATH=REPO + "/.venv/collections")
+        p, took = run_playbook(tmp_path, env, "-e", "hosted_cluster_name=demo")
+    out = p.stdout
+    assert p.returncode != 0
+    assert "stopped at Phase 1 | Read the HostedCluster" in out and "127.0.0.1:%d" % server.port in out, out[-3000:]
+    assert "phases that never ran: 2 retain, 3 delete and gates, 4 AWS infrastructure and IAM" in out, out[-3000:]
+    bound = bounds.client_bound(10)  # the role's hosted_cluster_info runs with the default request_timeout
+    assert took < 3 * bound + 2 * START, "the playbook took %.0f s; its first read's bound is %.0f s" % (took, bound)
