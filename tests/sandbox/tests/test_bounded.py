@@ -120,3 +120,23 @@ def test_destroy_hosted_cluster_against_a_silent_api_server_stops_in_phase_1_nam
     assert "phases that never ran: 2 retain, 3 delete and gates, 4 AWS infrastructure and IAM" in out, out[-3000:]
     bound = bounds.client_bound(10)  # the role's hosted_cluster_info runs with the default request_timeout
     assert took < 3 * bound + 2 * START, "the playbook took %.0f s; its first read's bound is %.0f s" % (took, bound)
+
+
+def test_destroy_hosted_cluster_against_a_silent_aws_endpoint_stops_in_phase_1_saying_only_what_it_saw(tmp_path):
+    # an infrastructure-only destroy (the HostedCluster already gone): its first AWS read is the inventory
+    with SilentServer() as server:
+        env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=REPO + "/.venv/collections", AWS_ENDPOINT_URL="http://" + server.url,
+                   AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_REGION="us-east-1",
+                   AWS_DEFAULT_REGION="us-east-1")
+        p, took = run_playbook(tmp_path, env, "-e", "infra_id=demo-x7k2p", "-e", "hosted_cluster_name=")
+    out = p.stdout
+    assert p.returncode != 0
+    assert "stopped at Phase 1 | Record the AWS inventory" in out and "127.0.0.1:%d" % server.port in out, out[-3000:]
+    # the outcome line: what never ran, and no count or namespace that no read gave
+    outcome = [line for line in out.splitlines() if "STOPPED at Phase 1" in line]
+    assert outcome, out[-3000:]
+    assert "phases that never ran: 2 retain, 3 delete and gates, 4 AWS infrastructure and IAM" in outcome[0]
+    assert "AWS cleanup not run, remaining not observed" in outcome[0] and "namespace not observed" in outcome[0], outcome[0]
+    assert "namespace deleted" not in out and "remaining 0" not in out
+    bound = bounds.aws_call_bound()
+    assert took < 3 * bound + 2 * START, "the playbook took %.0f s; one AWS call's bound is %.0f s" % (took, bound)
