@@ -10,6 +10,9 @@ DELETED watch event proves absence.
 
 Public functions (reused by modules and roles):
 
+- ``api_client(module=None, request_timeout=..., caller=None, **auth)``: kubernetes.core's client, its creation
+  bounded (``bounds.client_bound``), every later request given a timeout, urllib3's retries off, our User-Agent.
+
 - ``utc_iso(ts=None)``: UTC ISO-8601 with milliseconds (``2026-01-02T03:04:05.678Z``).
 - ``parse_k8s_time(value)``: a Kubernetes timestamp to epoch seconds (or None).
 - ``resolve_resource(client, api_version, kind)``: the dynamic-client Resource, or ResourceLookupError.

@@ -140,3 +140,16 @@ def test_destroy_hosted_cluster_against_a_silent_aws_endpoint_stops_in_phase_1_s
     assert "namespace deleted" not in out and "remaining 0" not in out
     bound = bounds.aws_call_bound()
     assert took < 3 * bound + 2 * START, "the playbook took %.0f s; one AWS call's bound is %.0f s" % (took, bound)
+
+
+def test_a_slow_failing_aws_endpoint_ends_within_the_bound_with_botocore_s_attempts_only(tmp_path):
+    # seconds per request, then a 503: botocore's standard mode is the one layer that retries it (4 attempts)
+    with SilentServer(delay=2) as server:
+        result, took = run_module(tmp_path, server, "aws_infra_inventory", {"infra_id": "abc"})
+        connections = server.connections
+    assert result.get("failed") is True and "no manifest is returned" in result["msg"], result
+    assert "503" in result["msg"], result["msg"]
+    # each discovery step that ran sent at most AWS_MAX_ATTEMPTS requests: no AWSRetry or parser loop on top
+    steps = 7  # aws_inventory.discover's parallel steps
+    assert connections <= steps * bounds.AWS_MAX_ATTEMPTS, connections
+    assert took < 3 * bounds.aws_call_bound() + START
