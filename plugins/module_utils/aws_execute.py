@@ -98,10 +98,10 @@ except NameError:  # pragma: no cover - botocore missing, AnsibleAWSModule repor
 
 def unanswered_text(service, op_name, endpoint, exc):
     return ("the AWS endpoint %s did not answer %s %s (%s) within %d s (%d attempts, connect timeout %d s and read "
-            "timeout %d s each): what AWS holds is unknown, and no further %s request was sent. Check the endpoint "
+            "timeout %d s each): what AWS holds is unknown, and no further request to it was sent. Check the endpoint "
             "(AWS_ENDPOINT_URL or endpoint_url), the network path and any proxy, and a VPC endpoint's security "
             "group" % (endpoint, service, op_name, exc, bounds.aws_call_bound(), bounds.AWS_MAX_ATTEMPTS,
-                       bounds.AWS_CONNECT_TIMEOUT, bounds.AWS_READ_TIMEOUT, service))
+                       bounds.AWS_CONNECT_TIMEOUT, bounds.AWS_READ_TIMEOUT))
 
 
 class Clients:
@@ -120,7 +120,7 @@ class Clients:
         self.calls = {}
         self.errors = {}
         self.throttled = 0  # attempts AWS answered with a throttling code, botocore's own retries included
-        self.unanswered = {}  # service -> why its endpoint is taken as silent (no later call to it is sent)
+        self.unanswered = {}  # endpoint URL -> why it is taken as silent (no later call to it is sent, by any service)
 
     def client(self, service):
         with self._lock:
@@ -170,17 +170,17 @@ class Clients:
                         raise
                     time.sleep(0.5 * 3 ** attempt)
 
-        gone = self.unanswered.get(service)
+        endpoint = getattr(getattr(self.client(service), "meta", None), "endpoint_url", None) or service
+        gone = self.unanswered.get(endpoint)
         if gone is not None:  # this endpoint already failed to answer: the run's bound is one call's, not one per call
             raise Unanswered(msg=gone)
         try:
             with self.sem:
                 return do()
         except UNANSWERED as e:
-            inner = getattr(self.client(service), "meta", None)
-            text = unanswered_text(service, op_name, getattr(inner, "endpoint_url", None) or "(default)", e)
+            text = unanswered_text(service, op_name, endpoint, e)
             with self._lock:
-                self.unanswered.setdefault(service, text)
+                self.unanswered.setdefault(endpoint, text)
             raise Unanswered(msg=text)
         except botocore.exceptions.ClientError as e:
             code = error_code(e)

@@ -55,10 +55,22 @@ def test_a_silent_endpoint_costs_one_call_bound_not_one_per_call():
     c = Clients(lambda service: fake)
     with pytest.raises(Unanswered, match="did not answer ec2 DescribeVpcs"):
         c.call("ec2", "describe_vpcs")
-    with pytest.raises(Unanswered, match="no further ec2 request was sent"):
+    with pytest.raises(Unanswered, match="no further request to it was sent"):
         c.call("ec2", "describe_subnets")
     assert fake.calls == ["describe_vpcs"]  # the second was not sent
     assert isinstance(Unanswered(msg="x"), botocore.exceptions.BotoCoreError)  # modules' handlers catch it
+
+
+def test_services_behind_one_silent_endpoint_share_its_bound():
+    import types
+    fake = Silent()
+    fake.meta = types.SimpleNamespace(endpoint_url="http://10.0.0.1:443")  # AWS_ENDPOINT_URL: every service there
+    c = Clients(lambda service: fake)
+    with pytest.raises(Unanswered, match="http://10.0.0.1:443"):
+        c.call("ec2", "describe_vpcs")
+    with pytest.raises(Unanswered):
+        c.call("iam", "list_roles")
+    assert fake.calls == ["describe_vpcs"]
 
 
 def test_parallel_discovery_raises_the_first_failure_without_waiting_for_the_rest():
