@@ -78,7 +78,8 @@ from ansible.plugins.inventory import BaseInventoryPlugin, Constructable
 from ansible_collections.teardown.gates.plugins.module_utils.fleet import hosted_cluster_hostvars, group_names
 
 try:
-    from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
+    from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client  # noqa: F401  pylint: disable=unused-import
+    from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ResourceLookupError, api_client
     HAS_K8S = True
 except ImportError:  # pragma: no cover - reported when the plugin is used
     HAS_K8S = False
@@ -99,7 +100,11 @@ class InventoryModule(BaseInventoryPlugin, Constructable):
         if not HAS_K8S:
             raise AnsibleParserError("teardown.gates.hosted_clusters needs the kubernetes.core collection "
                                      "and the kubernetes Python package")
-        client = get_api_client(kubeconfig=self.get_option("kubeconfig"), context=self.get_option("context"))
+        try:
+            client = api_client(caller="hosted_clusters", kubeconfig=self.get_option("kubeconfig"),
+                                context=self.get_option("context"))
+        except ResourceLookupError as e:
+            raise AnsibleParserError("teardown.gates.hosted_clusters: %s" % e)
         try:
             api = client.resources.get(api_version=HC_API, kind="HostedCluster")
         except Exception as e:

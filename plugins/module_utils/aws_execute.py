@@ -14,7 +14,9 @@ blocker, verify by ID.
   the instance still ``shutting-down``), and the refused delete is retried only once that blocker is
   gone, by polling the blocker's own state by ID. A blocker that is not in the manifest and is not
   going away is reported by ID with what to do, never retried forever.
-* Throttling and 5xx answers back off with jitter (amazon.aws's AWSRetry, on top of botocore's own).
+* Throttling, 5xx answers, dropped connections and timeouts: botocore alone retries them (standard mode,
+  ``bounds.AWS_MAX_ATTEMPTS`` attempts, connect and read timeouts on each; ``bounds.aws_config``), so a
+  silent endpoint fails one call within ``bounds.aws_call_bound()`` seconds instead of a product of layers.
 * Verify: every non-retained resource is looked up by ID again; a failed query is ``unknown``, never
   ``absent``.
 """
@@ -32,8 +34,8 @@ try:
 except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
     ResponseParserError = None
 
-from ansible_collections.amazon.aws.plugins.module_utils.retries import AWSRetry
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
+from ansible_collections.teardown.gates.plugins.module_utils import bounds
 
 NOT_FOUND = frozenset([
     "InvalidInstanceID.NotFound", "InvalidVpcID.NotFound", "InvalidSubnetID.NotFound", "InvalidGroup.NotFound",
@@ -49,8 +51,10 @@ REFUSALS = frozenset([
 ])
 # AuthFailure, UnauthorizedOperation, AccessDenied are not refusals: no blocker explains them and a
 # retry cannot clear them, so they fail at once, by ID, with AWS's words (the state stays unknown).
-PARSER_ATTEMPTS = 3  # reads answered with something botocore cannot parse
-# answers that ask the caller to slow down (botocore and AWSRetry retry them; the waits also space out)
+# reads answered with something botocore cannot parse: botocore does not retry these (it raises before its
+# retry check), so this is not a second layer over its retries for the same failure
+PARSER_ATTEMPTS = 3
+# answers that ask the caller to slow down (botocore retries them; the executor's waits also space out)
 THROTTLE_CODES = frozenset([
     "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottled", "RequestThrottledException",
     "RequestLimitExceeded", "SlowDown", "TooManyRequestsException", "PriorRequestNotComplete",
@@ -86,13 +90,36 @@ class CheckModeViolation(Exception):
     pass
 
 
-class Clients:
-    """boto3 clients shared by the executor's threads: jittered retries, a bound on requests in flight,
-    a count of every HTTP attempt by service and action (and of the throttled ones), and a guard that no
-    mutating call leaves in check mode."""
+# botocore's words for "no answer came in time" (after all its attempts): nothing was learned, the request may or
+# may not have been applied. A refused or dropped connection is not here: it fails fast on its own.
+try:
+    UNANSWERED = (botocore.exceptions.ConnectTimeoutError, botocore.exceptions.ReadTimeoutError)
 
-    def __init__(self, factory, concurrency=8, check_mode=False, retries=8, delay=0.5, max_delay=8):
+    class Unanswered(botocore.exceptions.BotoCoreError):
+        """A service's endpoint gave no answer within its bound; the module's later calls to it are not sent."""
+        fmt = "{msg}"
+except NameError:  # pragma: no cover - botocore missing, AnsibleAWSModule reports it
+    UNANSWERED = ()
+    Unanswered = Exception
+
+
+def unanswered_text(service, op_name, endpoint, exc):
+    return ("the AWS endpoint %s did not answer %s %s (%s) within %d s (%d attempts, connect timeout %d s and read "
+            "timeout %d s each): what AWS holds is unknown, and no further request to it was sent. Check the endpoint "
+            "(AWS_ENDPOINT_URL or endpoint_url), the network path and any proxy, and a VPC endpoint's security "
+            "group" % (endpoint, service, op_name, exc, bounds.aws_call_bound(), bounds.AWS_MAX_ATTEMPTS,
+                       bounds.AWS_CONNECT_TIMEOUT, bounds.AWS_READ_TIMEOUT))
+
+
+class Clients:
+    """boto3 clients shared by the executor's threads: a bound on requests in flight, a count of every HTTP
+    attempt by service and action (and of the throttled ones), and a guard that no mutating call leaves in
+    check mode. ``config`` (``bounds.aws_config(module)``) is passed to ``factory`` (AnsibleAWSModule.client):
+    its timeouts, its one retry policy and the user agent."""
+
+    def __init__(self, factory, concurrency=8, check_mode=False, config=None):
         self._factory = factory
+        self._config = config
         self._clients = {}
         self._lock = threading.Lock()
         self.sem = threading.BoundedSemaphore(max(1, int(concurrency)))
@@ -100,14 +127,12 @@ class Clients:
         self.calls = {}
         self.errors = {}
         self.throttled = 0  # attempts AWS answered with a throttling code, botocore's own retries included
-        self._retry = AWSRetry.jittered_backoff(retries=retries, delay=delay, max_delay=max_delay,
-                                                catch_extra_error_codes=["SlowDown", "ThrottlingException",
-                                                                         "ServiceUnavailable", "503"])
+        self.unanswered = {}  # endpoint URL -> why it is taken as silent (no later call to it is sent, by any service)
 
     def client(self, service):
         with self._lock:
             if service not in self._clients:
-                c = self._factory(service)
+                c = self._factory(service, config=self._config) if self._config is not None else self._factory(service)
                 inner = getattr(c, "client", c)  # RetryingBotoClientWrapper keeps the boto3 client here
                 events = getattr(getattr(inner, "meta", None), "events", None)
                 if events is not None:
@@ -152,9 +177,18 @@ class Clients:
                         raise
                     time.sleep(0.5 * 3 ** attempt)
 
+        endpoint = getattr(getattr(self.client(service), "meta", None), "endpoint_url", None) or service
+        gone = self.unanswered.get(endpoint)
+        if gone is not None:  # this endpoint already failed to answer: the run's bound is one call's, not one per call
+            raise Unanswered(msg=gone)
         try:
             with self.sem:
-                return self._retry(do)()
+                return do()
+        except UNANSWERED as e:
+            text = unanswered_text(service, op_name, endpoint, e)
+            with self._lock:
+                self.unanswered.setdefault(endpoint, text)
+            raise Unanswered(msg=text)
         except botocore.exceptions.ClientError as e:
             code = error_code(e)
             with self._lock:

@@ -74,21 +74,35 @@ def _authorization_details(c):
 
 
 def _parallel(*fns):
-    """Run independent discovery steps at once (the clients' semaphore bounds requests in flight);
-    the first failure is raised, so a failed query still fails the whole discovery."""
+    """Run independent discovery steps at once (the clients' semaphore bounds requests in flight).
+
+    The first failure is raised as soon as it happens, without waiting for the other steps: a failed query
+    fails the whole discovery anyway, and against an endpoint that does not answer, waiting for every step
+    would add one call's bound per round of the semaphore. The steps still running are daemon threads that
+    only read."""
+    if not fns:
+        return
     errors = []
+    done = threading.Event()
+    left = [len(fns)]
+    lock = threading.Lock()
 
     def run(fn):
         try:
             fn()
         except Exception as e:  # noqa: BLE001 - re-raised below in the caller's thread
             errors.append(e)
-    threads = [threading.Thread(target=run, args=(fn,)) for fn in fns]
-    for th in threads:
+            done.set()
+        finally:
+            with lock:
+                left[0] -= 1
+                if not left[0]:
+                    done.set()
+    for fn in fns:
+        th = threading.Thread(target=run, args=(fn,))
         th.daemon = True
         th.start()
-    for th in threads:
-        th.join()
+    done.wait()
     if errors:
         raise errors[0]
 

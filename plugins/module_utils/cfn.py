@@ -38,6 +38,8 @@ TERMINATION_PROTECTION = "TerminationProtection"
 TRANSIENT = "transient"
 OTHER = "other"
 
+NOT_FOUND = "NOT_FOUND"  # CloudFormation answered that no such stack exists
+UNKNOWN = "UNKNOWN"  # no read answered: the stack may be in any state
 CLASSES = (DELETE_CONFLICT, DEPENDENCY_VIOLATION, BUCKET_NOT_EMPTY, DELETION_PROTECTION, CHILD_STACK_FAILED,
            EXPORT_IN_USE, TERMINATION_PROTECTION, TRANSIENT, OTHER)
 
@@ -551,16 +553,39 @@ class Teardown:
         self.retain_supported = None
         self.actions = []  # what was done (or would be, in check mode)
         self.notes = []  # what could not be known
+        self.observed = None  # the last answer of describe(): a description, NOT_FOUND, or None (no answer yet)
 
     # -- reads
-    def describe(self, name_or_id):
+    def describe(self, name_or_id, track=False):
+        """The stack's description, or None when CloudFormation answered that it does not exist.
+
+        None only for that answer (a ValidationError "does not exist"): any other error is raised, and an answer
+        without the stack and without an error raises Failed, so a missing answer is never read as absent.
+        With ``track`` (the stack being torn down, not a nested one), ``observed`` keeps the last answer that said
+        something: the description, or ``"NOT_FOUND"``."""
         try:
-            stacks = self.c.call("cloudformation", "describe_stacks", StackName=name_or_id).get("Stacks", [])
+            stacks = self.c.call("cloudformation", "describe_stacks", StackName=name_or_id).get("Stacks") or []
         except botocore.exceptions.ClientError as e:
             if is_missing_stack(e):
+                if track:
+                    self.observed = NOT_FOUND
                 return None
             raise
-        return stacks[0] if stacks else None
+        if not stacks:
+            raise Failed("DescribeStacks for %s answered without the stack and without an error: its state is "
+                         "unknown" % name_or_id)
+        if track:
+            self.observed = stacks[0]
+        return stacks[0]
+
+    def observed_status(self, sid=None):
+        """What the last successful read said: the stack's status, DELETE_COMPLETE when a stack known by ID was
+        then answered as missing, NOT_FOUND when it was never found, UNKNOWN when no read answered."""
+        if isinstance(self.observed, dict):
+            return self.observed.get("StackStatus") or UNKNOWN
+        if self.observed == NOT_FOUND:
+            return "DELETE_COMPLETE" if sid else NOT_FOUND
+        return UNKNOWN
 
     def resources(self, stack_id):
         return _paginate(self.c, "cloudformation", "list_stack_resources", "StackResourceSummaries",
@@ -716,7 +741,7 @@ class Teardown:
     def wait(self, stack_id):
         """Poll until the stack leaves *_IN_PROGRESS or the deadline; returns the last description."""
         while True:
-            st = self.describe(stack_id)
+            st = self.describe(stack_id, track=True)
             self.new_events(stack_id)
             if st is None or not st["StackStatus"].endswith("_IN_PROGRESS"):
                 return st
@@ -727,7 +752,7 @@ class Teardown:
 
     def run(self, name_or_id):
         """Returns (final stack description or None, stack_id)."""
-        st = self.describe(name_or_id)
+        st = self.describe(name_or_id, track=True)
         if st is None:
             return None, None
         sid = st["StackId"]

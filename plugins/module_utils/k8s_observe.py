@@ -10,6 +10,9 @@ DELETED watch event proves absence.
 
 Public functions (reused by modules and roles):
 
+- ``api_client(module=None, request_timeout=..., caller=None, **auth)``: kubernetes.core's client, its creation
+  bounded (``bounds.client_bound``), every later request given a timeout, urllib3's retries off, our User-Agent.
+
 - ``utc_iso(ts=None)``: UTC ISO-8601 with milliseconds (``2026-01-02T03:04:05.678Z``).
 - ``parse_k8s_time(value)``: a Kubernetes timestamp to epoch seconds (or None).
 - ``resolve_resource(client, api_version, kind)``: the dynamic-client Resource, or ResourceLookupError.
@@ -40,6 +43,9 @@ import threading
 import time
 from datetime import datetime, timezone
 
+from ansible_collections.teardown.gates.plugins.module_utils.bounds import (
+    CLIENT_BOUND_FACTOR, client_bound, k8s_timeout, user_agent,
+)
 from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import status_conditions
 
 PRESENT = "present"
@@ -130,16 +136,79 @@ def _error_text(exc):
 def _timeout_tuple(request_timeout):
     if request_timeout is None:
         return None
-    return (min(5.0, float(request_timeout)), float(request_timeout))
+    return k8s_timeout(request_timeout)
 
 
-def api_client(module=None, **auth):
-    """kubernetes.core's client (``get_api_client``) for a module's auth options, retries off.
+class BoundedPool:
+    """The client's urllib3 pool manager, with a timeout for every request that comes without one.
 
-    Creating the client already talks to the server (version, discovery). Raises
-    ResourceLookupError with ``unknown=True`` when the server did not answer (refused, TLS,
-    timeout: the state of everything is unknown) and ``unknown=False`` for a configuration error.
+    kubernetes' own lookups (lazy discovery of a group's resources, ``/version``) pass no
+    ``_request_timeout``; urllib3 then waits forever on a server that accepted and went silent. Our
+    requests keep the timeout they pass."""
+
+    def __init__(self, pool, timeout):
+        self.pool = pool
+        self.timeout = timeout
+
+    def request(self, method, url, **kwargs):
+        if kwargs.get("timeout") is None:
+            import urllib3
+            kwargs["timeout"] = urllib3.Timeout(connect=self.timeout[0], read=self.timeout[1])
+        return self.pool.request(method, url, **kwargs)
+
+    def __getattr__(self, name):
+        return getattr(self.pool, name)
+
+
+def _endpoint(module, auth):
+    """The API server's address as the client was configured (for messages), or None."""
+    host = (module.params.get("host") if module is not None else None) or auth.get("host")
+    if host:
+        return host
+    try:
+        import kubernetes
+        return kubernetes.client.Configuration.get_default_copy().host
+    except Exception:  # pylint: disable=broad-except
+        return None
+
+
+def api_client(module=None, request_timeout=DEFAULT_REQUEST_TIMEOUT, caller=None, **auth):
+    """kubernetes.core's client (``get_api_client``) for a module's auth options, retries off, every request bounded.
+
+    Creating the client already talks to the server (``/version``, discovery) with no timeout of its own, so it
+    runs in a helper thread that gets ``bounds.client_bound(request_timeout)`` seconds; a server that does not
+    answer in that time is ``unknown``. Raises ResourceLookupError with ``unknown=True`` when the server did not
+    answer (refused, TLS, timeout) and ``unknown=False`` for a configuration error. ``caller`` (the module's
+    name) goes into the User-Agent: ``teardown.gates/<version> (<caller>)``.
     """
+    bound = client_bound(request_timeout)
+    box = {}
+
+    def build():
+        try:
+            box["client"] = _build_client(module, auth)
+        except BaseException as e:  # pylint: disable=broad-except
+            box["error"] = e  # a fail_json in there (SystemExit) too: re-raised in the module's own thread
+    worker = threading.Thread(target=build, name="k8s-client")
+    worker.daemon = True  # a silent server keeps it blocked; it must not keep the module's process alive
+    worker.start()
+    worker.join(bound)
+    if worker.is_alive():
+        raise ResourceLookupError(
+            "the API server at %s did not answer within %.0f s while the client read /version and discovery "
+            "(/api, /apis): its state, and that of everything behind it, is unknown. Check that the API server "
+            "is up and reachable from this host (for example `kubectl get --raw /readyz`), the kubeconfig's "
+            "server address, and any proxy or load balancer in front of it; request_timeout sets this bound "
+            "(%s x request_timeout)" % (_endpoint(module, auth) or "(the kubeconfig's server)", bound,
+                                        CLIENT_BOUND_FACTOR), unknown=True)
+    if "error" in box:
+        raise box["error"]
+    client = box["client"]
+    bound_requests(client, request_timeout, caller)
+    return client
+
+
+def _build_client(module, auth):
     from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
     try:
         from ansible_collections.kubernetes.core.plugins.module_utils.k8s.exceptions import CoreException
@@ -147,8 +216,7 @@ def api_client(module=None, **auth):
         CoreException = ValueError
     for attempt in range(CLIENT_ATTEMPTS):
         try:
-            client = get_api_client(module=module, **auth)
-            break
+            return get_api_client(module=module, **auth)
         except CoreException as e:
             raise ResourceLookupError("could not configure the API client: %s" % e)
         except Exception as e:
@@ -157,9 +225,23 @@ def api_client(module=None, **auth):
             if attempt + 1 < CLIENT_ATTEMPTS and _transient(e):
                 time.sleep(0.5 * 3 ** attempt)
                 continue
-            raise ResourceLookupError("the API server did not answer: %s" % _error_text(e), unknown=True)
+            raise ResourceLookupError("the API server at %s did not answer: %s" % (
+                _endpoint(module, auth) or "(the kubeconfig's server)", _error_text(e)), unknown=True)
+
+
+def bound_requests(client, request_timeout=DEFAULT_REQUEST_TIMEOUT, caller=None):
+    """Retries off, a default timeout on every request, and our User-Agent, for an existing client."""
     disable_retries(client)
-    return client
+    api = getattr(client, "client", client)
+    api = getattr(api, "client", api)
+    rest = getattr(api, "rest_client", None)
+    pool = getattr(rest, "pool_manager", None)
+    if pool is not None and not isinstance(pool, BoundedPool):
+        rest.pool_manager = BoundedPool(pool, k8s_timeout(request_timeout))
+    elif isinstance(pool, BoundedPool):
+        pool.timeout = k8s_timeout(request_timeout)
+    if hasattr(api, "user_agent"):
+        api.user_agent = user_agent(caller)
 
 
 CLIENT_ATTEMPTS = 3

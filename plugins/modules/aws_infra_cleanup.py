@@ -79,6 +79,12 @@ options:
     description: Most AWS requests in flight at once.
     type: int
     default: 8
+notes:
+  - Time bound - each AWS request has a connect timeout of 5 s and a read timeout of 15 s; botocore alone
+    retries (standard mode, 4 attempts in all), so one call ends within 87 seconds. Once an endpoint has not
+    answered within that, no further request goes to it (what it holds is unknown, never absent), so against
+    an endpoint that accepts and never answers the task fails, naming the endpoint, after about 87 seconds.
+    O(wait_timeout) bounds the waits on blockers.
 extends_documentation_fragment:
   - amazon.aws.common.modules
   - amazon.aws.region.modules
@@ -180,6 +186,7 @@ import time
 from ansible.module_utils.six import string_types
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph
+from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
 from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Clients, Executor
 from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
 
@@ -237,7 +244,7 @@ def main():
         except aws_graph.PlanError as e:
             module.fail_json(msg="manifest: %s" % e)
 
-    clients = Clients(module.client, concurrency=p["concurrency"], check_mode=module.check_mode)
+    clients = Clients(module.client, concurrency=p["concurrency"], check_mode=module.check_mode, config=aws_config("aws_infra_cleanup"))
     observed = None
     if manifest is None:
         try:

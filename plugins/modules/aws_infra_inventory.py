@@ -47,6 +47,11 @@ options:
     description:
       - Write the manifest as JSON to this file too (not in check mode).
     type: path
+notes:
+  - Time bound - each AWS request has a connect timeout of 5 s and a read timeout of 15 s; botocore alone
+    retries (standard mode, 4 attempts in all), so one call ends within 87 seconds. Once an endpoint has not
+    answered within that, no further request goes to it, so against an endpoint that accepts and never answers
+    the task fails, naming the endpoint, after about 87 seconds.
 extends_documentation_fragment:
   - amazon.aws.common.modules
   - amazon.aws.region.modules
@@ -99,6 +104,7 @@ import json
 import os
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
 from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Clients
 from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
 
@@ -120,7 +126,7 @@ def main():
     infra_id = (module.params["infra_id"] or "").strip()
     if not infra_id:
         module.fail_json(msg="infra_id must not be empty: an empty infra ID would match every cluster's tag")
-    clients = Clients(module.client, concurrency=4)
+    clients = Clients(module.client, concurrency=4, config=aws_config("aws_infra_inventory"))
     try:
         manifest, details = discover(clients, infra_id, base_domain=module.params["base_domain"],
                                      cluster_name=module.params["cluster_name"],

@@ -74,6 +74,11 @@ options:
     description: Seconds between looks at the stack's status while it is deleting.
     type: float
     default: 2.0
+notes:
+  - Time bound - each AWS request has a connect timeout of 5 s and a read timeout of 15 s; botocore alone
+    retries (standard mode, 4 attempts in all), so one call ends within 87 seconds. Against an endpoint that
+    accepts and never answers the task fails with RV(stack_status=UNKNOWN), naming the endpoint, after about
+    87 seconds; O(wait_timeout) bounds the wait on the deletion.
 extends_documentation_fragment:
   - amazon.aws.common.modules
   - amazon.aws.region.modules
@@ -103,7 +108,11 @@ EXAMPLES = r"""
 
 RETURN = r"""
 stack_status:
-  description: The stack's final status; C(NOT_FOUND) when no stack of that name exists (already deleted).
+  description:
+    - The stack's status as last observed; C(NOT_FOUND) only when CloudFormation answered that no stack of that
+      name exists (already deleted).
+    - C(UNKNOWN) when no read of the stack answered (throttled, a 5xx, a silent endpoint past its bound);
+      the stack may be in any state, and is never reported as absent.
   returned: always
   type: str
   sample: DELETE_COMPLETE
@@ -182,6 +191,7 @@ import time
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 from ansible_collections.teardown.gates.plugins.module_utils import cfn
+from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
 from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import CheckModeViolation, Clients
 
 try:
@@ -209,7 +219,7 @@ def main():
     if p["poll_interval"] <= 0:
         module.fail_json(msg="poll_interval must be more than 0 seconds, got %s" % p["poll_interval"])
 
-    clients = Clients(module.client, concurrency=1, check_mode=module.check_mode)
+    clients = Clients(module.client, concurrency=1, check_mode=module.check_mode, config=aws_config("cloudformation_teardown"))
     td = cfn.Teardown(clients, clear=p["clear"], retain_unclearable=p["retain_unclearable"],
                       disable_termination_protection=p["disable_termination_protection"],
                       wait_timeout=p["wait_timeout"], check_mode=module.check_mode, poll=p["poll_interval"])
@@ -218,7 +228,7 @@ def main():
         refusals = [dict(r) for r in td.refusals]
         would = module.check_mode and not failed and st is not None and st["StackStatus"] != "DELETE_COMPLETE"
         out = dict(changed=td.changed or would, notes=td.notes,
-                   stack_status=st["StackStatus"] if st is not None else ("DELETE_COMPLETE" if sid else "NOT_FOUND"),
+                   stack_status=st["StackStatus"] if st is not None else td.observed_status(sid),
                    refusals=refusals, retained=td.retained, retain_supported=td.retain_supported, events=td.events,
                    api_calls=clients.calls, elapsed=round(time.monotonic() - t0, 3))
         if sid:
@@ -233,8 +243,8 @@ def main():
         cur = None
         sid = sid or next((r.get("stack_id") for r in td.refusals if r.get("stack_id")), None)
         try:
-            cur = td.describe(sid or p["stack_name"].strip())
-        except Exception:  # noqa: BLE001 - the failure below is what matters
+            cur = td.describe(sid or p["stack_name"].strip(), track=True)
+        except Exception:  # noqa: BLE001 - the failure below is what matters; the status is the last one observed
             cur = None
         module.fail_json(msg=e.msg, **result(cur, cur["StackId"] if cur else sid, failed=True))
     except CheckModeViolation as e:

@@ -25,6 +25,10 @@ description:
   - Check mode sends no request at all (not even a server-side dry run) and returns what would be deleted.
   - The read before each DELETE is tried again, with backoff, after a transient failure (429, 5xx, a dropped
     connection), at most three times; a read that still fails stops the task (state unknown, nothing more sent).
+notes:
+  - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout) and
+    every later request at most O(request_timeout). Against an API server that accepts and never answers the
+    task fails, naming the server, after about 3 x O(request_timeout), having sent no DELETE.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:
@@ -96,7 +100,8 @@ from ansible_collections.kubernetes.core.plugins.module_utils.args_common import
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.teardown.gates.plugins.module_utils.convoy import API_VERSION
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import missing_permission, retry_read
+from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import api_client, missing_permission, retry_read
 
 
 def utc_iso(ts=None):
@@ -125,9 +130,8 @@ def main():
         if missing:
             module.fail_json(msg="objects[%d]: missing %s" % (i, ", ".join(missing)))
     try:
-        from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
         from kubernetes.client.rest import ApiException
-        client = get_api_client(module=module)
+        client = api_client(module=module, request_timeout=p["request_timeout"], caller="convoy_delete")
         resource, dummy = retry_read(lambda: client.resource(p["kind"], API_VERSION))
     except Exception as e:
         module.fail_json(msg="could not reach the API or find %s %s: %s" % (API_VERSION, p["kind"], e),
@@ -138,7 +142,7 @@ def main():
         name, uid = o["name"], o["uid"]
         # read first: a deleting object is not "changed" by another DELETE, and check mode must know
         try:
-            cur = retry_read(lambda n=name: resource.get(name=n, namespace=ns, _request_timeout=p["request_timeout"]))[0].to_dict()
+            cur = retry_read(lambda n=name: resource.get(name=n, namespace=ns, _request_timeout=k8s_timeout(p["request_timeout"])))[0].to_dict()
         except ApiException as e:
             if e.status == 404:
                 out["absent"].append(name)
@@ -162,7 +166,7 @@ def main():
         try:
             resource.delete(name=name, namespace=ns, body={"apiVersion": "v1", "kind": "DeleteOptions",
                                                            "preconditions": {"uid": uid}},
-                            _request_timeout=p["request_timeout"])
+                            _request_timeout=k8s_timeout(p["request_timeout"]))
             out["deleted"].append(name)
             out["requests"].append({"name": name, "started": utc_iso(started), "status": "accepted"})
         except ApiException as e:

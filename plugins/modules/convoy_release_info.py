@@ -77,6 +77,9 @@ options:
     type: float
     default: 10
 notes:
+  - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout) and
+    every later request at most O(request_timeout). Against an API server that accepts and never answers the
+    task fails as unknown, naming the server, after about 3 x O(request_timeout).
   - Times are UTC ISO-8601 with milliseconds.
 seealso:
   - module: teardown.gates.wait_gate
@@ -201,6 +204,7 @@ from datetime import datetime, timezone
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
+from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
     ResourceLookupError,
     api_client,
@@ -267,7 +271,7 @@ class Reader(object):
         what = "list %s %s in %s%s" % (api_version, kind, namespace or "all namespaces",
                                        " (%s)" % (label_selector or field_selector) if label_selector or field_selector else "")
         try:
-            params = dict(namespace=namespace, _request_timeout=self.timeout)
+            params = dict(namespace=namespace, _request_timeout=k8s_timeout(self.timeout))
             if label_selector:
                 params["label_selector"] = label_selector
             if field_selector:
@@ -314,7 +318,8 @@ def main():
             module.fail_json(msg="verify_objects[%d]: missing %s" % (i, ", ".join(missing)))
     started = time.time()
     try:
-        reader = Reader(api_client(module=module), p["request_timeout"])
+        reader = Reader(api_client(module=module, request_timeout=p["request_timeout"], caller="convoy_release_info"),
+                        p["request_timeout"])
     except ResourceLookupError as e:
         module.fail_json(msg="could not create the API client (state unknown, nothing is taken as absent): %s" % e)
     except Exception as e:

@@ -26,6 +26,11 @@ description:
     test RV(state) before concluding anything. An unknown kind (served by no API) fails.
   - O(objects) reads several objects in one run (one client, one discovery), for example a verification
     that several objects are gone; each gets the same answer as a single read, in RV(objects).
+notes:
+  - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout) and
+    every later request at most O(request_timeout). Against an API server that accepts and never answers the
+    task fails as unknown, naming the server, after about 3 x O(request_timeout); a single read that times out
+    is an unknown answer, not a failure.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:
@@ -341,7 +346,7 @@ def main():
     if not wanted:
         module.fail_json(msg="invalid input: objects: give at least one object")
     try:
-        client = api_client(module)
+        client = api_client(module, request_timeout=p["request_timeout"], caller="deletion_info")
     except ResourceLookupError as e:
         if not e.unknown:
             module.fail_json(msg="kind: %s" % e)
@@ -354,12 +359,16 @@ def main():
             answers.append(read_one(client, item, p["request_timeout"], p["dependents"]))
         except InputError as e:
             module.fail_json(msg=("objects[%d]: %s" % (n, e)) if p["objects"] is not None else str(e))
+    # The API server did not answer within the client's bound: every answer is unknown, and the task fails
+    # (a read that could not be sent is not an answer); a single read that timed out stays an unknown answer.
+    finish = module.fail_json if isinstance(client, ResourceLookupError) else module.exit_json
     if p["objects"] is None:
-        module.exit_json(changed=False, **answers[0])
+        finish(changed=False, **answers[0])
     for item, answer in zip(wanted, answers):
         answer["item"] = dict((k, v) for k, v in item.items() if v is not None)
-    module.exit_json(changed=False, state=worst_state([a["state"] for a in answers]), objects=answers,
-                     inspect_next=[h for a in answers for h in a["inspect_next"]][:10])
+    extra = {"msg": "%s" % client} if isinstance(client, ResourceLookupError) else {}
+    extra["inspect_next"] = [h for a in answers for h in a["inspect_next"]][:10]
+    finish(changed=False, state=worst_state([a["state"] for a in answers]), objects=answers, **extra)
 
 
 if __name__ == "__main__":

@@ -81,6 +81,10 @@ options:
     type: float
     default: 10
 notes:
+  - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout), every
+    later request at most O(request_timeout) (connect at most 5 s), and a read is sent again only after a
+    transient answer (429, 5xx, a lost connection; 3 tries at most), so against an API server that accepts and
+    never answers the task fails as unknown, naming the server, after about 3 x O(request_timeout).
   - A failed read is never taken for an absent object; the module fails instead.
   - Never strip a finalizer to go faster; remove one only when its owner cannot (see the collection docs).
 seealso:
@@ -175,6 +179,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.finalizers import (
     namespace_finalize_body,
     validate_finalizer_name,
 )
+from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
     ABSENT,
     UNKNOWN,
@@ -256,7 +261,7 @@ def main():
     where = "%s %s%s" % (p["kind"], (p["namespace"] + "/") if p["namespace"] else "", p["name"])
 
     try:
-        client = api_client(module)
+        client = api_client(module, request_timeout=p["request_timeout"], caller="finalizer")
         resource = resolve_resource(client, p["api_version"], p["kind"])
     except ResourceLookupError as e:
         if e.unknown:
@@ -307,9 +312,9 @@ def main():
         if scope == "spec":
             path = "/api/v1/namespaces/%s/finalize" % p["name"]
             return client.client.request("put", path, body=payload,
-                                         _request_timeout=p["request_timeout"]).to_dict()
+                                         _request_timeout=k8s_timeout(p["request_timeout"])).to_dict()
         kwargs = {"name": p["name"], "body": payload, "content_type": PATCH_CONTENT_TYPE,
-                  "_request_timeout": p["request_timeout"]}
+                  "_request_timeout": k8s_timeout(p["request_timeout"])}
         if resource.namespaced:
             kwargs["namespace"] = p["namespace"]
         return resource.patch(**kwargs).to_dict()

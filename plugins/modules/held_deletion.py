@@ -31,6 +31,10 @@ description:
     A failed query is reported as unknown, never as "not held".
 author:
   - teardown.gates contributors (@teardown-gates)
+notes:
+  - Time bound - every request takes at most 10 seconds (connect at most 5 s) and building the client
+    (C(/version) and discovery) at most 30 seconds. Against an API server that accepts and never answers the
+    task fails as unknown, naming the server, after about 30 seconds.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:
@@ -176,10 +180,11 @@ from ansible.module_utils.common.text.converters import to_native
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.teardown.gates.plugins.module_utils import captf
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import missing_permission
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
+    ResourceLookupError, api_client, missing_permission,
+)
 
 try:
-    from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client
     from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
     from kubernetes.dynamic.exceptions import DynamicApiError, NotFoundError
     HAS_K8S = True
@@ -367,9 +372,9 @@ def main():
     validate(module)
     p = module.params
     try:
-        client = get_api_client(module)
-    except Exception as e:  # noqa: BLE001
-        module.fail_json(msg="could not build a Kubernetes client: %s" % _err(e))
+        client = api_client(module, caller="held_deletion")
+    except ResourceLookupError as e:
+        module.fail_json(msg="could not build a Kubernetes client: %s" % e, held="unknown" if e.unknown else None)
     reader = Reader(client)
     obj, diag = gather(module, reader)
     result = dict(changed=False, action=p["action"], held=diag["held"], reason=diag["reason"],

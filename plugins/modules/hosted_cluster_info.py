@@ -24,6 +24,11 @@ description:
     0.5 s then 1.5 s apart). A read that still fails fails the task, naming the read - it is never taken for
     absent. A 401 or 403 is not tried again.
   - Read-only; check mode runs the same reads.
+notes:
+  - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout) and
+    every later request at most O(request_timeout), tried at most 3 times after a transient answer. Against an
+    API server that accepts and never answers the task fails as unknown, naming the server, after about 3 x
+    O(request_timeout).
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
 options:
@@ -186,7 +191,7 @@ def main():
     if p["request_timeout"] <= 0:
         module.fail_json(msg="invalid input: request_timeout: must be more than 0 seconds")
     try:
-        client = api_client(module)
+        client = api_client(module, request_timeout=p["request_timeout"], caller="hosted_cluster_info")
     except ResourceLookupError as e:
         module.fail_json(msg="%s; nothing about HostedCluster %s/%s is known" % (e, p["namespace"], p["name"]))
     except Exception as e:

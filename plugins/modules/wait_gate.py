@@ -146,6 +146,10 @@ options:
         C(teardown.gates.gate_progress) callback sets it), a file in that directory is used.
     type: path
 notes:
+  - Time bound - building the client takes at most 3 x O(request_timeout); the gates then take at most
+    O(timeout), and the final list per selector at most O(request_timeout) each. Against an API server that
+    accepts and never answers the task fails as unknown, naming the server, after about 3 x
+    O(request_timeout); one that goes silent during the wait ends at O(timeout) with the gate unknown.
   - Times are UTC ISO-8601 with milliseconds.
 seealso:
   - module: teardown.gates.deletion_info
@@ -425,7 +429,7 @@ def main():
         return [{"name": g["name"], "until": g.get("until") or "absent", "state": state} for g in gates]
 
     try:
-        client = api_client(module)
+        client = api_client(module, request_timeout=p["request_timeout"], caller="wait_gate")
     except ResourceLookupError as e:
         module.fail_json(msg="%s; absence is not proven" % e, state=UNKNOWN if e.unknown else None,
                          gates=not_evaluated(UNKNOWN if e.unknown else NOT_STARTED),

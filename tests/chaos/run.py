@@ -51,8 +51,16 @@ of both runs is logged), and the invariants are checked:
   verified    the fault-free re-run succeeds and a direct query agrees (Releases absent, aws_infra_cleanup
               verified, stacks DELETE_COMPLETE, the HostedCluster gone and its report verified)
 
+  aws-silent aws_infra_cleanup with AWS_ENDPOINT_URL on a server that accepts and never answers
+             (tests/sandbox/tests/silent_server.py), then the fault-free re-run against the sandbox
+  api-silent wait_gate with a kubeconfig on such a server
+  (the two silent cases are not in the default mix yet: --cases aws-silent,api-silent)
+
+  bound       a run against a silent endpoint ends within 3 x the bound its module documents
+
 Faults are counted per kind (`faults_by_kind`: the proxy's status-500/503/429, drop, drop-answer,
-cut-watch; the AWS layer's aws-throttle, aws-internal, aws-drop; apiserver-restart; twin-crash).
+cut-watch; the AWS layer's aws-throttle, aws-internal, aws-drop; apiserver-restart; twin-crash; aws-silent,
+api-silent).
 Prints `chaos: runs=N faults=F violations=V` and writes tests/chaos/results/latest.json.
 Exit status 1 when V > 0 or a run could not be carried out (an error of the harness is counted apart,
 never as a pass).
@@ -675,9 +683,91 @@ def case_hosted_cluster(run, rng, ctx):
     return violations
 
 
+def _silent_server():
+    sys.path.insert(0, os.path.join(REPO, "tests", "sandbox", "tests"))
+    from silent_server import SilentServer
+    return SilentServer()
+
+
+def _bounds():
+    sys.path.insert(0, os.path.join(REPO, ".venv", "collections"))
+    from ansible_collections.teardown.gates.plugins.module_utils import bounds
+    return bounds
+
+
+def case_aws_silent(run, rng, ctx):
+    """aws_infra_cleanup with AWS_ENDPOINT_URL on a server that accepts and never answers, then against the sandbox.
+
+    The faulty run must end within its stated bound, failed, with nothing absent (no read answered), and the
+    fault-free re-run must delete and verify every ID."""
+    workdir = ctx.workdir
+    name = f"cs{run['seed']}-{run['tag']}"
+    seeded = seed_scenario("aws-infra", "--name", name, "--knob", "zones=1", "--knob", "workers=1",
+                           "--knob", "nat_deleting_seconds=1", "--knob", "instance_shutting_down_seconds=1",
+                           "--knob", "elb_eni_linger_seconds=1")
+    manifest = seeded["aws"]
+    mpath = os.path.join(workdir, "manifest.json")
+    with open(mpath, "w") as f:
+        json.dump(manifest, f)
+    bound = _bounds().aws_call_bound()
+    violations = []
+    with _silent_server() as server:
+        started = time.monotonic()
+        rc, first = run_module("aws_infra_cleanup", {"manifest": mpath, "wait_timeout": 60}, workdir, "faulty",
+                               dict(ctx.env, AWS_ENDPOINT_URL="http://" + server.url))
+        took = time.monotonic() - started
+    add_fault(run, "aws-silent")
+    run["faulty_seconds"] = round(took, 1)
+    if took > 3 * bound:
+        violations.append({"invariant": "bound", "what": f"aws_infra_cleanup against a silent endpoint took {took:.0f} s,"
+                           f" past 3 x its bound of {bound:.0f} s"})
+    if rc == 0 or first.get("verified"):
+        violations.append({"invariant": "absent", "what": f"the run against a silent endpoint did not fail (rc={rc})"})
+    for r in first.get("resources") or []:
+        if r.get("outcome") in ("deleted", "absent") or r.get("verified_state") in ("absent", "terminal"):
+            violations.append({"invariant": "absent", "what": f"{r['type']} {r['id']}: {r.get('outcome')}/"
+                               f"{r.get('verified_state')} with no answer from AWS"})
+    rc2, second = run_module("aws_infra_cleanup", {"manifest": mpath, "wait_timeout": 60}, workdir, "rerun", ctx.env)
+    run["rerun_verified"] = second.get("verified")
+    if not second.get("verified"):
+        violations.append({"invariant": "verified", "what": f"fault-free re-run not verified (rc={rc2}): "
+                           f"{str(second.get('msg'))[:300]}"})
+    return violations
+
+
+def case_api_silent(run, rng, ctx):
+    """wait_gate with a kubeconfig on a server that accepts and never answers: failed, unknown, within its bound."""
+    workdir = ctx.workdir
+    rt = 2
+    bound = _bounds().client_bound(rt) + 30
+    gate = {"timeout": 30, "request_timeout": rt, "gates": [{"name": "g", "resources": [
+        {"api_version": "v1", "kind": "ConfigMap", "namespace": "default", "name": "chaos-" + run["tag"]}]}]}
+    violations = []
+    with _silent_server() as server:
+        kc = os.path.join(workdir, "silent-kubeconfig")
+        with open(kc, "w") as f:
+            f.write("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://%s', "
+                    "insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, "
+                    "context: {cluster: c, user: u}}]\ncurrent-context: x\n" % server.url)
+        started = time.monotonic()
+        rc, first = run_module("wait_gate", gate, workdir, "faulty", dict(ctx.env, K8S_AUTH_KUBECONFIG=kc, KUBECONFIG=kc))
+        took = time.monotonic() - started
+    add_fault(run, "api-silent")
+    run["faulty_seconds"] = round(took, 1)
+    states = [g.get("state") for g in first.get("gates") or []]
+    run["faulty_state"] = states
+    if took > 3 * bound:
+        violations.append({"invariant": "bound", "what": f"wait_gate against a silent API server took {took:.0f} s, "
+                           f"past 3 x its bound of {bound:.0f} s"})
+    if rc == 0 or states != ["unknown"]:
+        violations.append({"invariant": "absent", "what": f"wait_gate against a silent API server: rc={rc}, gates "
+                           f"{states}: {str(first.get('msg'))[:300]}"})
+    return violations
+
+
 CASES = {"wait-gate": case_wait_gate, "apiserver-restart": case_apiserver_restart, "aws-infra": case_aws,
          "releases": case_releases, "twin-crash": case_twin_crash, "cfn-refusals": case_cfn,
-         "hosted-cluster": case_hosted_cluster}
+         "hosted-cluster": case_hosted_cluster, "aws-silent": case_aws_silent, "api-silent": case_api_silent}
 # 50 runs a cycle, weighed by cost (measured on the shared 2-core machine, 4 at a time, load 10-20: a wait-gate
 # run ~25 s, aws-infra ~90 s, a prune_releases or clear_cfn_refusals run ~110-170 s, destroy_hosted_cluster
 # ~350 s): per 100 runs 2 hosted-cluster, 4 each of cfn-refusals, releases and twin-crash, 8 apiserver-restart,

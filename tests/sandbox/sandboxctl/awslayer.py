@@ -113,7 +113,7 @@ class Layer:
 
     def _log(self, req, status, code, injected=None):
         rec = {"time": _now(), "service": req.service, "action": req.action, "status": status,
-               "error_code": code, "key_id": req.key_id, "user_agent": req.user_agent}
+               "error_code": code, "key_id": req.key_id, "user_agent": req.user_agent}  # who called, as CloudTrail's userAgent
         if injected:
             rec["injected"] = injected
         with self._log_lock, open(self.log_path, "a") as f:

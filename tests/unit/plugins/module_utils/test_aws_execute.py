@@ -106,7 +106,6 @@ def test_failed_query_is_unknown_not_absent():
         def describe_subnets(self, Filters):
             raise err("InternalError", "DescribeSubnets")
     ex, dummy = run(Broken(), {g.SUBNET: ["subnet-1"]})
-    ex.c._retry = lambda fn: fn  # no backoff in a unit test
     assert ex.probe(g.SUBNET, ["subnet-1"])["subnet-1"]["state"] == "unknown"
 
 

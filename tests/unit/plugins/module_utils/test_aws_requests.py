@@ -69,7 +69,6 @@ class FakeEC2:
 def executor(fake, manifest, observed=None, clock=None):
     clock = clock or Clock()
     clients = Clients(lambda service: fake, concurrency=4)
-    clients._retry = lambda fn: fn  # no backoff in a unit test
     return Executor(clients, g.plan(manifest), wait_timeout=60, sleep=clock.sleep, clock=clock,
                     poll_interval=1.0, max_poll_interval=4.0, observed=observed)
 

@@ -182,7 +182,7 @@ class FakeAWS:
 
 
 def run(fake, check_mode=False, name="p", **kw):
-    c = Clients(lambda service: fake, check_mode=check_mode, retries=0)
+    c = Clients(lambda service: fake, check_mode=check_mode)
     td = cfn.Teardown(c, check_mode=check_mode, sleep=lambda s: None, **kw)
     try:
         st, sid = td.run(name)
@@ -237,7 +237,7 @@ def test_check_mode_finds_and_plans_without_mutating():
 
 
 def test_check_mode_guard_refuses_mutating_calls():
-    c = Clients(lambda service: FakeAWS(), check_mode=True, retries=0)
+    c = Clients(lambda service: FakeAWS(), check_mode=True)
     with pytest.raises(CheckModeViolation):
         c.call("cloudformation", "delete_stack", StackName="p")
 
@@ -259,7 +259,7 @@ def test_timeout_is_bounded():
 
     def sleep(sec):
         now[0] += sec
-    c = Clients(lambda service: Stuck(), retries=0)
+    c = Clients(lambda service: Stuck())
     td = cfn.Teardown(c, wait_timeout=10, poll=1, clock=lambda: now[0], sleep=sleep)
     with pytest.raises(cfn.Failed, match="still DELETE_IN_PROGRESS after wait_timeout=10s"):
         td.run("p")
@@ -335,7 +335,7 @@ class FakeVersionedS3:
 
 def test_empty_buckets_deletes_every_version_and_delete_marker():
     s3 = FakeVersionedS3()
-    c = Clients(lambda service: s3, retries=0)
+    c = Clients(lambda service: s3)
     holders = cfn.find_holders(c, "empty_buckets", "AWS::S3::Bucket", "b")
     assert holders and "3+" in holders[0]["what"]
     cfn.release(c, "empty_buckets", "AWS::S3::Bucket", "b", holders)
@@ -391,3 +391,51 @@ def test_iam_principals_holders_are_listed_with_the_call_each_kind_needs():
         ("list_attached_role_policies", {"RoleName": "r"}), ("list_role_policies", {"RoleName": "r"}),
         ("list_instance_profiles_for_role", {"RoleName": "r"}), ("list_attached_user_policies", {"UserName": "u"}),
         ("list_user_policies", {"UserName": "u"}), ("list_groups_for_user", {"UserName": "u"})]
+
+
+# ---- a failed or missing answer is never NOT_FOUND (chaos case cfn-refusals, seed 42004)
+
+class Failing(FakeAWS):
+    """DescribeStacks fails once the stack is DELETE_FAILED (throttled, dropped, a 500): nothing says it is gone."""
+
+    def __init__(self, answer, **kw):
+        super(Failing, self).__init__(**kw)
+        self.answer = answer
+
+    def describe_stacks(self, StackName):
+        if self.status == "DELETE_FAILED":
+            self.calls.append("DescribeStacks")
+            if self.answer == "empty":
+                return {"Stacks": []}
+            raise err(self.answer, "Rate exceeded", "DescribeStacks")
+        return super(Failing, self).describe_stacks(StackName)
+
+
+@pytest.mark.parametrize("answer", ["Throttling", "InternalFailure", "empty"])
+def test_a_failed_read_after_a_refusal_is_unknown_not_not_found(answer):
+    fake = Failing(answer)
+    td = cfn.Teardown(Clients(lambda service: fake), sleep=lambda s: None, clear=["empty_buckets"])
+    with pytest.raises((cfn.Failed, botocore.exceptions.ClientError)):
+        td.run("p")
+    assert fake.status == "DELETE_FAILED"
+    # the last answer that said anything said CREATE_COMPLETE (before DeleteStack): never NOT_FOUND
+    assert td.observed_status(None) == "CREATE_COMPLETE"
+    assert td.observed_status(ARN) != cfn.NOT_FOUND
+
+
+def test_no_answer_at_all_is_unknown():
+    class Down(FakeAWS):
+        def describe_stacks(self, StackName):
+            raise err("InternalFailure", "internal error", "DescribeStacks")
+    td = cfn.Teardown(Clients(lambda service: Down()), sleep=lambda s: None)
+    with pytest.raises(botocore.exceptions.ClientError):
+        td.run("p")
+    assert td.observed_status(None) == cfn.UNKNOWN
+
+
+def test_not_found_only_from_the_answer_that_says_so():
+    fake = FakeAWS()
+    fake.status = "DELETE_COMPLETE"
+    td = cfn.Teardown(Clients(lambda service: fake), sleep=lambda s: None)
+    assert td.run("p") == (None, None)
+    assert td.observed_status(None) == cfn.NOT_FOUND

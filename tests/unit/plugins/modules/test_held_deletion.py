@@ -94,11 +94,11 @@ def secret(name, **ann):
 def run(monkeypatch, args, store=None, check_mode=False):
     client = Client(store if store is not None else {})
 
-    def get_client(module):
+    def get_client(module, **kw):
         if store is None:
             raise AssertionError("the module reached the API before validating its input")
         return client
-    monkeypatch.setattr(held_deletion, "get_api_client", get_client)
+    monkeypatch.setattr(held_deletion, "api_client", get_client)
     args = dict(args, _ansible_check_mode=check_mode)
     with patch_module_args(args):
         with pytest.raises((Exit, Fail)) as e:
@@ -167,7 +167,7 @@ def test_failed_read_is_unknown_not_not_held(monkeypatch):
                 raise ApiException(status=500, reason="etcdserver: request timed out")
             r.get = boom
             return r
-    monkeypatch.setattr(held_deletion, "get_api_client", lambda m: Broken({}))
+    monkeypatch.setattr(held_deletion, "api_client", lambda m, **kw: Broken({}))
     with patch_module_args({"name": "demo", "namespace": "ns"}):
         with pytest.raises(Fail) as e:
             held_deletion.main()
