@@ -130,8 +130,10 @@ class Managers:
             url = f"https://127.0.0.1:{self.ports[name]['webhook']}/convert"
             for crd in self._docs(name, "crd/bases/*.yaml"):
                 md = crd["metadata"]
-                md["labels"] = dict(md.get("labels") or {}, **extra, **HYPERSHIFT_CAPA_LABELS.get(md["name"], {}),
-                                    **SANDBOX_LABEL)
+                labels = dict(md.get("labels") or {})
+                for more in (extra, HYPERSHIFT_CAPA_LABELS.get(md["name"], {}), SANDBOX_LABEL):
+                    labels.update(more)
+                md["labels"] = labels
                 md.pop("annotations", None)  # controller-gen's annotations only
                 versions = crd["spec"]["versions"]
                 if name == "capi-manager" and any(v["name"] == CAPI_STORAGE_VERSION for v in versions):
