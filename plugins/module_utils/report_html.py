@@ -37,7 +37,7 @@ svg .note{font-size:11px;fill:#4a5568}svg .axis{font-size:11px;fill:#4a5568}svg 
 svg .grid{stroke:#eceff3}svg .ms{stroke:#2b4acb;stroke-dasharray:4 3}svg text.mslabel{fill:#2b4acb;font-size:11px}
 .bar{fill:#3b82c4}.bar.closed{fill:#1f7a3f}.bar.open{fill:url(#open);stroke:#b3261e;stroke-width:1.5}
 .bar.span{fill:#9aa5b8}.bar.failed{fill:url(#open);stroke:#b3261e}.tick{stroke:#1f7a3f;stroke-width:2}
-.mark{fill:#f2b705;stroke:#1d2330;stroke-width:.8}svg text.open{fill:#b3261e;font-weight:700}
+.mark{fill:#f2b705;stroke:#1d2330;stroke-width:.8}.mark.refused{fill:#b3261e;stroke:#b3261e;stroke-width:1.5}svg text.open{fill:#b3261e;font-weight:700}
 .legend span{display:inline-block;margin-right:16px}.sw{display:inline-block;width:14px;height:10px;
 margin-right:5px;vertical-align:middle}
 """
@@ -113,8 +113,12 @@ def render_svg(ch):
             out.append('<line class="tick" x1="%.2f" y1="%d" x2="%.2f" y2="%d"/>' % (x, y + 1, x, y + 21))
         for m in r["marks"]:
             mx = _x(ch, scale, m["at"])
-            out.append('<path class="mark" d="M%.2f %d l5 6 l-5 6 l-5 -6 z" data-row="%d" data-at="%.3f">'
-                       '<title>%s</title></path>' % (mx, y + 5, i, m["at"], _e(m["label"])))
+            if m.get("kind") == "refused":  # a delete refused while a blocker went away: a red notch
+                shape = "M%.2f %d l4 -5 l-8 0 z M%.2f %d l0 16" % (mx, y + 3, mx, y + 3)
+            else:  # the first terminating observation: a diamond
+                shape = "M%.2f %d l5 6 l-5 6 l-5 -6 z" % (mx, y + 5)
+            out.append('<path class="mark %s" d="%s" data-row="%d" data-at="%.3f"><title>%s</title></path>' % (
+                _e(m.get("kind") or "event"), shape, i, m["at"], _e(m["label"])))
         tag = ("OPEN " if r["open"] else "") + _fmt_s(seconds)
         tx = x + w + 6
         anchor = "start"
@@ -123,9 +127,11 @@ def render_svg(ch):
         out.append('<text class="%s" x="%.2f" y="%d" text-anchor="%s">%s</text>' % (
             "open" if r["open"] else "dur", tx, y + 15, anchor, _e(tag)))
         if r["note"] and (r["open"] or r["section"] != "Gates"):
-            nx = min(x, RIGHT - 6.0 * len(r["note"]))
+            cw = 7.0 if r["open"] else 6.2  # about the width of one character (bold for an open row), in px
+            note = _clip(r["note"], int((RIGHT - 16) / cw))
+            nx = max(min(x, RIGHT - cw * len(note)), 16.0)
             out.append('<text class="note%s" x="%.2f" y="%d">%s</text>' % (
-                " open" if r["open"] else "", max(nx, 16.0), y + 15 + NOTE_H, _e(_clip(r["note"], 150))))
+                " open" if r["open"] else "", nx, y + 15 + NOTE_H, _e(note)))
     last, level = None, 0
     for m in sorted(ch["milestones"], key=lambda m: m["at"]):
         x = _x(ch, scale, m["at"])
@@ -148,7 +154,8 @@ def _clip(text, n):
 LEGEND = ('<p class="legend"><span><i class="sw" style="background:#1f7a3f"></i>passed / deleted</span>'
           '<span><i class="sw" style="background:#f9d4d1;border:1px solid #b3261e"></i>open: what it waits for had '
           'not happened when the run ended</span><span><i class="sw" style="background:#f2b705"></i>first '
-          'observed terminating</span><span><i class="sw" style="border-left:2px dashed #2b4acb"></i>milestone'
+          'observed terminating</span><span><i class="sw" style="background:#b3261e;width:3px"></i>delete refused, '
+          'waiting on a blocker</span><span><i class="sw" style="border-left:2px dashed #2b4acb"></i>milestone'
           '</span></p>')
 
 

@@ -62,7 +62,7 @@ def gate_row(g, section, run_end):
     marks = []
     term = epoch(g.get("first_observed_terminating"))
     if term is not None:
-        marks.append({"label": "first terminating", "at": term})
+        marks.append({"label": "first terminating", "at": term, "kind": "terminating"})
     note = ""
     if open_:
         note = "open (%s)" % state
@@ -113,7 +113,8 @@ def aws_rows(report, run_end):
             note.append("waited on " + ", ".join(waits))
         if failed:
             note.append("NOT deleted: " + ", ".join(str(r.get("id")) for r in failed))
-        marks = [{"label": "refused: waits on %s %s" % (_short_type(b.get("type")), b.get("id")), "at": epoch(b["at"])}
+        marks = [{"label": "refused: waits on %s %s" % (_short_type(b.get("type")), b.get("id")), "at": epoch(b["at"]),
+                  "kind": "refused"}
                  for r in rs for b in r.get("waited_on") or [] if epoch(b.get("at")) is not None]
         rows.append(_row("AWS", _short_type(rtype), "failed" if failed else "deleted", min(epoch(r["started"]) for r in rs),
                          max(ends) if ends else run_end, bool(failed), marks, "; ".join(note)))
