@@ -237,10 +237,16 @@ def release_prune_body(report):
 
 
 def cfn_body(report):
-    rows = [(s.get("name"), s.get("outcome"), ", ".join(s.get("refusals") or []), ", ".join(s.get("remedies") or []),
-             ", ".join(s.get("retained") or [])) for s in report.get("stacks") or []]
-    return "\n".join(["<h2>Stacks</h2>", _table(["stack", "outcome", "refused by", "remedies", "retained"], rows),
-                      "<h2>Already gone</h2>", _list([_e(n) for n in report.get("already_gone") or []])])
+    rows = []
+    for st in report.get("stacks") or []:
+        refusals = "; ".join("%s %s (%s): %s, %s" % (r.get("logical_id"), r.get("type"), r.get("class"),
+                                                    r.get("remedy") or "no remedy", r.get("action"))
+                             for r in st.get("refusals") or [])
+        kept = ", ".join("%s (%s)" % (k.get("physical_id"), k.get("why")) for k in st.get("retained") or [])
+        rows.append((st.get("stack"), st.get("status"), refusals or "-", kept or "-", st.get("error") or "-"))
+    return "\n".join(["<h2>Stacks, in deletion order</h2>",
+                      _table(["stack", "final status", "refusals (resource, class: remedy, action)", "retained",
+                              "error"], rows)])
 
 
 def held_deletion_body(report):
@@ -274,7 +280,7 @@ def verdict(report, kind):
         return ("ok" if report.get("outcome") == "pruned" else "bad"), str(report.get("outcome"))
     if kind == "held_deletion":
         return ("bad", "%d still held" % len(report["still_held"])) if report.get("still_held") else ("ok", "released")
-    failed = [s for s in report.get("stacks") or [] if s.get("outcome") not in tl.CLOSED]
+    failed = [s for s in report.get("stacks") or [] if s.get("status") not in ("DELETE_COMPLETE", "NOT_FOUND")]
     return ("bad", "%d stack(s) not deleted" % len(failed)) if failed else ("ok", "every stack deleted")
 
 
@@ -290,6 +296,14 @@ def render_html(report, kind=None):
         render_svg(ch), LEGEND, BODIES[ch["kind"]](report),
         "<p><small>Drawn from the JSON report alone: the Markdown report's Mermaid chart shows the same rows."
         "</small></p>", "</body></html>", ""])
+
+
+def render_markdown(report, kind=None):
+    """A short Markdown report for the roles that wrote only JSON: the verdict and the timeline as Mermaid."""
+    ch = tl.chart(report, kind)
+    words = verdict(report, ch["kind"])[1]
+    return "# %s\n\n**Result: %s**\n\n## Timeline\n\n%s\nThe whole report is the JSON file of the same name; the " \
+        "HTML page next to it draws the same timeline.\n" % (ch["title"], words, tl.render_mermaid(ch))
 
 
 def _iso(t):

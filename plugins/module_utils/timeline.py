@@ -20,7 +20,8 @@ import datetime
 
 from ansible_collections.teardown.gates.plugins.module_utils.report import parse_iso
 
-CLOSED = ("passed", "deleted", "absent", "restore", "released", "done", "DELETE_COMPLETE", "skipped", "retained")
+CLOSED = ("passed", "deleted", "absent", "restore", "abandon", "released", "DELETE_COMPLETE", "NOT_FOUND", "skipped",
+          "retained")
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 
 
@@ -187,11 +188,30 @@ def hosted_cluster_chart(report):
 
 
 def release_prune_chart(report):
-    """prune_releases: a row per Release wait, in the order of its batches."""
+    """prune_releases: a row per batch (its wait), then a row per Release, from its batch's start to when it was
+    first seen absent; a Release never seen absent is open, with its finalizers and the role's diagnosis."""
     run_end = epoch(report.get("finished"))
-    rows = []
+    held = dict((h.get("name"), h) for h in report.get("held") or [])
+    rows, releases = [], []
     for w in report.get("waits") or []:
-        rows.append(gate_row(w, "Releases", run_end))
+        batch = gate_row(w, "Batches", run_end)
+        rows.append(batch)
+        for o in w.get("releases") or []:
+            gone = epoch(o.get("first_observed_absent"))
+            marks = []
+            term = epoch(o.get("first_observed_terminating"))
+            if term is not None:
+                marks.append({"label": "first terminating", "at": term, "kind": "terminating"})
+            note = ""
+            if gone is None:
+                note = "not gone: finalizers %s" % ", ".join(o.get("finalizers") or []) if o.get("finalizers") else \
+                    "not seen absent"
+                if o.get("name") in held:
+                    note += "; " + "; ".join(str(d) for d in held[o["name"]].get("diagnosis") or [])
+            releases.append(_row("Releases", "Release %s" % o.get("name"), "deleted" if gone is not None else "open",
+                                 batch["start"], gone if gone is not None else batch["end"],
+                                 gone is None and batch["start"] is not None, marks, note))
+    rows += releases
     for g in report.get("cluster_wait") or []:
         rows.append(gate_row(g, "Cluster", run_end))
     ms = [{"label": "finished: %s" % report.get("outcome"), "at": run_end}]
@@ -200,48 +220,68 @@ def release_prune_chart(report):
 
 
 def cfn_chart(report):
-    """clear_cfn_refusals: a row per stack - its refusal, each remedy, the re-delete."""
+    """clear_cfn_refusals: a row per stack from its first delete event of this run to its last, with each refusal
+    (DELETE_FAILED) and re-delete marked, and the refusals' classes and remedies in words."""
     run_end = epoch(report.get("finished"))
     rows = []
     for s in report.get("stacks") or []:
-        start, end = epoch(s.get("started")), epoch(s.get("ended"))
-        state = s.get("outcome") or "unknown"
-        open_ = state not in CLOSED
-        marks = [{"label": "%s %s" % (e.get("what"), e.get("detail") or ""), "at": epoch(e.get("at"))}
-                 for e in s.get("events") or [] if epoch(e.get("at")) is not None]
-        refusals = ", ".join(s.get("refusals") or []) or "none"
-        remedies = ", ".join(s.get("remedies") or []) or "none"
-        note = "refused by: %s; remedies: %s; %s" % (refusals, remedies, state)
-        rows.append(_row("Stacks", s.get("name") or "stack", state, start, end if end is not None else run_end,
-                         open_ and start is not None, marks, note))
+        events = sorted((e for e in s.get("events") or [] if epoch(e.get("timestamp")) is not None),
+                        key=lambda e: epoch(e["timestamp"]))
+        own = [e for e in events if e.get("type") == "AWS::CloudFormation::Stack"]
+        marks, deletes = [], 0
+        for e in own:
+            if e.get("status") == "DELETE_FAILED":
+                marks.append({"label": "DELETE_FAILED", "at": epoch(e["timestamp"]), "kind": "refused"})
+            elif e.get("status") == "DELETE_IN_PROGRESS":
+                deletes += 1
+                if deletes > 1:
+                    marks.append({"label": "deleted again", "at": epoch(e["timestamp"]), "kind": "terminating"})
+        status = s.get("status") or "unknown"
+        start = epoch(events[0]["timestamp"]) if events else None
+        end = epoch(events[-1]["timestamp"]) if events else None
+        open_ = start is not None and status != "DELETE_COMPLETE"
+        refusals = ["%s %s: %s, %s" % (r.get("logical_id"), r.get("class"), r.get("remedy") or "no remedy",
+                                       r.get("action")) for r in s.get("refusals") or []]
+        note = "; ".join(refusals) or "no refusal"
+        if s.get("error"):
+            note += "; " + str(s["error"])
+        if start is None:
+            note = status if status != "NOT_FOUND" else "already gone"
+        rows.append(_row("Stacks", s.get("stack") or "stack", status, start, run_end if open_ else end, open_, marks,
+                         note))
     ms = [{"label": "finished", "at": run_end}]
-    return _finish("cfn", "CloudFormation refusals cleared", rows, ms, epoch(report.get("started")), run_end)
+    return _finish("cfn", "CloudFormation stacks out of DELETE_FAILED", rows, ms, epoch(report.get("started")), run_end)
 
 
 def held_deletion_chart(report):
-    """release_held_deletion: a row per held object - the hold, then the restore or abandon."""
+    """release_held_deletion: per held object, the hold (diagnosis and decision, then the restore or abandon) and
+    the wait for CAPTF's finalizer to go; an object still held at the end is open, with why."""
     run_end = epoch(report.get("finished_at"))
     start = epoch(report.get("started_at"))
     still = dict((u.get("name"), u) for u in report.get("still_held") or [])
-    rows = []
+    waits = dict()
+    for w in report.get("waits") or []:
+        waits[(w.get("name") or "").rsplit("/", 1)[-1].replace(" released", "")] = w
+    rows, released = [], []
     for p in report.get("plan") or []:
-        name = p.get("name")
-        if name in still:
-            state, open_ = "held: %s" % still[name].get("reason"), True
-            note = "%s after %s: %s" % (still[name].get("reason"), still[name].get("action_taken"),
-                                        still[name].get("message") or "")
-        else:
-            state, open_ = p.get("action") or "none", False
-            note = "%s (%s)" % (p.get("action") or "none", p.get("reason") or "")
-        marks = []
-        held_since = epoch(p.get("deletion_timestamp"))
-        if held_since is not None and start is not None and held_since >= start:
-            marks.append({"label": "deletion requested", "at": held_since})
-        rows.append(_row("Held", "%s %s" % (report.get("kind") or "object", name), state, start, run_end, open_,
-                         marks, note))
+        name, action = p.get("name"), p.get("action") or "none"
+        w = waits.get(name)
+        held = still.get(name)
+        end = epoch(w.get("started")) if w else run_end
+        open_ = held is not None and w is None
+        note = "%s: %s" % (p.get("reason"), action)
+        if held is not None:
+            note = "still held: %s after %s - %s" % (held.get("reason"), held.get("action_taken"), held.get("message") or "")
+        rows.append(_row("Held", "%s %s: %s" % (report.get("kind") or "object", name, action),
+                         action if not open_ else "held", start, end, open_ and start is not None, note=note))
+        if w:
+            g = gate_row(w, "Released", run_end)
+            if held is not None and not g["open"]:
+                g["note"] = note
+            released.append(g)
     ms = [{"label": "finished", "at": run_end}]
     return _finish("held_deletion", "Held %s deletions in %s" % (report.get("kind"), report.get("namespace")),
-                   rows, ms, start, run_end)
+                   rows + released, ms, start, run_end)
 
 
 def chart(report, kind=None):

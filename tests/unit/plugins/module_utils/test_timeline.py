@@ -172,3 +172,93 @@ def test_split_aws_keeps_the_times_and_the_blockers_waited_on():
     assert aws["deleted"] == [{"type": "AWS::EC2::Subnet", "id": "subnet-1", "started": "a", "ended": "b",
                                "waited_on": [{"type": "AWS::EC2::NatGateway", "id": "nat-1", "state": "deleting",
                                               "at": "t1"}]}]
+
+
+# ------------------------------------------------------------------------ the other playbooks' reports
+PRUNE = {
+    "role": "teardown.gates.release_prune", "started": "2026-01-01T10:00:00.000Z", "finished": "2026-01-01T10:01:10.000Z",
+    "outcome": "incomplete", "input": {"release_namespace": "apps"}, "deletion_requested": ["a", "b"],
+    "held": [{"name": "b", "uid": "u-b", "diagnosis": ["preDelete hook job b-pre failed"]}],
+    "waits": [{"name": "Releases of batch 1 gone", "state": "timeout", "started": "2026-01-01T10:00:05.000Z",
+               "ended": "2026-01-01T10:01:05.000Z", "passed_at": None, "duration": 60.0,
+               "releases": [{"kind": "Release", "name": "a", "first_observed_terminating": "2026-01-01T10:00:05.100Z",
+                             "first_observed_absent": "2026-01-01T10:00:15.000Z"},
+                            {"kind": "Release", "name": "b", "finalizers": ["convoy.io/hooks"],
+                             "first_observed_terminating": "2026-01-01T10:00:05.100Z", "first_observed_absent": None}]}],
+}
+
+
+def test_prune_releases_draws_each_batch_and_each_release():
+    ch = T.chart(PRUNE)
+    assert ch["kind"] == "release_prune"
+    rows = dict((r["label"], r) for r in ch["rows"])
+    assert rows["Releases of batch 1 gone"]["open"] and rows["Releases of batch 1 gone"]["end"] == T.epoch(
+        "2026-01-01T10:01:05.000Z")
+    a, b = rows["Release a"], rows["Release b"]
+    assert not a["open"] and a["end"] - a["start"] == pytest.approx(10.0)
+    assert b["open"] and "convoy.io/hooks" in b["note"] and "preDelete hook job b-pre failed" in b["note"]
+    page = H.render_html(PRUNE)
+    assert 'data-label="Release b"' in page and "incomplete" in page
+    assert "Release b (OPEN) :crit, " in T.render_mermaid(ch)
+
+
+CFN = {
+    "role": "teardown.gates.cfn_refusals", "started": "2026-01-01T10:00:00.000Z", "finished": "2026-01-01T10:00:40.000Z",
+    "stacks": [
+        {"stack": "app", "status": "DELETE_COMPLETE", "error": "", "retained": [],
+         "refusals": [{"logical_id": "Logs", "type": "AWS::S3::Bucket", "class": "BucketNotEmpty", "remedy": "empty_buckets",
+                       "action": "cleared"}],
+         "events": [{"timestamp": "2026-01-01T10:00:01.000Z", "type": "AWS::CloudFormation::Stack", "status": "DELETE_IN_PROGRESS"},
+                    {"timestamp": "2026-01-01T10:00:04.000Z", "type": "AWS::S3::Bucket", "status": "DELETE_FAILED"},
+                    {"timestamp": "2026-01-01T10:00:05.000Z", "type": "AWS::CloudFormation::Stack", "status": "DELETE_FAILED"},
+                    {"timestamp": "2026-01-01T10:00:09.000Z", "type": "AWS::CloudFormation::Stack", "status": "DELETE_IN_PROGRESS"},
+                    {"timestamp": "2026-01-01T10:00:20.000Z", "type": "AWS::CloudFormation::Stack", "status": "DELETE_COMPLETE"}]},
+        {"stack": "db", "status": "DELETE_FAILED", "error": "Data: DeleteConflict, no remedy allowed", "retained": [],
+         "refusals": [], "events": [{"timestamp": "2026-01-01T10:00:21.000Z", "type": "AWS::CloudFormation::Stack",
+                                     "status": "DELETE_IN_PROGRESS"}]},
+        {"stack": "gone", "status": "NOT_FOUND", "refusals": [], "retained": [], "error": "", "events": []},
+    ],
+}
+
+
+def test_clear_cfn_refusals_marks_the_refusal_and_the_re_delete():
+    ch = T.chart(CFN)
+    assert ch["kind"] == "cfn"
+    app, db, gone = ch["rows"]
+    assert app["end"] - app["start"] == pytest.approx(19.0) and not app["open"]
+    assert [m["label"] for m in app["marks"]] == ["DELETE_FAILED", "deleted again"]
+    assert "Logs BucketNotEmpty: empty_buckets, cleared" in app["note"]
+    assert db["open"] and db["end"] == T.epoch(CFN["finished"]) and "DeleteConflict" in db["note"]
+    assert gone["start"] is None and gone["note"] == "already gone"
+    page = H.render_html(CFN)
+    assert "1 stack(s) not deleted" in page
+    md = H.render_markdown(CFN)
+    assert md.startswith("# CloudFormation stacks out of DELETE_FAILED") and "```mermaid" in md
+
+
+HELD = {
+    "namespace": "infra", "kind": "TerraformCluster", "check_mode": False, "started_at": "2026-01-01T10:00:00.000Z",
+    "finished_at": "2026-01-01T10:00:30.000Z",
+    "plan": [{"name": "lost", "uid": "u1", "held": True, "reason": "StateLost", "action": "restore"},
+             {"name": "stuck", "uid": "u2", "held": True, "reason": "DependentsExist", "action": "none"}],
+    "waits": [{"name": "TerraformCluster infra/lost released", "state": "passed", "started": "2026-01-01T10:00:04.000Z",
+               "passed_at": "2026-01-01T10:00:12.000Z"}],
+    "restored": ["lost"], "abandoned": [], "saved_state": [],
+    "still_held": [{"name": "stuck", "uid": "u2", "reason": "DependentsExist", "action_taken": "none",
+                    "message": "2 workspaces still reference it"}],
+}
+
+
+def test_release_held_deletion_draws_the_hold_then_the_restore():
+    ch = T.chart(HELD)
+    assert ch["kind"] == "held_deletion"
+    labels = [(r["section"], r["label"], r["open"]) for r in ch["rows"]]
+    assert labels == [("Held", "TerraformCluster lost: restore", False), ("Held", "TerraformCluster stuck: none", True),
+                      ("Released", "TerraformCluster infra/lost released", False)]
+    assert "2 workspaces still reference it" in ch["rows"][1]["note"]
+    assert "1 still held" in H.render_html(HELD)
+
+
+def test_each_report_names_its_own_kind():
+    assert [T.chart(r)["kind"] for r in (load("report-verified.json"), PRUNE, CFN, HELD)] == [
+        "hosted_cluster", "release_prune", "cfn", "held_deletion"]
