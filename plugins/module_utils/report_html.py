@@ -12,6 +12,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import datetime
 from html import escape
 
 from ansible_collections.teardown.gates.plugins.module_utils import timeline as tl
@@ -77,9 +78,9 @@ def _x(ch, scale, t):
 
 def render_svg(ch):
     scale, places, height = layout(ch)
+    head = (WIDTH, height, WIDTH, height, scale, ch["t0"], _e(ch["title"]))
     out = ['<svg xmlns="http://www.w3.org/2000/svg" id="timeline" width="%d" height="%d" viewBox="0 0 %d %d" '
-           'data-scale="%.6f" data-t0="%.3f" role="img" aria-label="%s">' % (WIDTH, height, WIDTH, height, scale,
-                                                                            ch["t0"], _e(ch["title"])),
+           'data-scale="%.6f" data-t0="%.3f" role="img" aria-label="%s">' % head,
            '<defs><pattern id="open" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
            '<rect width="8" height="8" fill="#f9d4d1"/><line x1="0" y1="0" x2="0" y2="8" stroke="#b3261e" '
            'stroke-width="3"/></pattern></defs>']
@@ -219,17 +220,17 @@ def hosted_cluster_body(report):
 
 
 def release_prune_body(report):
-    parts = ["<p>Outcome: <b>%s</b>%s</p>" % (_e(report.get("outcome")),
-                                            (": " + _e(report["error"])) if report.get("error") else "")]
+    error = (": " + _e(report["error"])) if report.get("error") else ""
+    parts = ["<p>Outcome: <b>%s</b>%s</p>" % (_e(report.get("outcome")), error)]
     parts += ["<h2>Deletion requested</h2>", _list([_e(n) for n in report.get("deletion_requested") or []])]
     held = []
     for r in report.get("held") or []:
         held.append("%s (%s): %s" % (_e(r.get("name")), _e(r.get("uid")),
                                      _e("; ".join(str(d) for d in r.get("diagnosis") or []))))
     parts += ["<h2>Did not go</h2>", _list(held)]
-    parts += ["<h2>Left running and untracked</h2>", _list(["%s %s/%s" % (_e(o.get("kind")), _e(o.get("namespace")),
-                                                                         _e(o.get("name")))
-                                                           for o in report.get("orphaned_by_opt_in") or []])]
+    orphans = ["%s %s/%s" % (_e(o.get("kind")), _e(o.get("namespace")), _e(o.get("name")))
+               for o in report.get("orphaned_by_opt_in") or []]
+    parts += ["<h2>Left running and untracked</h2>", _list(orphans)]
     ver = report.get("verification")
     if isinstance(ver, dict):
         parts += ["<h2>Verification</h2>", _table(["what", "value"], sorted(ver.items()))]
@@ -239,9 +240,9 @@ def release_prune_body(report):
 def cfn_body(report):
     rows = []
     for st in report.get("stacks") or []:
-        refusals = "; ".join("%s %s (%s): %s, %s" % (r.get("logical_id"), r.get("type"), r.get("class"),
-                                                    r.get("remedy") or "no remedy", r.get("action"))
-                             for r in st.get("refusals") or [])
+        refusals = "; ".join("%s %s (%s): %s, %s" % (
+            r.get("logical_id"), r.get("type"), r.get("class"), r.get("remedy") or "no remedy", r.get("action"))
+            for r in st.get("refusals") or [])
         kept = ", ".join("%s (%s)" % (k.get("physical_id"), k.get("why")) for k in st.get("retained") or [])
         rows.append((st.get("stack"), st.get("status"), refusals or "-", kept or "-", st.get("error") or "-"))
     return "\n".join(["<h2>Stacks, in deletion order</h2>",
@@ -307,7 +308,7 @@ def render_markdown(report, kind=None):
 
 
 def _iso(t):
-    return tl.datetime.datetime.fromtimestamp(t, tl.datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return datetime.datetime.fromtimestamp(t, datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 # ---------------------------------------------------------------------------------------------- the fleet page
@@ -343,8 +344,9 @@ def render_index(reports):
            '<th>stopped at</th><th>finished</th></tr>']
     for r in rows:
         rem = r["remaining"]
-        rem_text = "none" if not rem else "%d: %s" % (len(rem), ", ".join(str(x) for x in rem[:3]) +
-                                                     (", \u2026" if len(rem) > 3 else ""))
+        rem_text = "none"
+        if rem:
+            rem_text = "%d: %s%s" % (len(rem), ", ".join(str(x) for x in rem[:3]), ", \u2026" if len(rem) > 3 else "")
         out.append('<tr data-rank="%d"><td><a href="%s">%s</a></td><td><span class="result %s">%s</span></td>'
                    "<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
                        r["rank"], _e(r["href"]), _e(r["cluster"]), r["verdict"][0], _e(r["verdict"][1]),
