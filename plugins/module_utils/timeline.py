@@ -177,8 +177,11 @@ def hosted_cluster_chart(report):
     gates = [gate_row(g, "Gates", run_end) for g in report.get("gates") or []]
     aws = aws_rows(report, run_end)
     rows = phase_rows(report, gates, aws) + gates + aws
-    milestones = [{"label": "delete requested", "at": epoch(ms.get("hc_deletion_timestamp"))},
-                  {"label": "command finished", "at": epoch(ms.get("command_finished"))}]
+    milestones = [{"label": "command finished", "at": epoch(ms.get("command_finished"))}]
+    requested, started = epoch(ms.get("hc_deletion_timestamp")), epoch(ms.get("started"))
+    # an earlier run's delete (a resumed run) is not on this run's axis: it could be hours before
+    if requested is not None and (started is None or requested >= started - 1):
+        milestones.insert(0, {"label": "delete requested", "at": requested})
     if report.get("verified"):
         milestones.append({"label": "verified", "at": epoch(ms.get("verified_at") or ms.get("finished"))})
     elif report.get("stopped"):

@@ -262,3 +262,12 @@ def test_release_held_deletion_draws_the_hold_then_the_restore():
 def test_each_report_names_its_own_kind():
     assert [T.chart(r)["kind"] for r in (load("report-verified.json"), PRUNE, CFN, HELD)] == [
         "hosted_cluster", "release_prune", "cfn", "held_deletion"]
+
+
+def test_a_resumed_run_keeps_its_own_axis():
+    """The HostedCluster was deleted by an earlier run, hours ago: that is not drawn on this run's axis."""
+    report = load("report-verified.json")
+    report["milestones"]["hc_deletion_timestamp"] = "2026-11-29T09:00:00Z"
+    ch = T.chart(report)
+    assert ch["t0"] == T.epoch(report["milestones"]["started"])
+    assert "delete requested" not in [m["label"] for m in ch["milestones"]]
