@@ -51,7 +51,7 @@ def test_html_and_markdown_show_the_same_rows_from_one_stored_report(report):
     drawn = [(b.get("data-section"), b.get("data-label")) for b in bars(svg_of(page))]
     mermaid = re.search(r"```mermaid\n(.*?)```", md, re.S).group(1)
     tasks = re.findall(r"^    (.+?) :(?:crit, |done, )?r\d+, (\d+), (\d+)$", mermaid, re.M)
-    assert [label.replace(" (OPEN)", "") for label, _, _ in tasks] == [T._mermaid_text(lab) for _, lab in drawn]
+    assert [t[0].replace(" (OPEN)", "") for t in tasks] == [T._mermaid_text(d[1]) for d in drawn]
     # the same start and length, in ms in the Mermaid and in seconds on the bar
     for (label, start, end), b in zip(tasks, bars(svg_of(page))):
         assert abs((int(end) - int(start)) / 1000.0 - float(b.get("data-seconds"))) <= 0.002, label
@@ -163,12 +163,12 @@ def test_a_report_without_aws_times_has_no_aws_rows_but_keeps_its_phases():
 
 
 def test_split_aws_keeps_the_times_and_the_blockers_waited_on():
-    aws, _ = R.split_aws([{"type": "AWS::EC2::Subnet", "id": "subnet-1", "outcome": "deleted", "started": "a",
+    aws = R.split_aws([{"type": "AWS::EC2::Subnet", "id": "subnet-1", "outcome": "deleted", "started": "a",
                            "ended": "b", "refusals": [
                                {"error": "DependencyViolation", "at": "t1",
                                 "blockers": [{"type": "AWS::EC2::NatGateway", "id": "nat-1", "state": "deleting"}]},
                                {"error": "DependencyViolation", "at": "t2",
-                                "blockers": [{"type": "AWS::EC2::NatGateway", "id": "nat-1", "state": "deleting"}]}]}])
+                                "blockers": [{"type": "AWS::EC2::NatGateway", "id": "nat-1", "state": "deleting"}]}]}])[0]
     assert aws["deleted"] == [{"type": "AWS::EC2::Subnet", "id": "subnet-1", "started": "a", "ended": "b",
                                "waited_on": [{"type": "AWS::EC2::NatGateway", "id": "nat-1", "state": "deleting",
                                               "at": "t1"}]}]
