@@ -163,12 +163,11 @@ def test_a_report_without_aws_times_has_no_aws_rows_but_keeps_its_phases():
 
 
 def test_split_aws_keeps_the_times_and_the_blockers_waited_on():
-    aws = R.split_aws([{"type": "AWS::EC2::Subnet", "id": "subnet-1", "outcome": "deleted", "started": "a",
-                           "ended": "b", "refusals": [
-                               {"error": "DependencyViolation", "at": "t1",
-                                "blockers": [{"type": "AWS::EC2::NatGateway", "id": "nat-1", "state": "deleting"}]},
-                               {"error": "DependencyViolation", "at": "t2",
-                                "blockers": [{"type": "AWS::EC2::NatGateway", "id": "nat-1", "state": "deleting"}]}]}])[0]
+    nat = {"type": "AWS::EC2::NatGateway", "id": "nat-1", "state": "deleting"}
+    refusals = [{"error": "DependencyViolation", "at": "t1", "blockers": [dict(nat)]},
+                {"error": "DependencyViolation", "at": "t2", "blockers": [dict(nat)]}]
+    aws = R.split_aws([{"type": "AWS::EC2::Subnet", "id": "subnet-1", "outcome": "deleted", "started": "a", "ended": "b",
+                        "refusals": refusals}])[0]
     assert aws["deleted"] == [{"type": "AWS::EC2::Subnet", "id": "subnet-1", "started": "a", "ended": "b",
                                "waited_on": [{"type": "AWS::EC2::NatGateway", "id": "nat-1", "state": "deleting",
                                               "at": "t1"}]}]
