@@ -39,7 +39,7 @@ svg .grid{stroke:#eceff3}svg .ms{stroke:#2b4acb;stroke-dasharray:4 3}svg text.ms
 .bar{fill:#3b82c4}.bar.closed{fill:#1f7a3f}.bar.open{fill:url(#open);stroke:#b3261e;stroke-width:1.5}
 .bar.span{fill:#9aa5b8}.bar.failed{fill:url(#open);stroke:#b3261e}.tick{stroke:#1f7a3f;stroke-width:2}
 .mark{fill:#f2b705;stroke:#1d2330;stroke-width:.8}.mark.refused{fill:#b3261e;stroke:#b3261e;stroke-width:1.5}svg text.open{fill:#b3261e;font-weight:700}
-.legend span{display:inline-block;margin-right:16px}.sw{display:inline-block;width:14px;height:10px;
+#fleet td{white-space:nowrap}.legend span{display:inline-block;margin-right:16px}.sw{display:inline-block;width:14px;height:10px;
 margin-right:5px;vertical-align:middle}
 """
 
@@ -327,7 +327,7 @@ def fleet_rows(reports):
             rank = 3 if r.get("verified") else (1 if r.get("command_succeeded") else 0)
         remaining = r.get("remaining") or []
         rows.append({"cluster": "%s/%s" % (c.get("namespace"), c.get("name")), "href": href, "rank": rank,
-                     "verdict": verdict(r, "hosted_cluster"), "seconds": seconds,
+                     "verdict": verdict(r, "hosted_cluster"), "seconds": seconds,  # the stop is a column of its own
                      "remaining": [x.get("id") or x.get("what") for x in remaining],
                      "stopped_at": (r.get("stopped") or {}).get("gate"), "finished": ms.get("finished")})
     rows.sort(key=lambda x: (x["rank"], -len(x["remaining"]), -(x["seconds"] or 0), x["cluster"]))
@@ -344,12 +344,13 @@ def render_index(reports):
            '<th>stopped at</th><th>finished</th></tr>']
     for r in rows:
         rem = r["remaining"]
-        rem_text = "none"
+        # nothing listed is only "none" when verified: a run that did not verify does not know
+        rem_text = "none" if r["rank"] == 3 else "unknown: not verified"
         if rem:
             rem_text = "%d: %s%s" % (len(rem), ", ".join(str(x) for x in rem[:3]), ", \u2026" if len(rem) > 3 else "")
         out.append('<tr data-rank="%d"><td><a href="%s">%s</a></td><td><span class="result %s">%s</span></td>'
                    "<td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>" % (
-                       r["rank"], _e(r["href"]), _e(r["cluster"]), r["verdict"][0], _e(r["verdict"][1]),
+                       r["rank"], _e(r["href"]), _e(r["cluster"]), r["verdict"][0], _e(r["verdict"][1].split(" (stopped at")[0]),
                        _fmt_s(r["seconds"]), _e(rem_text), _e(r["stopped_at"]), _e(r["finished"])))
     out += ["</table>", "<p><small>Worst first: not finished, then finished but not verified, then check mode, "
             "then verified.</small></p>", "</body></html>", ""]

@@ -101,6 +101,22 @@ def test_stopped_page_shows_the_open_gate_and_what_held_it(chromium, tmp_path, s
     assert "Stopped: what held it" in dom
 
 
+def test_fleet_index_page_worst_first_in_the_browser(chromium, tmp_path, shots):
+    """The index of the stored reports (one verified, one stopped) as chromium shows it: the stopped one first."""
+    found = []
+    for name in ("report-verified.json", "report-stopped.json"):
+        with open(os.path.join(FIXTURES, name)) as f:
+            doc = json.load(f)
+        found.append(("%s-%s.html" % (doc["cluster"]["namespace"], doc["cluster"]["name"]), doc))
+    index = os.path.join(str(tmp_path), "index.html")
+    with open(index, "w") as f:
+        f.write(report_html.render_index(found))
+    dom = browser.dump_dom(chromium, index)
+    assert re.findall(r'<a href="([^"]+)">', dom) == ["clusters-stuck-213650.html", "clusters-demo-213650.html"]
+    assert "2 clusters, 1 not verified" in dom
+    browser.screenshot(chromium, index, os.path.join(shots, "report-fleet-stored.png"), height=200)
+
+
 # ------------------------------------------------------------------------------------ the fleet page, for real
 def _run(argv, timeout=900, env=None):
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)

@@ -146,6 +146,7 @@ def test_fleet_index_lists_worst_first_and_links_each_page():
     assert hrefs == ["clusters-stuck-213650.html", "clusters-leaky.html", "clusters-demo-213650.html"]
     assert "3 clusters, 2 not verified" in page
     assert "1: vpc-9" in page
+    assert page.count("unknown: not verified") == 1  # the stopped run lists nothing, and does not know
     assert "Phase 3 | Wait for HostedControlPlane gone" in page
 
 
