@@ -114,7 +114,8 @@ def test_fleet_index_page_worst_first_in_the_browser(chromium, tmp_path, shots):
     dom = browser.dump_dom(chromium, index)
     assert re.findall(r'<a href="([^"]+)">', dom) == ["clusters-stuck-213650.html", "clusters-demo-213650.html"]
     assert "2 clusters, 1 not verified" in dom
-    browser.screenshot(chromium, index, os.path.join(shots, "report-fleet-stored.png"), height=200)
+    png = browser.screenshot(chromium, index, os.path.join(str(tmp_path), "index.png"), height=200)
+    assert browser.png_size(png) == (1180, 200)
 
 
 # ------------------------------------------------------------------------------------ the fleet page, for real
@@ -123,8 +124,8 @@ def _run(argv, timeout=900, env=None):
 
 
 def test_a_fleet_run_writes_one_index_page_worst_first(chromium, tmp_path, shots):
-    """Two hosted clusters through the inventory plugin in one run, one of them stopped at its CAPI Cluster gate
-    (the CAPI controller down): the index lists the stopped one first, and links both pages."""
+    """Two hosted clusters through the inventory plugin in one run, one of them stopped at a gate (its CAPI
+    controller down, so its Machines never go): the index lists the stopped one first, and links both pages."""
     ns = "fleetpage-" + uuid.uuid4().hex[:5]
     for name, knobs in (("ok", ["--knob", "aws_infra=false"]),
                         ("stuck", ["--knob", "aws_infra=false", "--knob", "capi=down"])):
