@@ -218,6 +218,12 @@ def _chunks(seq, n):
         yield seq[i:i + n]
 
 
+def wall_iso():
+    """Now, UTC, ISO-8601 with milliseconds (the report's format)."""
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + ".%03dZ" % (int(now * 1000) % 1000)
+
+
 class Executor:
     """Run a plan (aws_graph.plan) against AWS through ``clients``."""
 
@@ -251,6 +257,7 @@ class Executor:
         self._eni_waiters = {}  # (type, id) -> {"type", "id", "vpc", "enis", "desc", "state", "checked"}
         self._eni_slot = {"at": None, "interval": poll_interval}
         self.backstop_interval = backstop_interval if backstop_interval is not None else 6 * max_poll_interval
+        self.began = {}  # (type, id) -> wall-clock time its own work began (after the waits on other types)
 
     # ------------------------------------------------------------------ observation by ID
     def probe(self, rtype, ids, fn=None):
@@ -476,8 +483,12 @@ class Executor:
 
     # ------------------------------------------------------------------ execution
     def _set(self, rtype, rid, **res):
+        # wall-clock times, for the report's timeline: when this ID's work began and when its outcome was known
+        times = {"ended": wall_iso()}
+        if (rtype, rid) in self.began:
+            times["started"] = self.began[(rtype, rid)]
         with self.lock:
-            self.results[(rtype, rid)] = dict({"type": rtype, "id": rid}, **res)
+            self.results[(rtype, rid)] = dict({"type": rtype, "id": rid}, **dict(times, **res))
 
     def run(self):
         t0 = self.clock()
@@ -548,6 +559,7 @@ class Executor:
 
     def _run_one(self, rtype, rid, started=False):
         t0 = self.clock()
+        self.began[(rtype, rid)] = wall_iso()
         obs = self.observed.get(rtype, {}).get(rid, {})
         refusals = []
         try:
@@ -593,7 +605,7 @@ class Executor:
                 if code not in REFUSALS:
                     return ("failed", error_text(e), None)
                 blockers = BLOCKERS.get(rtype, _no_blockers)(self, rid, obs, code)
-                refusals.append({"error": error_text(e), "blockers": [b.as_dict() for b in blockers]})
+                refusals.append({"error": error_text(e), "blockers": [b.as_dict() for b in blockers], "at": wall_iso()})
                 stuck = [b for b in blockers if not b.going_away and b.action is None]
                 if stuck:
                     return ("failed", "%s refused: %s; blocked by what is not in the manifest and not going "

@@ -112,6 +112,12 @@ def split_aws(resources):
     iam = {"deleted": [], "retained": [], "remaining": []}
     for r in resources or []:
         ref = {"type": r.get("type"), "id": r.get("id")}
+        for k in ("started", "ended"):  # the timeline's AWS rows
+            if r.get(k):
+                ref[k] = r[k]
+        waited = _waited_on(r.get("refusals"))
+        if waited:
+            ref["waited_on"] = waited
         outcome = r.get("outcome")
         verified = r.get("verified_state") or r.get("observed")
         if outcome == "deleted":
@@ -139,6 +145,22 @@ def split_aws(resources):
         for v in d.values():
             v.sort(key=lambda x: (x.get("type") or "", x.get("id") or ""))
     return aws, iam
+
+
+def _waited_on(refusals):
+    """The blockers each refused delete waited on, once each: type, id, state, when first refused."""
+    out, seen = [], set()
+    for ref in refusals or []:
+        for b in ref.get("blockers") or []:
+            key = (b.get("type"), b.get("id"))
+            if key in seen:
+                continue
+            seen.add(key)
+            item = dict((k, b[k]) for k in ("type", "id", "state") if b.get(k))
+            if ref.get("at"):
+                item["at"] = ref["at"]
+            out.append(item)
+    return out
 
 
 def merge_manifests(*manifests):
@@ -236,7 +258,8 @@ def _md_escape(v):
     return _fmt(v).replace("|", "\\|").replace("\n", " ")
 
 
-def render_markdown(report):
+def render_markdown(report, mermaid=None):
+    """The Markdown report; ``mermaid`` is the timeline chart (timeline.render_mermaid), drawn from this report."""
     c = report["cluster"]
     lines = ["# Teardown of HostedCluster %s/%s" % (c.get("namespace"), c.get("name")), ""]
     status = "verified" if report["verified"] else ("command finished, NOT verified" if report["command_succeeded"]
@@ -255,6 +278,8 @@ def render_markdown(report):
             lines.append("| %s | %s |" % (k.replace("_", " "), ms[k]))
     lines.append("| command succeeded | %s |" % report["command_succeeded"])
     lines.append("| teardown verified | %s |" % report["verified"])
+    if mermaid:
+        lines += ["", "## Timeline", "", mermaid]
     lines += ["", "## Gates", "", "| gate | state | started | first terminating | passed | seconds |",
               "| --- | --- | --- | --- | --- | --- |"]
     for g in report["gates"]:

@@ -9,7 +9,7 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 module: teardown_report
-short_description: Write a hosted-cluster teardown report (JSON and Markdown) and return its summary
+short_description: Write a hosted-cluster teardown report (JSON, Markdown, HTML) and return its summary
 version_added: 0.1.0
 author:
   - teardown.gates developers (@teardown-gates)
@@ -17,7 +17,14 @@ description:
   - Builds the report of one HostedCluster teardown from what the C(teardown.gates.hosted_cluster_destroy)
     role collected - identity, options, the timeline of every gate, AWS and IAM outcomes by ID, the
     independent verification, what was retained and why, what remains - and writes it to
-    O(report_dir) as C(<namespace>-<name>.json) and C(<namespace>-<name>.md).
+    O(report_dir) as C(<namespace>-<name>.json), C(<namespace>-<name>.md) and C(<namespace>-<name>.html).
+  - The HTML page is self-contained (inline CSS and SVG, no external URL, no script) - a Gantt of the phases,
+    the gates (first terminating observation marked) and the AWS types (the blockers they waited on named), the
+    milestones as lines, then the retained, remaining and verification lists. A stopped run's open gate is drawn
+    open, with what held it. The Markdown report carries the same timeline as a Mermaid gantt; both are drawn
+    from the JSON report.
+  - Each write also renews C(index.html) in O(report_dir) - a row per cluster report there (a fleet run's hosts
+    share the folder), worst first, each linking to its page.
   - A report already there from an earlier run is kept as C(<namespace>-<name>.<UTC time>.json) before the
     new one is written.
   - The command's milestones and the verification are kept apart - RV(report.command_succeeded) says the
@@ -152,6 +159,14 @@ markdown_path:
   description: The Markdown report's path.
   returned: when no O(baseline) is given
   type: str
+html_path:
+  description: The HTML page's path.
+  returned: when no O(baseline) is given
+  type: str
+index_path:
+  description: The fleet page's path (C(index.html) in O(report_dir)), listing every cluster report there.
+  returned: when no O(baseline) is given
+  type: str
 archived:
   description: Where the earlier run's JSON report was moved, when there was one (null otherwise).
   returned: when no O(baseline) is given
@@ -163,13 +178,20 @@ baseline_path:
 """
 
 import datetime
+import fcntl
 import json
 import os
+import re
 import tempfile
 
 from ansible.module_utils.basic import AnsibleModule
 
 from ansible_collections.teardown.gates.plugins.module_utils import report as rpt
+from ansible_collections.teardown.gates.plugins.module_utils import report_html
+from ansible_collections.teardown.gates.plugins.module_utils import timeline
+
+# <namespace>-<name>.json, not an archived (.<UTC time>.json) or baseline (.baseline.json) one
+_ARCHIVED = re.compile(r"\.(\d{8}T\d{6}\.\d{3}Z(-\d+)?|baseline)\.json$")
 
 
 def _lib_versions():
@@ -211,6 +233,30 @@ def _archive_time(path):
     except (OSError, ValueError, AttributeError):
         pass
     return datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
+
+
+def write_index(report_dir):
+    """Renew index.html from every cluster report in report_dir. A lock keeps the hosts of a fleet run from
+    writing it at once: each reads the folder after its own report is written, so the last one sees them all."""
+    with open(os.path.join(report_dir, ".index.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            found = []
+            for fname in sorted(os.listdir(report_dir)):
+                if not fname.endswith(".json") or fname.startswith(".") or _ARCHIVED.search(fname):
+                    continue
+                try:
+                    with open(os.path.join(report_dir, fname)) as f:
+                        doc = json.load(f)
+                except (OSError, ValueError):
+                    continue
+                if isinstance(doc, dict) and doc.get("schema") == rpt.SCHEMA and "gates" in doc and "cluster" in doc:
+                    found.append((fname[:-5] + ".html", doc))
+            path = os.path.join(report_dir, "index.html")
+            _atomic_write(path, report_html.render_index(found))
+            return path
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def store_baseline(module):
@@ -261,7 +307,8 @@ def main():
                               retained=p["retained"], stopped=p["stopped"], versions=versions,
                               check_mode=module.check_mode, plan=p["plan"])
     base = os.path.join(p["report_dir"], rpt.base_name(p["cluster"]["namespace"], p["cluster"]["name"]))
-    json_path, md_path = base + ".json", base + ".md"
+    json_path, md_path, html_path = base + ".json", base + ".md", base + ".html"
+    index_path = os.path.join(p["report_dir"], "index.html")
     archived = None
     if not module.check_mode:
         try:
@@ -272,13 +319,17 @@ def main():
                     archived = "%s.%s-%d.json" % (base, rpt.archive_stamp(_archive_time(json_path)), n)
                     n += 1
                 os.rename(json_path, archived)
-            _atomic_write(json_path, json.dumps(report, indent=2, sort_keys=True) + "\n")
-            _atomic_write(md_path, rpt.render_markdown(report))
+            text = json.dumps(report, indent=2, sort_keys=True) + "\n"
+            _atomic_write(json_path, text)
+            stored = json.loads(text)  # both renderings are read from the JSON as written, nothing else
+            _atomic_write(md_path, rpt.render_markdown(stored, timeline.render_mermaid(timeline.chart(stored))))
+            _atomic_write(html_path, report_html.render_html(stored))
+            write_index(p["report_dir"])
         except OSError as e:
             module.fail_json(msg="could not write the report under %s: %s" % (p["report_dir"], e), report=report,
                              summary=rpt.summary(report))
     module.exit_json(changed=False, report=report, summary=rpt.summary(report), json_path=json_path,
-                     markdown_path=md_path, archived=archived)
+                     markdown_path=md_path, html_path=html_path, index_path=index_path, archived=archived)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make demo: start the sandbox (unless one is running), seed a hosted cluster, destroy it with
 # teardown.gates.destroy_hosted_cluster and live gate progress, print the report, stop the sandbox
-# it started. DEMO_REPORT_TO=docs/demo-report also copies the report there (.md and .json).
+# it started, and print, last, the path of the report's HTML page (its timeline as a Gantt).
+# DEMO_REPORT_TO=docs/demo-report also copies the report there (.md, .json and .html).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$repo"
@@ -17,7 +18,12 @@ else
   "$sandbox" up
   started_here=1
 fi
-stop() { if [ $started_here = 1 ]; then say "stopping the sandbox"; "$sandbox" down >/dev/null 2>&1 || true; fi; }
+page=""
+stop() {
+  if [ $started_here = 1 ]; then say "stopping the sandbox"; "$sandbox" down >/dev/null 2>&1 || true; fi
+  # last of all: the report's HTML page (its timeline as a Gantt), to open in a browser
+  if [ -n "$page" ]; then say "the report as a page (fleet index: $(dirname "$page")/index.html):"; echo "$page"; fi
+}
 trap stop EXIT
 eval "$("$sandbox" env)"
 
@@ -46,6 +52,9 @@ cat "$reports/clusters-$name.md"
 if [ -n "${DEMO_REPORT_TO:-}" ]; then
   cp "$reports/clusters-$name.md" "$DEMO_REPORT_TO.md"
   cp "$reports/clusters-$name.json" "$DEMO_REPORT_TO.json"
-  say "copied to $DEMO_REPORT_TO.md and .json"
+  cp "$reports/clusters-$name.html" "$DEMO_REPORT_TO.html"
+  say "copied to $DEMO_REPORT_TO.md, .json and .html"
 fi
 say "demo done: the playbook took $((t2 - t1)) s, the whole demo $(( $(date +%s) - t0 )) s so far"
+[ -s "$reports/clusters-$name.html" ] || { echo "no HTML page at $reports/clusters-$name.html" >&2; exit 1; }
+page="$reports/clusters-$name.html"

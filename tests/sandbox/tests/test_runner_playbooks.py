@@ -58,6 +58,12 @@ class Job:
         return sorted(glob.glob(os.path.join(self.reports, pattern)))
 
 
+def _read(files):
+    assert files, "no such report file"
+    with open(files[0]) as f:
+        return f.read()
+
+
 def _check_prune(job):
     files = job.report_files("release_prune-report.json")
     assert files, f"no release_prune-report.json in {job.reports}"
@@ -66,7 +72,11 @@ def _check_prune(job):
     wanted = sorted(o["name"] for o in job.seed["objects"] if o["kind"] == "Release")
     gone = sorted(r["name"] for r in report["verification"]["releases"] if r["state"] == "absent")
     assert gone == wanted, report["verification"]
-    assert job.report_files("release_prune-report.md")
+    md = _read(job.report_files("release_prune-report.md"))
+    page = _read(job.report_files("release_prune-report.html"))
+    # the pictures: a bar per batch and per Release, in the page and in the Markdown's Mermaid gantt
+    for r in wanted:
+        assert 'data-label="Release %s"' % r in page and "Release %s :" % r in md, r
 
 
 def _check_held(job):
@@ -76,6 +86,9 @@ def _check_held(job):
         report = json.load(f)
     assert report["restored"] == [job.tag], report
     assert report["still_held"] == [] and report["abandoned"] == [], report
+    page = _read([files[-1][:-5] + ".html"])
+    assert 'data-label="TerraformCluster %s: restore"' % job.tag in page, page[-2000:]
+    assert "```mermaid" in _read([files[-1][:-5] + ".md"])
 
 
 def _check_hosted_cluster(job):
@@ -85,6 +98,11 @@ def _check_hosted_cluster(job):
     assert summary["verified"] is True, summary
     assert summary["aws_remaining"] == 0, summary
     assert job.report_files(f"{ns}-{name}.json") and job.report_files(f"{ns}-{name}.md"), os.listdir(job.reports)
+    # AWX gets the page's path; the page is there, with a bar per gate
+    assert summary["html_path"] == os.path.join(job.reports, f"{ns}-{name}.html"), summary
+    with open(os.path.join(job.reports, f"{ns}-{name}.json")) as f:
+        gates = json.load(f)["gates"]
+    assert _read([summary["html_path"]]).count('data-section="Gates"') == len(gates)
 
 
 def _check_cfn(job):
@@ -96,6 +114,10 @@ def _check_cfn(job):
     assert not not_done, not_done
     cleared = {ref["class"] for r in results for ref in r["refusals"]}
     assert {"BucketNotEmpty", "DeleteConflict"} <= cleared, results
+    page = _read(job.report_files("cfn_refusals-report.html"))
+    for name in seeded:
+        assert 'data-label="%s"' % name in page, name
+    assert "```mermaid" in _read(job.report_files("cfn_refusals-report.md"))
 
 
 PLAYBOOKS = {
@@ -123,7 +145,7 @@ PLAYBOOKS = {
         extravars=lambda tag, seed, reports: {
             "cfn_stack_prefix": f"{tag}-", "cfn_select_statuses": "CREATE_COMPLETE,DELETE_FAILED",
             "cfn_clear": EVERY_CFN_REMEDY, "cfn_retain_unclearable": "false",
-            "cfn_disable_termination_protection": "false", "cfn_wait_timeout": 300},
+            "cfn_disable_termination_protection": "false", "cfn_wait_timeout": 300, "report_dir": reports},
         check=_check_cfn),
 }
 

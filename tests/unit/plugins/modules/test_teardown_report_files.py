@@ -39,3 +39,24 @@ def test_a_failed_write_removes_its_temporary_file(tmp_path, monkeypatch):
     with pytest.raises(OSError):
         T._atomic_write(str(tmp_path / "clusters-hc1.json"), "text\n")
     assert os.listdir(str(tmp_path)) == []
+
+
+def test_the_index_lists_the_cluster_reports_only_worst_first(tmp_path):
+    import json
+    import re
+    fixtures = os.path.join(os.path.dirname(__file__), "..", "module_utils", "fixtures")
+    for name in ("report-verified.json", "report-stopped.json"):
+        with open(os.path.join(fixtures, name)) as f:
+            doc = json.load(f)
+        base = "%s-%s" % (doc["cluster"]["namespace"], doc["cluster"]["name"])
+        T._atomic_write(str(tmp_path / (base + ".json")), json.dumps(doc))
+        # an archived report, a baseline and someone else's JSON are not rows
+        T._atomic_write(str(tmp_path / (base + ".20261129T213953.875Z.json")), json.dumps(doc))
+        T._atomic_write(str(tmp_path / (base + ".baseline.json")), json.dumps({"manifest": {}}))
+    T._atomic_write(str(tmp_path / "release_prune-report.json"), json.dumps({"role": "x"}))
+    T._atomic_write(str(tmp_path / "broken.json"), "{not json")
+    path = T.write_index(str(tmp_path))
+    with open(path) as f:
+        page = f.read()
+    assert re.findall(r'<a href="([^"]+)">', page) == ["clusters-stuck-213650.html", "clusters-demo-213650.html"]
+    assert mode(path) == 0o600
