@@ -1,6 +1,9 @@
 # teardown.gates: every target bootstraps .venv when it is missing.
 SHELL := /bin/bash
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# The default: Python 3.12 with PyPI's ansible 14 (ansible-core 2.21). pyenv's interpreter is taken by its
+# real path (its shims can be broken); PYTHON=/path/to/python3.12 overrides.
+PYTHON_VERSION := 3.12
+PYTHON ?= $(or $(firstword $(wildcard $(HOME)/.pyenv/versions/$(PYTHON_VERSION).*/bin/python$(PYTHON_VERSION))),$(shell command -v python$(PYTHON_VERSION) 2>/dev/null | grep -v /shims/))
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.bootstrapped
@@ -23,7 +26,10 @@ help:
 
 $(STAMP): requirements-dev.txt requirements.txt
 	@echo "bootstrap: creating $(VENV) with $(PYTHON) and installing pinned tooling" >&2
-	@test -n "$(PYTHON)" || { echo "bootstrap: no python3 on PATH" >&2; exit 2; }
+	@$(check_python)
+	@# a .venv made by another Python (an older default) is made again
+	@if [ -x $(PY) ] && [ "$$($(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYTHON_VERSION)" ]; then \
+	  echo "bootstrap: $(VENV) has another Python; making it again with $(PYTHON_VERSION)" >&2; rm -rf $(VENV); fi
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements-dev.txt
@@ -32,9 +38,19 @@ $(STAMP): requirements-dev.txt requirements.txt
 	ln -sfn "$(CURDIR)" $(VENV)/collections/ansible_collections/teardown/gates
 	touch $(STAMP)
 
+define check_python
+test -n "$(PYTHON)" && "$(PYTHON)" -c 'import sys; sys.exit(sys.version_info[:2] != tuple(map(int, "$(PYTHON_VERSION)".split("."))))' \
+  || { echo "bootstrap: Python $(PYTHON_VERSION) is needed (ansible-core 2.21, the default) and none was found" \
+       "(looked in ~/.pyenv/versions/$(PYTHON_VERSION).*/bin and for python$(PYTHON_VERSION) on PATH)." \
+       "Install it (pyenv install $(PYTHON_VERSION), or your distribution's python$(PYTHON_VERSION) and python$(PYTHON_VERSION)-venv)," \
+       "or name one: make PYTHON=/path/to/python$(PYTHON_VERSION) ..." >&2; exit 2; }
+endef
+
 # ansible-test sanity runs --local in a virtualenv of its own (see requirements-sanity.txt)
 SANITY_STAMP := .venv-sanity/.bootstrapped
 $(SANITY_STAMP): requirements-sanity.txt
+	@$(check_python)
+	@if [ -x .venv-sanity/bin/python ] && [ "$$(.venv-sanity/bin/python -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYTHON_VERSION)" ]; then rm -rf .venv-sanity; fi
 	@test -x .venv-sanity/bin/python || $(PYTHON) -m venv .venv-sanity
 	.venv-sanity/bin/python -m pip install -q --upgrade pip
 	.venv-sanity/bin/python -m pip install -q -r requirements-sanity.txt
@@ -43,6 +59,8 @@ $(SANITY_STAMP): requirements-sanity.txt
 # antsibull-docs and Sphinx live apart from .venv (see requirements-docs.txt)
 DOCS_STAMP := .venv-docs/.bootstrapped
 $(DOCS_STAMP): requirements-docs.txt
+	@$(check_python)
+	@if [ -x .venv-docs/bin/python ] && [ "$$(.venv-docs/bin/python -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYTHON_VERSION)" ]; then rm -rf .venv-docs; fi
 	@test -x .venv-docs/bin/python || $(PYTHON) -m venv .venv-docs
 	.venv-docs/bin/python -m pip install -q --upgrade pip
 	.venv-docs/bin/python -m pip install -q -r requirements-docs.txt

@@ -15,6 +15,10 @@ stages=("$@")
 copy_root="${TEST_COPY_ROOT:-$repo/build/ansible-test}"
 coll_copy="$copy_root/ansible_collections/teardown/gates"
 
+# the venvs' Pythons decide the version ansible-test is told (--python) and where PyPI's ansible put its collections
+py_version() { "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])'; }
+venv_site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)
+
 log() { printf '\n==== [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
 needs_sandbox=0
@@ -60,7 +64,7 @@ sync_copy() {
   local dep
   for dep in kubernetes/core amazon/aws; do
     mkdir -p "$copy_root/ansible_collections/${dep%/*}"
-    ln -sfn "$venv/lib/python3.11/site-packages/ansible_collections/$dep" "$copy_root/ansible_collections/$dep"
+    ln -sfn "$venv_site/ansible_collections/$dep" "$copy_root/ansible_collections/$dep"
   done
 }
 
@@ -86,7 +90,7 @@ stage_sanity() {
     [ -n "$(find "$coll_copy/$d" -name '*.py' -print -quit 2>/dev/null)" ] && excludes="$excludes --exclude $d/"
   done
   cp "$repo/tests/sanity/get_pip_local.py" "$HOME/.ansible/test/cache/get_pip_${pipv//./_}.py"
-  (cd "$coll_copy" && "$repo/.venv-sanity/bin/ansible-test" sanity --local --python 3.11 --color no \
+  (cd "$coll_copy" && "$repo/.venv-sanity/bin/ansible-test" sanity --local --python "$(py_version "$repo/.venv-sanity/bin/python")" --color no \
      --skip-test shellcheck --skip-test pslint $excludes \
      ${SANITY_ARGS:-})
 }
@@ -114,7 +118,7 @@ with open(sys.argv[1], "w") as f:
     json.dump({"sandbox_env": env, "sandbox_cli": os.environ["SANDBOX_CLI"],
                "sandbox_python": sys.executable}, f, indent=2)
 PY
-  (cd "$coll_copy" && ansible-test integration --local --python 3.11 --color no ${INTEGRATION_ARGS:-})
+  (cd "$coll_copy" && ansible-test integration --local --python "$(py_version "$venv/bin/python")" --color no ${INTEGRATION_ARGS:-})
 }
 
 stage_molecule() {

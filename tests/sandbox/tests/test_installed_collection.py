@@ -16,7 +16,9 @@ import pytest
 from conftest import REPO, SANDBOX
 
 VENV_BIN = os.path.join(REPO, ".venv", "bin")
-BUNDLED = os.path.join(REPO, ".venv", "lib", "python3.11", "site-packages")  # PyPI `ansible`: kubernetes.core, amazon.aws
+# PyPI `ansible`: kubernetes.core, amazon.aws (in the venv's site-packages, whichever its Python)
+BUNDLED = subprocess.run([os.path.join(VENV_BIN, "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                         capture_output=True, text=True, check=True).stdout.strip()
 NOT_CONTENT = (".venv/", ".venv-sanity/", ".venv-docs/", ".ansible/", ".sandbox/", "build/", ".cache/", ".git/", "tests/output/",
                "tests/sandbox/", ".pytest_cache/")
 
