@@ -10,7 +10,7 @@ STAMP := $(VENV)/.bootstrapped
 SANDBOX := tests/sandbox/sandbox
 
 .PHONY: help bootstrap test unit sanity integration sandbox-tests molecule sandbox-up sandbox-down \
-        sandbox-status build docs changelog lint bench chaos demo clean
+        sandbox-status build docs changelog lint bench chaos demo clean matrix matrix-oldest matrix-newest
 
 help:
 	@echo "make test          everything CI runs (bootstrap, sandbox up, unit, sanity, integration, molecule, sandbox down)"
@@ -23,6 +23,8 @@ help:
 	@echo "make build         ansible-galaxy collection build"
 	@echo "make docs          the antsibull-docs site into build/docs/build/html (lints the docs first)"
 	@echo "make lint          ansible-lint (production profile) and the antsibull-docs lint"
+	@echo "make matrix        ansible-test sanity on every ansible-core from requires_ansible's floor to the newest (one line each)"
+	@echo "make matrix-oldest | matrix-newest   integration targets and molecule scenarios on the oldest / newest core"
 
 $(STAMP): requirements-dev.txt requirements.txt
 	@echo "bootstrap: creating $(VENV) with $(PYTHON) and installing pinned tooling" >&2
@@ -114,6 +116,16 @@ docs: $(STAMP) $(DOCS_STAMP)
 
 bench: $(STAMP)
 	bash benchmarks/run.sh
+
+# the ansible-core matrix (tests/matrix.sh; README "Tested with"); not part of make test
+matrix: $(STAMP)
+	bash tests/matrix.sh sanity
+
+matrix-oldest: $(STAMP)
+	bash tests/matrix.sh oldest
+
+matrix-newest: $(STAMP) $(SANITY_STAMP)
+	bash tests/matrix.sh newest
 
 # fault and interruption campaigns (not part of make test; short forms: tests/sandbox/tests/test_chaos_short.py, test_interrupt_short.py)
 chaos: $(STAMP)
