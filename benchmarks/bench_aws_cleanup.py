@@ -84,25 +84,50 @@ def leftovers(seeded):
     return left
 
 
-def run_ours(s):
-    args = [ANSIBLE, "localhost", "-m", "teardown.gates.aws_infra_cleanup", "-a", json.dumps({
-        "infra_id": s["infra_id"], "base_domain": s["base_domain"], "oidc_bucket": s["oidc_bucket"],
-        "wait_timeout": 300})]
+PEER_TIMEOUT = 900  # s; a peer still running after this is a failed run, not a hung bench
+
+
+def command_result(rc, stdout, stderr, parse):
+    """A tool's outcome as data: its JSON result, or, when it failed or printed nothing usable, a failure
+    record (rc, the end of stderr) that becomes the case's outcome instead of crashing the bench."""
+    result = None
+    try:
+        result = parse(stdout)
+    except (ValueError, IndexError):
+        pass
+    if rc == 0 and isinstance(result, dict):
+        return result
+    return {"failed": True, "rc": rc, "stderr_tail": (stderr or "")[-800:], "stdout_tail": (stdout or "")[-400:]}
+
+
+def _run(args, parse):
     t0 = time.monotonic()
-    out = subprocess.run(args, capture_output=True, text=True)
-    wall = time.monotonic() - t0
-    text = out.stdout
-    result = json.loads(text[text.index("{"):]) if "{" in text else {}
-    return wall, result
+    try:
+        out = subprocess.run(args, capture_output=True, text=True, timeout=PEER_TIMEOUT, check=False)
+        rc, stdout, stderr = out.returncode, out.stdout, out.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, stdout, stderr = "timeout after %d s" % PEER_TIMEOUT, e.stdout or "", e.stderr or ""
+        stdout, stderr = [x.decode() if isinstance(x, bytes) else x for x in (stdout, stderr)]
+    return time.monotonic() - t0, command_result(rc, stdout, stderr, parse)
+
+
+def _ansible_json(text):
+    return json.loads(text[text.index("{"):])
+
+
+def _last_json_line(text):
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def run_ours(s):
+    return _run([ANSIBLE, "localhost", "-m", "teardown.gates.aws_infra_cleanup", "-a", json.dumps({
+        "infra_id": s["infra_id"], "base_domain": s["base_domain"], "oidc_bucket": s["oidc_bucket"],
+        "wait_timeout": 300})], _ansible_json)
 
 
 def run_peer(s):
-    args = [PY, os.path.join(HERE, "baseline_retry_loop.py"), "--infra-id", s["infra_id"], "--base-domain",
-            s["base_domain"], "--oidc-bucket", s["oidc_bucket"]]
-    t0 = time.monotonic()
-    out = subprocess.run(args, capture_output=True, text=True)
-    wall = time.monotonic() - t0
-    return wall, json.loads(out.stdout.strip().splitlines()[-1])
+    return _run([PY, os.path.join(HERE, "baseline_retry_loop.py"), "--infra-id", s["infra_id"], "--base-domain",
+                 s["base_domain"], "--oidc-bucket", s["oidc_bucket"]], _last_json_line)
 
 
 def one_run(label, throttle):
@@ -121,6 +146,10 @@ def one_run(label, throttle):
         # clients are built), and the command's wall time, which for ours includes ansible's start
         inside = result.get("elapsed") if who == "ours" else result.get("seconds")
         measured[who] = dict(counts, wall=round(wall, 2), inside=inside, left=len(left))
+        if result.get("failed"):  # the figures of a failed run are not the tool's: only its outcome counts
+            measured[who].update(requests=None, refused=None, inside=None, wall=None,
+                                 failure={k: result[k] for k in ("rc", "stderr_tail")})
+            say("%s/%s FAILED: rc=%s, stderr: %s" % (label, who, result["rc"], result["stderr_tail"][-300:]))
         per_resource = 0
         if who == "ours":
             per_resource = max([len(r.get("refusals", [])) for r in result.get("resources", [])] or [0])
@@ -151,6 +180,11 @@ def scenario(label, throttle, runs):
         vals = [r[who][key] for r in rs if r[who][key] is not None]
         return round(med(vals), 2) if vals else None
 
+    def outcome(who):
+        failed = [r[who]["failure"] for r in rs if r[who].get("failure")]
+        return "ran %d of %d" % (len(rs), len(rs)) if not failed else \
+            "failed in %d of %d runs: %s" % (len(failed), len(rs), failed[-1])
+
     def ratio(key):
         vals = [_ratio(r["peer"][key], r["ours"][key]) for r in rs]
         vals = [v for v in vals if v is not None]
@@ -163,7 +197,7 @@ def scenario(label, throttle, runs):
     blockers = max(r["ours"]["blockers"] for r in rs)
     peer_name = "re-try-everything loop (benchmarks/baseline_retry_loop.py, 5 s passes)"
     suffix = "%s, median of %d" % (label, runs)
-    return [
+    cases = [
         {"name": "aws cleanup requests (%s)" % suffix, "unit": "AWS requests", "ours": fig("ours", "requests"),
          "peer": fig("peer", "requests"), "peer_name": peer_name, "ratio": req_ratio, "target": 3,
          "met": bool(req_ratio and req_ratio >= 3 and all_left == 0)},
@@ -181,7 +215,12 @@ def scenario(label, throttle, runs):
         {"name": "aws cleanup leftovers by ID (%s)" % suffix, "unit": "resources left", "ours": all_left,
          "peer": max(r["peer"]["left"] for r in rs), "peer_name": peer_name, "ratio": None,
          "target": "0 left and verified by ID in every run", "met": all_left == 0 and all_verified},
-    ], rs
+    ]
+    for case in cases:  # a side that failed is a result: said in every case, and no ratio is claimed from it
+        case.update(ours_outcome=outcome("ours"), peer_outcome=outcome("peer"))
+        if any(r["ours"].get("failure") for r in rs):
+            case["met"] = False
+    return cases, rs
 
 
 def main():
