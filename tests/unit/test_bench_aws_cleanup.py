@@ -45,13 +45,20 @@ def test_scenario_cases_carry_the_peer_failure(monkeypatch):
             "max_refusals_per_resource": 1, "blockers": 1, "verified": True}
     peer = {"requests": None, "refused": None, "throttled": 0, "wall": None, "inside": None, "left": 3,
             "failure": {"rc": 1, "stderr_tail": "IndexError"}}
-    monkeypatch.setattr(bench, "one_run", lambda label, throttle: {"ours": dict(ours), "peer": dict(peer)})
+    hypershift = dict(ours, requests=40, wall=10.0, inside=9.0, left=0)
+    monkeypatch.setattr(bench, "one_run", lambda label, throttle: {
+        "ours": dict(ours), "peer": dict(peer), "hypershift": dict(hypershift)})
     cases, _ = bench.scenario("10% throttled", 0.1, 1)
-    assert len(cases) == 5
-    for case in cases:
+    assert len(cases) == 5 * len(bench.PEERS)
+    loop = [c for c in cases if c["peer_name"].startswith("re-try-everything")]
+    model = [c for c in cases if c["peer_name"].startswith("hypershift destroy")]
+    assert len(loop) == 5 and len(model) == 5
+    for case in loop:  # the failed peer is said in every one of its cases, and claims no figure
         assert case["peer_outcome"].startswith("failed in 1 of 1 runs") and "IndexError" in case["peer_outcome"]
         assert case["ours_outcome"] == "ran 1 of 1"
-    requests = cases[0]
-    assert requests["peer"] is None and requests["ratio"] is None and requests["met"] is False
-    leftovers = cases[-1]
-    assert leftovers["ours"] == 0 and leftovers["met"] is True
+    assert loop[0]["peer"] is None and loop[0]["ratio"] is None and loop[0]["met"] is False
+    assert loop[-1]["ours"] == 0 and loop[-1]["met"] is True
+    # the other peer's cases are whole: its figures and ratios against ours
+    assert all(c["peer_outcome"] == "ran 1 of 1" for c in model)
+    assert model[0]["peer"] == 40 and model[0]["ratio"] == 4.0 and model[0]["met"] is True
+    assert all("vs hypershift" in c["name"] for c in model)
