@@ -48,7 +48,7 @@ def test_scenario_cases_carry_the_peer_failure(monkeypatch):
     hypershift = dict(ours, requests=40, wall=10.0, inside=9.0, left=0)
     monkeypatch.setattr(bench, "one_run", lambda label, throttle: {
         "ours": dict(ours), "peer": dict(peer), "hypershift": dict(hypershift)})
-    cases, _ = bench.scenario("10% throttled", 0.1, 1)
+    cases = bench.scenario("10% throttled", 0.1, 1)[0]
     assert len(cases) == 5 * len(bench.PEERS)
     loop = [c for c in cases if c["peer_name"].startswith("re-try-everything")]
     model = [c for c in cases if c["peer_name"].startswith("hypershift destroy")]

@@ -70,7 +70,7 @@ def _inherited_private(tree, ansible_names):
         bases = []
         for base in cls.bases:
             if isinstance(base, ast.Name) and base.id in ansible_names:
-                module, _, name = ansible_names[base.id].rpartition(".")
+                module, name = ansible_names[base.id].rsplit(".", 1)
                 try:
                     bases.append(getattr(importlib.import_module(module), name))
                 except (ImportError, AttributeError):
