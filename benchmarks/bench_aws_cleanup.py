@@ -131,8 +131,9 @@ def run_peer(s):
 
 
 def run_hypershift(s):
+    # HyperShift's default grace period is none (it polls until killed): bounded here as ours is (wait_timeout)
     return _run([PY, os.path.join(HERE, "hypershift_destroy_model.py"), "--infra-id", s["infra_id"],
-                 "--base-domain", s["base_domain"]], _last_json_line)
+                 "--base-domain", s["base_domain"], "--grace-period", "300"], _last_json_line)
 
 
 # the peers: key in a run's measurements -> (how to run it, its name in the cases, its case-name suffix)

@@ -19,6 +19,10 @@ The published algorithm, as modelled here:
   <infra>-shared-role or each component's <infra>-<name> (managed policies detached, inline ones deleted),
   and the <infra>-worker instance profile with its role.
 
+Found by the model: emptyBucket lists objects (ListObjectsV2), not versions, so a versioned image-registry
+bucket (as the sandbox seeds) stays BucketNotEmpty, no pass is ever clean, and EIPs, DHCP options and IAM are
+never reached; the bench bounds that with --grace-period and records the failure.
+One deviation, for moto: endpoints already deleted are not deleted again (see vpc()).
 Not modelled: shared-VPC (second account) clients, delegated credentials, VPC endpoint connections (none in
 the seeds), karpenter and ROSA roles beyond trying their names. The OIDC bucket is not HyperShift's to delete.
 
@@ -137,7 +141,10 @@ class Model:
             if tg.get("VpcId") == vpc_id:
                 self._call(errs, self.elbv2.delete_target_group, TargetGroupArn=tg["TargetGroupArn"])
         self.security_groups(errs, in_vpc)
-        eps = [e["VpcEndpointId"] for e in self.ec2.describe_vpc_endpoints(Filters=in_vpc)["VpcEndpoints"]]
+        # AWS lists a deleted endpoint for a while and answers a second delete without error; moto refuses it
+        # (InvalidRouteTableID.NotFound once its route tables are gone), so the model skips what is deleted
+        eps = [e["VpcEndpointId"] for e in self.ec2.describe_vpc_endpoints(Filters=in_vpc)["VpcEndpoints"]
+               if e.get("State", "").lower() not in ("deleted", "deleting")]
         if eps:
             self._call(errs, self.ec2.delete_vpc_endpoints, VpcEndpointIds=eps)
         self.private_zones(errs, vpc_id)
@@ -235,17 +242,18 @@ class Model:
         self._call(errs, self.iam.delete_role, RoleName=role)
         return len(errs) == before
 
-    def run(self, sleep=5.0, max_passes=120):
-        """Run's poll: a pass at once, then every `sleep` s until a pass has no error (or max_passes)."""
-        out = {}
+    def run(self, sleep=5.0, max_passes=120, grace=0):
+        """Run's poll: a pass at once, then every `sleep` s until a pass has no error (or max_passes, or the
+        infra grace period, as the Go code's context timeout, which bounds only DestroyInfra)."""
+        out, t0 = {}, time.monotonic()
         for stage, one_pass in (("passes", self.infra_pass), ("iam_passes", self.iam_pass)):
             passes, errs = 0, ["not run"]
-            while errs and passes < max_passes:
+            while errs and passes < max_passes and not (grace and stage == "passes" and time.monotonic() - t0 > grace):
                 if passes:
                     time.sleep(sleep)
                 passes += 1
                 errs = one_pass()
-                print("%s %d: %d errors %s" % (stage, passes, len(errs), errs[:3]), file=sys.stderr)
+                print("%s %d: %d errors %s" % (stage, passes, len(errs), errs[:8]), file=sys.stderr)
             out[stage], out["errors_last_" + stage] = passes, errs
             if errs:
                 break
@@ -260,9 +268,11 @@ def main():
     ap.add_argument("--oidc-bucket", help="accepted for the bench's common arguments; HyperShift leaves it")
     ap.add_argument("--sleep", type=float, default=5.0)
     ap.add_argument("--max-passes", type=int, default=120)
+    ap.add_argument("--grace-period", type=float, default=0,
+                    help="s; HyperShift's --aws-infra-grace-period (0, its default: no limit but --max-passes)")
     args = ap.parse_args()
     t0 = time.monotonic()  # before the clients are built, as the module's own elapsed
-    out = Model(args.infra_id, args.base_domain, args.name).run(args.sleep, args.max_passes)
+    out = Model(args.infra_id, args.base_domain, args.name).run(args.sleep, args.max_passes, args.grace_period)
     out["seconds"] = round(time.monotonic() - t0, 3)
     print(json.dumps(out))
     return 0 if not out.get("errors_last_iam_passes", ["infra not done"]) else 1
