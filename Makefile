@@ -1,13 +1,16 @@
 # teardown.gates: every target bootstraps .venv when it is missing.
 SHELL := /bin/bash
-PYTHON ?= $(shell command -v python3.11 || command -v python3)
+# The default: Python 3.12 with PyPI's ansible 14 (ansible-core 2.21). pyenv's interpreter is taken by its
+# real path (its shims can be broken); PYTHON=/path/to/python3.12 overrides.
+PYTHON_VERSION := 3.12
+PYTHON ?= $(or $(firstword $(wildcard $(HOME)/.pyenv/versions/$(PYTHON_VERSION).*/bin/python$(PYTHON_VERSION))),$(shell command -v python$(PYTHON_VERSION) 2>/dev/null | grep -v /shims/))
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.bootstrapped
 SANDBOX := tests/sandbox/sandbox
 
 .PHONY: help bootstrap test unit sanity integration sandbox-tests molecule sandbox-up sandbox-down \
-        sandbox-status build docs changelog lint bench chaos demo clean
+        sandbox-status build docs changelog lint bench chaos demo clean matrix matrix-oldest matrix-newest
 
 help:
 	@echo "make test          everything CI runs (bootstrap, sandbox up, unit, sanity, integration, molecule, sandbox down)"
@@ -20,10 +23,15 @@ help:
 	@echo "make build         ansible-galaxy collection build"
 	@echo "make docs          the antsibull-docs site into build/docs/build/html (lints the docs first)"
 	@echo "make lint          ansible-lint (production profile) and the antsibull-docs lint"
+	@echo "make matrix        ansible-test sanity on every ansible-core from requires_ansible's floor to the newest (one line each)"
+	@echo "make matrix-oldest | matrix-newest   integration targets and molecule scenarios on the oldest / newest core"
 
 $(STAMP): requirements-dev.txt requirements.txt
 	@echo "bootstrap: creating $(VENV) with $(PYTHON) and installing pinned tooling" >&2
-	@test -n "$(PYTHON)" || { echo "bootstrap: no python3 on PATH" >&2; exit 2; }
+	@$(check_python)
+	@# a .venv made by another Python (an older default) is made again
+	@if [ -x $(PY) ] && [ "$$($(PY) -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYTHON_VERSION)" ]; then \
+	  echo "bootstrap: $(VENV) has another Python; making it again with $(PYTHON_VERSION)" >&2; rm -rf $(VENV); fi
 	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -r requirements-dev.txt
@@ -32,9 +40,19 @@ $(STAMP): requirements-dev.txt requirements.txt
 	ln -sfn "$(CURDIR)" $(VENV)/collections/ansible_collections/teardown/gates
 	touch $(STAMP)
 
+define check_python
+test -n "$(PYTHON)" && "$(PYTHON)" -c 'import sys; sys.exit(sys.version_info[:2] != tuple(map(int, "$(PYTHON_VERSION)".split("."))))' \
+  || { echo "bootstrap: Python $(PYTHON_VERSION) is needed (ansible-core 2.21, the default) and none was found" \
+       "(looked in ~/.pyenv/versions/$(PYTHON_VERSION).*/bin and for python$(PYTHON_VERSION) on PATH)." \
+       "Install it (pyenv install $(PYTHON_VERSION), or your distribution's python$(PYTHON_VERSION) and python$(PYTHON_VERSION)-venv)," \
+       "or name one: make PYTHON=/path/to/python$(PYTHON_VERSION) ..." >&2; exit 2; }
+endef
+
 # ansible-test sanity runs --local in a virtualenv of its own (see requirements-sanity.txt)
 SANITY_STAMP := .venv-sanity/.bootstrapped
 $(SANITY_STAMP): requirements-sanity.txt
+	@$(check_python)
+	@if [ -x .venv-sanity/bin/python ] && [ "$$(.venv-sanity/bin/python -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYTHON_VERSION)" ]; then rm -rf .venv-sanity; fi
 	@test -x .venv-sanity/bin/python || $(PYTHON) -m venv .venv-sanity
 	.venv-sanity/bin/python -m pip install -q --upgrade pip
 	.venv-sanity/bin/python -m pip install -q -r requirements-sanity.txt
@@ -43,6 +61,8 @@ $(SANITY_STAMP): requirements-sanity.txt
 # antsibull-docs and Sphinx live apart from .venv (see requirements-docs.txt)
 DOCS_STAMP := .venv-docs/.bootstrapped
 $(DOCS_STAMP): requirements-docs.txt
+	@$(check_python)
+	@if [ -x .venv-docs/bin/python ] && [ "$$(.venv-docs/bin/python -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYTHON_VERSION)" ]; then rm -rf .venv-docs; fi
 	@test -x .venv-docs/bin/python || $(PYTHON) -m venv .venv-docs
 	.venv-docs/bin/python -m pip install -q --upgrade pip
 	.venv-docs/bin/python -m pip install -q -r requirements-docs.txt
@@ -96,6 +116,16 @@ docs: $(STAMP) $(DOCS_STAMP)
 
 bench: $(STAMP)
 	bash benchmarks/run.sh
+
+# the ansible-core matrix (tests/matrix.sh; README "Tested with"); not part of make test
+matrix: $(STAMP)
+	bash tests/matrix.sh sanity
+
+matrix-oldest: $(STAMP)
+	bash tests/matrix.sh oldest
+
+matrix-newest: $(STAMP) $(SANITY_STAMP)
+	bash tests/matrix.sh newest
 
 # fault and interruption campaigns (not part of make test; short forms: tests/sandbox/tests/test_chaos_short.py, test_interrupt_short.py)
 chaos: $(STAMP)

@@ -84,31 +84,70 @@ def leftovers(seeded):
     return left
 
 
-def run_ours(s):
-    args = [ANSIBLE, "localhost", "-m", "teardown.gates.aws_infra_cleanup", "-a", json.dumps({
-        "infra_id": s["infra_id"], "base_domain": s["base_domain"], "oidc_bucket": s["oidc_bucket"],
-        "wait_timeout": 300})]
+PEER_TIMEOUT = 900  # s; a peer still running after this is a failed run, not a hung bench
+
+
+def command_result(rc, stdout, stderr, parse):
+    """A tool's outcome as data: its JSON result, or, when it failed or printed nothing usable, a failure
+    record (rc, the end of stderr) that becomes the case's outcome instead of crashing the bench."""
+    result = None
+    try:
+        result = parse(stdout)
+    except (ValueError, IndexError):
+        pass
+    if rc == 0 and isinstance(result, dict):
+        return result
+    return {"failed": True, "rc": rc, "stderr_tail": (stderr or "")[-800:], "stdout_tail": (stdout or "")[-400:]}
+
+
+def _run(args, parse):
     t0 = time.monotonic()
-    out = subprocess.run(args, capture_output=True, text=True)
-    wall = time.monotonic() - t0
-    text = out.stdout
-    result = json.loads(text[text.index("{"):]) if "{" in text else {}
-    return wall, result
+    try:
+        out = subprocess.run(args, capture_output=True, text=True, timeout=PEER_TIMEOUT, check=False)
+        rc, stdout, stderr = out.returncode, out.stdout, out.stderr
+    except subprocess.TimeoutExpired as e:
+        rc, stdout, stderr = "timeout after %d s" % PEER_TIMEOUT, e.stdout or "", e.stderr or ""
+        stdout, stderr = [x.decode() if isinstance(x, bytes) else x for x in (stdout, stderr)]
+    return time.monotonic() - t0, command_result(rc, stdout, stderr, parse)
+
+
+def _ansible_json(text):
+    return json.loads(text[text.index("{"):])
+
+
+def _last_json_line(text):
+    return json.loads(text.strip().splitlines()[-1])
+
+
+def run_ours(s):
+    return _run([ANSIBLE, "localhost", "-m", "teardown.gates.aws_infra_cleanup", "-a", json.dumps({
+        "infra_id": s["infra_id"], "base_domain": s["base_domain"], "oidc_bucket": s["oidc_bucket"],
+        "wait_timeout": 300})], _ansible_json)
 
 
 def run_peer(s):
-    args = [PY, os.path.join(HERE, "baseline_retry_loop.py"), "--infra-id", s["infra_id"], "--base-domain",
-            s["base_domain"], "--oidc-bucket", s["oidc_bucket"]]
-    t0 = time.monotonic()
-    out = subprocess.run(args, capture_output=True, text=True)
-    wall = time.monotonic() - t0
-    return wall, json.loads(out.stdout.strip().splitlines()[-1])
+    return _run([PY, os.path.join(HERE, "baseline_retry_loop.py"), "--infra-id", s["infra_id"], "--base-domain",
+                 s["base_domain"], "--oidc-bucket", s["oidc_bucket"]], _last_json_line)
+
+
+def run_hypershift(s):
+    # HyperShift's default grace period is none (it polls until killed): bounded here as ours is (wait_timeout)
+    return _run([PY, os.path.join(HERE, "hypershift_destroy_model.py"), "--infra-id", s["infra_id"],
+                 "--base-domain", s["base_domain"], "--grace-period", "300"], _last_json_line)
+
+
+# the peers: key in a run's measurements -> (how to run it, its name in the cases, its case-name suffix)
+PEERS = {
+    "hypershift": (run_hypershift, "hypershift destroy infra + iam aws (model of openshift/hypershift@3ee9615, "
+                   "benchmarks/hypershift_destroy_model.py)", "vs hypershift"),
+    "peer": (run_peer, "re-try-everything loop (benchmarks/baseline_retry_loop.py, 5 s passes)", None),
+}
 
 
 def one_run(label, throttle):
     tag = uuid.uuid4().hex[:5]
     measured = {}
-    for who, runner in (("ours", run_ours), ("peer", run_peer)):
+    for who, runner in [("ours", run_ours)] + [(k, v[0]) for k, v in PEERS.items()]:
         s = seed("bench-%s-%s-%s" % ("t" if throttle else "c", who, tag))
         if throttle:
             control("POST", "realism/faults", {"service": "*", "action": "*", "fault": "throttle", "rate": throttle})
@@ -121,6 +160,10 @@ def one_run(label, throttle):
         # clients are built), and the command's wall time, which for ours includes ansible's start
         inside = result.get("elapsed") if who == "ours" else result.get("seconds")
         measured[who] = dict(counts, wall=round(wall, 2), inside=inside, left=len(left))
+        if result.get("failed"):  # the figures of a failed run are not the tool's: only its outcome counts
+            measured[who].update(requests=None, refused=None, inside=None, wall=None,
+                                 failure={k: result[k] for k in ("rc", "stderr_tail")})
+            say("%s/%s FAILED: rc=%s, stderr: %s" % (label, who, result["rc"], result["stderr_tail"][-300:]))
         per_resource = 0
         if who == "ours":
             per_resource = max([len(r.get("refusals", [])) for r in result.get("resources", [])] or [0])
@@ -132,7 +175,7 @@ def one_run(label, throttle):
                 say("ours did not verify: %s" % (result.get("msg") or "")[:400])
         say("%s/%s: %d requests, %d refused, %d throttled, %.1f s in the tool, %.1f s command, %d left%s" % (
             label, who, counts["requests"], counts["refused"], counts["throttled"], inside or -1, wall, len(left),
-            "" if who == "peer" else ", verified=%s, max refusals per resource=%d, distinct blockers=%d" % (
+            "" if who != "ours" else ", verified=%s, max refusals per resource=%d, distinct blockers=%d" % (
                 result.get("verified"), per_resource, measured[who]["blockers"])))
     return measured
 
@@ -151,8 +194,24 @@ def scenario(label, throttle, runs):
         vals = [r[who][key] for r in rs if r[who][key] is not None]
         return round(med(vals), 2) if vals else None
 
+    def outcome(who):
+        failed = [r[who]["failure"] for r in rs if r[who].get("failure")]
+        return "ran %d of %d" % (len(rs), len(rs)) if not failed else \
+            "failed in %d of %d runs: %s" % (len(failed), len(rs), failed[-1])
+
+    cases = []
+    for who, (_, peer_name, vs) in PEERS.items():
+        cases += peer_cases(rs, who, peer_name, "%s, median of %d%s" % (label, runs, ", " + vs if vs else ""),
+                            fig, outcome)
+    return cases, rs
+
+
+def peer_cases(rs, who, peer_name, suffix, fig, outcome):
+    """The five cases of one scenario against one peer (`who`, a key of PEERS)."""
+    med = statistics.median
+
     def ratio(key):
-        vals = [_ratio(r["peer"][key], r["ours"][key]) for r in rs]
+        vals = [_ratio(r[who][key], r["ours"][key]) for r in rs]
         vals = [v for v in vals if v is not None]
         return round(med(vals), 2) if vals else None
     req_ratio, ref_ratio = ratio("requests"), ratio("refused")
@@ -161,27 +220,30 @@ def scenario(label, throttle, runs):
     all_verified = all(r["ours"]["verified"] for r in rs)
     max_refusals = max(r["ours"]["max_refusals_per_resource"] for r in rs)
     blockers = max(r["ours"]["blockers"] for r in rs)
-    peer_name = "re-try-everything loop (benchmarks/baseline_retry_loop.py, 5 s passes)"
-    suffix = "%s, median of %d" % (label, runs)
-    return [
+    cases = [
         {"name": "aws cleanup requests (%s)" % suffix, "unit": "AWS requests", "ours": fig("ours", "requests"),
-         "peer": fig("peer", "requests"), "peer_name": peer_name, "ratio": req_ratio, "target": 3,
+         "peer": fig(who, "requests"), "peer_name": peer_name, "ratio": req_ratio, "target": 3,
          "met": bool(req_ratio and req_ratio >= 3 and all_left == 0)},
         {"name": "aws cleanup refused requests (%s)" % suffix, "unit": "refused requests", "ours": fig("ours", "refused"),
-         "peer": fig("peer", "refused"), "peer_name": peer_name, "ratio": ref_ratio,
+         "peer": fig(who, "refused"), "peer_name": peer_name, "ratio": ref_ratio,
          "target": "ours: at most 1 refusal per blocked resource (max seen %d, %d distinct blockers)" % (
              max_refusals, blockers),
          "met": max_refusals <= 1},
         {"name": "aws cleanup wall time in the tool (%s)" % suffix, "unit": "s", "ours": fig("ours", "inside"),
-         "peer": fig("peer", "inside"), "peer_name": peer_name, "ratio": inside_ratio, "target": 1,
+         "peer": fig(who, "inside"), "peer_name": peer_name, "ratio": inside_ratio, "target": 1,
          "met": bool(inside_ratio and inside_ratio >= 1)},
         {"name": "aws cleanup whole command (%s; ours includes ansible's start)" % suffix, "unit": "s",
-         "ours": fig("ours", "wall"), "peer": fig("peer", "wall"), "peer_name": peer_name, "ratio": wall_ratio,
+         "ours": fig("ours", "wall"), "peer": fig(who, "wall"), "peer_name": peer_name, "ratio": wall_ratio,
          "target": 1, "met": bool(wall_ratio and wall_ratio >= 1)},
         {"name": "aws cleanup leftovers by ID (%s)" % suffix, "unit": "resources left", "ours": all_left,
-         "peer": max(r["peer"]["left"] for r in rs), "peer_name": peer_name, "ratio": None,
+         "peer": max(r[who]["left"] for r in rs), "peer_name": peer_name, "ratio": None,
          "target": "0 left and verified by ID in every run", "met": all_left == 0 and all_verified},
-    ], rs
+    ]
+    for case in cases:  # a side that failed is a result: said in every case, and no ratio is claimed from it
+        case.update(ours_outcome=outcome("ours"), peer_outcome=outcome(who))
+        if any(r["ours"].get("failure") for r in rs):
+            case["met"] = False
+    return cases
 
 
 def main():

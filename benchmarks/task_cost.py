@@ -10,9 +10,7 @@ the playbook and every process it started) and in wall seconds. Kinds:
   k8s_info   a kubernetes.core module run (imports the kubernetes client, reads one Namespace)
   k8s_lookup the same read through the kubernetes.core.k8s lookup, which runs inside Ansible's own process
   aws_info   an amazon.aws module run (imports boto3, one DescribeVpcs)
-  ours_process     teardown.gates.deletion_info (one Namespace read) as a module process of its own
-                   (teardown_gates_in_process: false)
-  ours_in_process  the same task run in Ansible's worker process, as the collection's playbooks run it
+  ours       teardown.gates.deletion_info (one Namespace read), a module process as for any module
 
 docs/performance.md uses these figures for the lower bound of the hosted-cluster overhead and of the fleet.
 Not part of `make bench` (it compares nothing with a peer); run it alone:
@@ -37,9 +35,7 @@ TASKS = {
     "k8s_lookup": "ansible.builtin.set_fact: {{ns{i}: \"{{{{ lookup('kubernetes.core.k8s', kind='Namespace', "
                   "resource_name='default') }}}}\"}}",
     "aws_info": "amazon.aws.ec2_vpc_net_info: {{region: us-east-1}}",
-    "ours_process": "teardown.gates.deletion_info: {{kind: Namespace, name: default, dependents: false}}\n"
-                    "      vars: {{teardown_gates_in_process: false}}",
-    "ours_in_process": "teardown.gates.deletion_info: {{kind: Namespace, name: default, dependents: false}}",
+    "ours": "teardown.gates.deletion_info: {{kind: Namespace, name: default, dependents: false}}",
 }
 
 

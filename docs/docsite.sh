@@ -8,7 +8,7 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 mode=${1:-build}
 docs_venv="$repo/.venv-docs"
-deps_src="$repo/.venv/lib/python3.11/site-packages/ansible_collections"
+deps_src="$("$repo/.venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)/ansible_collections"
 [ -x "$docs_venv/bin/antsibull-docs" ] || { echo "docsite: $docs_venv is missing; run 'make docs' (it installs requirements-docs.txt)" >&2; exit 2; }
 [ -e "$repo/.venv/collections/ansible_collections/teardown/gates" ] || { echo "docsite: .venv is missing; run 'make bootstrap'" >&2; exit 2; }
 

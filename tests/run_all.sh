@@ -7,13 +7,21 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 # Nothing here reads standard input, and ansible-test fails at start when there is none (a CI runner may close it)
 exec </dev/null
-venv="$repo/.venv"
+# TEST_VENV: the tooling to test with (tests/matrix.sh gives another ansible-core's); .venv by default
+venv="${TEST_VENV:-$repo/.venv}"
 sandbox="$repo/tests/sandbox/sandbox"
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(unit sanity lint docs sandbox integration molecule)
 # TEST_COPY_ROOT lets concurrent runs (several developers in one tree) use separate copies
 copy_root="${TEST_COPY_ROOT:-$repo/build/ansible-test}"
 coll_copy="$copy_root/ansible_collections/teardown/gates"
+
+# the venvs' Pythons decide the version ansible-test is told (--python) and where PyPI's ansible put its collections
+py_version() { "$1" -c 'import sys; print("%d.%d" % sys.version_info[:2])'; }
+venv_site=$("$venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])' 2>/dev/null)
+# tests/matrix.sh points these at another ansible-core's sanity virtualenv and the collections that fit it
+sanity_venv="${SANITY_VENV:-$repo/.venv-sanity}"
+deps_collections="${DEPS_COLLECTIONS:-$venv_site/ansible_collections}"
 
 log() { printf '\n==== [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
@@ -60,7 +68,7 @@ sync_copy() {
   local dep
   for dep in kubernetes/core amazon/aws; do
     mkdir -p "$copy_root/ansible_collections/${dep%/*}"
-    ln -sfn "$venv/lib/python3.11/site-packages/ansible_collections/$dep" "$copy_root/ansible_collections/$dep"
+    ln -sfn "$deps_collections/$dep" "$copy_root/ansible_collections/$dep"
   done
 }
 
@@ -78,7 +86,15 @@ stage_unit() {
 stage_sanity() {
   sync_copy
   # ansible-test's pip bootstrap script comes from a host we cannot reach: provide our own
-  local pipv; pipv=$("$repo/.venv-sanity/bin/python" -c 'import json,pathlib,ansible_test as t; p=pathlib.Path(t.__file__).parent/"_data/requirements/ansible-test.txt"; print(next(l.split("==")[1].strip() for l in p.read_text().splitlines() if l.startswith("pip==")))' 2>/dev/null || echo 24.2)
+  # the pip version it wants is pinned in ansible-test.txt (2.16 to 2.19) or in its requirements code (2.20 and later)
+  local pipv; pipv=$("$sanity_venv/bin/python" - <<'PY' 2>/dev/null || echo 24.2
+import pathlib, re, ansible_test
+root = pathlib.Path(ansible_test.__file__).parent
+found = re.findall(r"^pip\s*==\s*([0-9.]+)", (root / "_data/requirements/ansible-test.txt").read_text(), re.M)
+found += re.findall(r"pip='([0-9.]+)'", (root / "_internal/python_requirements.py").read_text())
+print(found[0])
+PY
+)
   mkdir -p "$HOME/.ansible/test/cache"
   # test equipment (the sandbox, chaos, benchmarks) is not collection content: sanity checks our plugins, roles, playbooks
   local excludes="" d
@@ -86,7 +102,7 @@ stage_sanity() {
     [ -n "$(find "$coll_copy/$d" -name '*.py' -print -quit 2>/dev/null)" ] && excludes="$excludes --exclude $d/"
   done
   cp "$repo/tests/sanity/get_pip_local.py" "$HOME/.ansible/test/cache/get_pip_${pipv//./_}.py"
-  (cd "$coll_copy" && "$repo/.venv-sanity/bin/ansible-test" sanity --local --python 3.11 --color no \
+  (cd "$coll_copy" && "$sanity_venv/bin/ansible-test" sanity --local --python "$(py_version "$sanity_venv/bin/python")" --color no \
      --skip-test shellcheck --skip-test pslint $excludes \
      ${SANITY_ARGS:-})
 }
@@ -114,7 +130,7 @@ with open(sys.argv[1], "w") as f:
     json.dump({"sandbox_env": env, "sandbox_cli": os.environ["SANDBOX_CLI"],
                "sandbox_python": sys.executable}, f, indent=2)
 PY
-  (cd "$coll_copy" && ansible-test integration --local --python 3.11 --color no ${INTEGRATION_ARGS:-})
+  (cd "$coll_copy" && ansible-test integration --local --python "$(py_version "$venv/bin/python")" --color no ${INTEGRATION_ARGS:-})
 }
 
 stage_molecule() {

@@ -183,7 +183,6 @@ import json
 import os
 import time
 
-from ansible.module_utils.six import string_types
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
@@ -197,7 +196,7 @@ except ImportError:
 
 
 def load_manifest(module, value):
-    if isinstance(value, string_types):
+    if isinstance(value, str):
         path = value
         if not os.path.isfile(path):
             module.fail_json(msg="manifest: %r is neither a mapping nor a readable file" % value)

@@ -288,7 +288,6 @@ gates:
       duration: 131.402
 """
 
-import gc
 import os
 import traceback
 
@@ -464,9 +463,6 @@ def main():
                                     progress=progress, on_watching=send_delete)
     except DeleteFailed as e:
         module.fail_json(msg=str(e), changed=False, deletion=deletion, gates=not_evaluated(NOT_STARTED))
-    # The kubernetes client leaves much cyclic garbage; collecting it at interpreter exit costs
-    # about half a second between the gate passing and the task returning. Nothing is left to free.
-    gc.freeze()
     extra = {"deletion": deletion} if deletion else {}
     changed = deletion.get("state") == "deleted"
     if deletion and "state" not in deletion:

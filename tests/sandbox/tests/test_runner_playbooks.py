@@ -1,26 +1,37 @@
-"""Every playbook in playbooks/ run the way AWX runs it: ansible-runner with a private data dir, the
-project checked out as its project folder, the survey's answers as extra vars (in the survey's shapes:
-text and multiple-choice answers are strings), against the sandbox.
+"""Every playbook in playbooks/ run the way AWX runs it on an execution node: the job goes out as an
+ansible-runner stream, `ansible-runner transmit | ansible-runner worker | ansible-runner process`, three
+processes joined by real pipes (Receptor, AWX's mesh, carries exactly this stream; it cannot be had here).
+The controller side holds a private data dir with the project (playbooks/), the survey's answers as extra
+vars (in the survey's shapes: text and multiple-choice answers are strings) and the execution environment's
+settings as environment variables; the worker unpacks it into a folder of its own and runs it against the
+sandbox; `process` writes what came back (events, status, rc, the artifact folder) on the controller side.
+
+The reports are written on the worker into its artifact folder (report_dir is templated from ansible-runner's
+AWX_ISOLATED_DATA_DIR), so they reach the controller only through the stream, as set_stats does.
 
 Each playbook has one row in PLAYBOOKS: the `sandbox seed` that gives it something to do, the extra vars
 an operator would enter, and what its report files and set_stats artifacts must say afterwards. A
 playbook without a row fails test_every_playbook_has_a_row, so a new one cannot be left out.
-The four jobs run at the same time (ansible_runner.run_async): each waits on controllers, not on CPU.
+The four jobs run at the same time: each waits on controllers, not on CPU.
+test_runner_slices.py runs a fleet as three job slices the same way.
 """
 import glob
 import json
 import os
 import random
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from typing import Callable
 
-import ansible_runner
 import pytest
 
 from conftest import REPO, SANDBOX
 
 PLAYBOOK_DIR = os.path.join(REPO, "playbooks")
+RUNNER = os.path.join(REPO, ".venv", "bin", "ansible-runner")
+# where the worker writes the reports: its artifact folder, which the stream carries back
+WORKER_REPORTS = "{{ lookup('ansible.builtin.env', 'AWX_ISOLATED_DATA_DIR') }}/reports"
 EVERY_CFN_REMEDY = "empty_buckets,detach_iam,release_dependencies,disable_deletion_protection,nested"
 
 
@@ -39,8 +50,7 @@ class Job:
     seed: dict
     reports: str
     pdd: str
-    runner: object = None
-    thread: object = None
+    stream: object = None
     events: list = field(default_factory=list)
 
     @property
@@ -62,6 +72,99 @@ def _read(files):
     assert files, "no such report file"
     with open(files[0]) as f:
         return f.read()
+
+
+class Stream:
+    """One job as AWX sends it to an execution node: transmit | worker | process, three processes, two pipes.
+
+    `controller` is the private data dir that transmit packs (project/, env/, inventory/) and where process
+    unpacks what comes back (artifacts/IDENT); the worker unpacks the job into `node` and runs it there."""
+
+    def __init__(self, controller, node, playbook, ident, timeout, env):
+        self.controller, self.ident, self.timeout, self.codes = controller, ident, timeout, None
+        self.artifacts = os.path.join(controller, "artifacts", ident)
+        self.log = os.path.join(os.path.dirname(controller), ident + "-stream.log")
+        self._log = open(self.log, "w")
+        self.transmit = subprocess.Popen([RUNNER, "transmit", controller, "-p", playbook, "-i", ident],
+                                         stdout=subprocess.PIPE, stderr=self._log, env=env)
+        self.worker = subprocess.Popen([RUNNER, "worker", "--private-data-dir", node, "--delete"],
+                                       stdin=self.transmit.stdout, stdout=subprocess.PIPE, stderr=self._log, env=env)
+        self.transmit.stdout.close()  # the worker holds the only reading end: a dead worker stops transmit
+        self.process = subprocess.Popen([RUNNER, "process", controller, "-i", ident],
+                                        stdin=self.worker.stdout, stdout=self._log, stderr=self._log, env=env)
+        self.worker.stdout.close()
+
+    def wait(self):
+        """The three exit codes; a stream still running after its timeout is killed and named."""
+        if self.codes is not None:
+            return self.codes
+        codes = []
+        for proc in (self.process, self.worker, self.transmit):
+            try:
+                codes.append(proc.wait(timeout=self.timeout + 120))
+            except subprocess.TimeoutExpired:
+                for p in (self.transmit, self.worker, self.process):
+                    p.kill()
+                raise AssertionError(f"{self.ident}: the stream did not end within {self.timeout + 120} s; {self.log}")
+        self._log.close()
+        self.codes = codes
+        return codes
+
+    def read(self, name):
+        path = os.path.join(self.artifacts, name)
+        return open(path).read().strip() if os.path.exists(path) else None
+
+    def events(self):
+        found = []
+        for path in glob.glob(os.path.join(self.artifacts, "job_events", "*.json")):
+            with open(path) as f:
+                found.append(json.load(f))
+        return sorted(found, key=lambda e: e.get("counter", 0))
+
+
+def write_job(controller, extravars, envvars, timeout, inventory=None):
+    """The private data dir AWX writes for a job: the project, the answers, the environment, the timeout."""
+    os.makedirs(os.path.join(controller, "env"))
+    # the project is streamed with the job: only what the playbooks need (the collection is on the node)
+    shutil.copytree(PLAYBOOK_DIR, os.path.join(controller, "project", "playbooks"))
+    for name, data in (("extravars", extravars), ("envvars", envvars), ("settings", {"job_timeout": timeout})):
+        with open(os.path.join(controller, "env", name), "w") as f:
+            json.dump(data, f)
+    if inventory is not None:
+        os.makedirs(os.path.join(controller, "inventory"))
+        with open(os.path.join(controller, "inventory", "hosts.json"), "w") as f:
+            json.dump(inventory, f)
+
+
+def node_env():
+    """The execution node's environment: the collection and Ansible of .venv, the sandbox's credentials."""
+    env = dict(os.environ, PATH=os.path.join(REPO, ".venv", "bin") + os.pathsep + os.environ.get("PATH", ""))
+    return env
+
+
+def job_envvars():
+    return {"ANSIBLE_COLLECTIONS_PATH": os.environ.get("ANSIBLE_COLLECTIONS_PATH",
+                                                       os.path.join(REPO, ".venv", "collections")),
+            "ANSIBLE_FORCE_COLOR": "0"}
+
+
+def assert_stream_succeeded(name, stream, events):
+    codes = stream.wait()
+    tail = (stream.read("stdout") or "(no stdout artifact came back)")[-4000:]
+    log = open(stream.log).read()[-2000:]
+    assert stream.read("status") == "successful" and stream.read("rc") == "0", \
+        f"{name}: status={stream.read('status')} rc={stream.read('rc')} stream exit codes={codes}\n{tail}\n{log}"
+    assert not [c for c in codes if c], f"{name}: a stream process failed: {codes}\n{log}"
+    failed = [e for e in events if e.get("event") == "runner_on_failed"
+              and not e.get("event_data", {}).get("ignore_errors")]
+    assert not failed, [e["event_data"].get("task") for e in failed]
+    stats = [e for e in events if e.get("event") == "playbook_on_stats"]
+    assert stats, f"{name}: no playbook_on_stats event came back"
+    data = stats[-1]["event_data"]
+    assert not data.get("failures") and not data.get("dark"), data
+    assert data.get("ok"), data
+    ours = {e["event_data"].get("resolved_action") for e in events if e.get("event") == "runner_on_ok"}
+    assert any(str(a).startswith("teardown.gates.") for a in ours), f"{name}: no teardown.gates module ran: {ours}"
 
 
 def _check_prune(job):
@@ -99,10 +202,11 @@ def _check_hosted_cluster(job):
     assert summary["aws_remaining"] == 0, summary
     assert job.report_files(f"{ns}-{name}.json") and job.report_files(f"{ns}-{name}.md"), os.listdir(job.reports)
     # AWX gets the page's path; the page is there, with a bar per gate
-    assert summary["html_path"] == os.path.join(job.reports, f"{ns}-{name}.html"), summary
+    # (the path is the worker's; the page itself came back through the stream with the reports)
+    assert summary["html_path"].endswith(f"/reports/{ns}-{name}.html"), summary
     with open(os.path.join(job.reports, f"{ns}-{name}.json")) as f:
         gates = json.load(f)["gates"]
-    assert _read([summary["html_path"]]).count('data-section="Gates"') == len(gates)
+    assert _read(job.report_files(f"{ns}-{name}.html")).count('data-section="Gates"') == len(gates)
 
 
 def _check_cfn(job):
@@ -126,26 +230,26 @@ PLAYBOOKS = {
         extravars=lambda tag, seed, reports: {
             "release_namespace": tag,
             "release_names": ",".join(sorted(o["name"] for o in seed["objects"] if o["kind"] == "Release")),
-            "prune_cluster": "false", "allow_orphaned_workloads": "false", "timeout": 180, "report_dir": reports},
+            "prune_cluster": "false", "allow_orphaned_workloads": "false", "timeout": 180, "report_dir": WORKER_REPORTS},
         check=_check_prune),
     "release_held_deletion.yml": Row(
         seed=lambda tag: ["captf", "--name", tag, "--namespace", tag, "--knob", "state=lost"],
         extravars=lambda tag, seed, reports: {
             "held_namespace": tag, "held_kind": "TerraformCluster", "held_name": tag, "prefer_restore": "true",
-            "timeout": 180, "report_dir": reports},
+            "timeout": 180, "report_dir": WORKER_REPORTS},
         check=_check_held),
     "destroy_hosted_cluster.yml": Row(
         seed=lambda tag: ["hosted-cluster", "--name", tag, "--namespace", tag, "--knob", "aws_infra=false"],
         extravars=lambda tag, seed, reports: {
             "hosted_cluster_name": tag, "hosted_cluster_namespace": tag, "destroy_cloud_resources": "true",
-            "preserve_iam": "false", "cluster_grace_period": 300, "report_dir": reports},
+            "preserve_iam": "false", "cluster_grace_period": 300, "report_dir": WORKER_REPORTS},
         check=_check_hosted_cluster, timeout=600),
     "clear_cfn_refusals.yml": Row(
         seed=lambda tag: ["cfn-refusals", "--name", tag, "--knob", "classes=bucket,iam"],
         extravars=lambda tag, seed, reports: {
             "cfn_stack_prefix": f"{tag}-", "cfn_select_statuses": "CREATE_COMPLETE,DELETE_FAILED",
             "cfn_clear": EVERY_CFN_REMEDY, "cfn_retain_unclearable": "false",
-            "cfn_disable_termination_protection": "false", "cfn_wait_timeout": 300, "report_dir": reports},
+            "cfn_disable_termination_protection": "false", "cfn_wait_timeout": 300, "report_dir": WORKER_REPORTS},
         check=_check_cfn),
 }
 
@@ -174,39 +278,24 @@ def jobs(tmp_path_factory):
                              check=False)
         assert out.returncode == 0, f"seed for {playbook}: {out.stdout[-2000:]}{out.stderr[-2000:]}"
         seed = json.loads(out.stdout.strip().splitlines()[-1])
-        reports = str(root / tag / "reports")
-        job = Job(playbook, tag, seed, reports, str(root / tag / "pdd"))
-        os.makedirs(job.pdd)
-        # like AWX: a private data dir per job, the project folder, the survey's answers as extra vars,
-        # and the execution environment's settings as environment variables
-        job.thread, job.runner = ansible_runner.run_async(
-            private_data_dir=job.pdd, project_dir=REPO, playbook=f"playbooks/{playbook}", ident="job",
-            extravars=row.extravars(tag, seed, reports), quiet=True, timeout=row.timeout,
-            envvars={"ANSIBLE_COLLECTIONS_PATH": os.environ.get("ANSIBLE_COLLECTIONS_PATH",
-                                                                os.path.join(REPO, ".venv", "collections")),
-                     "ANSIBLE_FORCE_COLOR": "0"})
+        controller = str(root / tag / "controller")
+        # the reports arrive with the artifacts the stream brings back
+        job = Job(playbook, tag, seed, os.path.join(controller, "artifacts", "job", "reports"), controller)
+        write_job(controller, row.extravars(tag, seed, job.reports), job_envvars(), row.timeout)
+        job.stream = Stream(controller, str(root / tag / "node"), f"playbooks/{playbook}", "job", row.timeout,
+                            node_env())
         started[playbook] = job
     for job in started.values():
-        job.thread.join()
-        job.events = list(job.runner.events)
+        job.stream.wait()
+        job.events = job.stream.events()
     return started
 
 
 @pytest.mark.parametrize("playbook", sorted(PLAYBOOKS))
-def test_playbook_through_ansible_runner(jobs, playbook):
+def test_playbook_through_the_runner_stream(jobs, playbook):
     if playbook not in jobs:
         pytest.fail(f"playbooks/{playbook} is in PLAYBOOKS but does not exist")
     job = jobs[playbook]
-    stdout = os.path.join(job.pdd, "artifacts", "job", "stdout")
-    tail = open(stdout).read()[-4000:] if os.path.exists(stdout) else "(no stdout artifact)"
-    assert job.runner.status == "successful" and job.runner.rc == 0, f"{playbook}: {job.runner.status} rc={job.runner.rc}\n{tail}"
-    failed = [e for e in job.events if e.get("event") == "runner_on_failed"
-              and not e.get("event_data", {}).get("ignore_errors")]
-    assert not failed, [e["event_data"].get("task") for e in failed]
-    stats = job.stats_event["event_data"]
-    assert not stats.get("failures") and not stats.get("dark"), stats
-    assert stats.get("ok"), stats
+    assert_stream_succeeded(playbook, job.stream, job.events)
     assert os.path.isdir(os.path.join(job.pdd, "artifacts", "job", "job_events"))
-    ours = {e["event_data"].get("resolved_action") for e in job.events if e.get("event") == "runner_on_ok"}
-    assert any(str(a).startswith("teardown.gates.") for a in ours), f"{playbook}: no teardown.gates module ran: {ours}"
     PLAYBOOKS[playbook].check(job)

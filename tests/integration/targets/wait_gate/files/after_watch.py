@@ -5,8 +5,7 @@ usage: after_watch.py NAMESPACE NAME|label=SELECTOR SHELL_COMMAND
 
 A watch counts while it is open: its ResponseStarted line is logged and its ResponseComplete line
 (written when the watching client goes) is not. The log is read from a little before this script
-started, since the module under test may start watching before this script runs (a module that
-runs in Ansible's worker process lists within milliseconds of the task start, while this script
+started, since the module under test may start watching before this script runs (this script
 starts in an async job); a watch of an earlier task is already complete, so it does not count."""
 import json
 import os

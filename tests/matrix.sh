@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# `make matrix`: the collection tested on every ansible-core that meta/runtime.yml's requires_ansible admits.
+#
+#   tests/matrix.sh                 ansible-test sanity on each core of LEGS, MATRIX_JOBS (default 2) at a time
+#   tests/matrix.sh oldest|newest   integration targets and molecule scenarios on that leg (needs the sandbox)
+#
+# Each leg is a virtualenv in build/matrix/<core> made with a Python that core supports as a controller, holding
+# that ansible-core and the sanity requirements its own ansible-test ships (_data/requirements/sanity.*.txt).
+# kubernetes.core and amazon.aws come from the PyPI `ansible` package released with that core or the oldest one
+# whose collections still fit requirements.yml (ansible 11: kubernetes.core 5, amazon.aws 9; ansible 9 and 10
+# bundle older ones), installed with --no-deps into build/matrix/collections-<ansible>.
+# The end of the run prints one line per leg: "matrix: ansible-core X on Python Y (collections of ansible Z): passed|FAILED".
+set -uo pipefail
+repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$repo"
+exec </dev/null
+root="${MATRIX_ROOT:-$repo/build/matrix}"
+pyenv="${PYENV_ROOT:-$HOME/.pyenv}/versions"
+mkdir -p "$root"
+
+# core  python  ansible (collections)  - the Pythons are within each core's controller support:
+# 2.16, 2.17: 3.10 to 3.12; 2.18, 2.19: 3.11 to 3.13; 2.20, 2.21: 3.12 to 3.14
+LEGS=(
+  "2.16.19 3.11 11.13.0"
+  "2.17.14 3.12 11.13.0"
+  "2.18.19 3.13 11.13.0"
+  "2.19.14 3.11 12.3.0"
+  "2.20.10 3.13 13.8.0"
+  "2.21.5 3.12 14.5.0"
+)
+
+python_for() {  # the real interpreter, never pyenv's shims
+  local v=$1 p
+  p=$(ls -d "$pyenv/$v".*/bin/python"$v" 2>/dev/null | sort -V | tail -1)
+  [ -n "$p" ] || p=$(command -v "python$v" 2>/dev/null | grep -v /shims/)
+  [ -n "$p" ] || { echo "matrix: Python $v is missing (pyenv install $v, or python$v on PATH)" >&2; return 1; }
+  echo "$p"
+}
+
+collections_for() {  # build/matrix/collections-<ansible>/ansible_collections
+  local ver=$1 dir="$root/collections-$1"
+  if [ ! -e "$dir/.done" ]; then
+    rm -rf "$dir"
+    "$repo/.venv/bin/python" -m pip install -q --no-deps --target "$dir" "ansible==$ver" >&2 || return 1
+    touch "$dir/.done"
+  fi
+  echo "$dir/ansible_collections"
+}
+
+leg_venv() {  # build/matrix/<core>: that core and its own sanity requirements
+  local core=$1 pyv=$2 dir="$root/$1" py
+  if [ ! -e "$dir/.done" ]; then
+    py=$(python_for "$pyv") || return 1
+    rm -rf "$dir"
+    "$py" -m venv "$dir" && "$dir/bin/python" -m pip install -q --upgrade pip >&2 \
+      && "$dir/bin/python" -m pip install -q "ansible-core==$core" >&2 || return 1
+    local reqs
+    reqs=$("$dir/bin/python" -c 'import ansible_test, pathlib; print(pathlib.Path(ansible_test.__file__).parent / "_data/requirements")')
+    # the sanity tests' pins, minus what names PowerShell; one file per test, so the same pin may repeat
+    cat "$reqs"/sanity.*.txt | grep -vE '^\s*(#|$)' | sort -u > "$dir/sanity-requirements.txt"
+    "$dir/bin/python" -m pip install -q -r "$dir/sanity-requirements.txt" >&2 || return 1
+    touch "$dir/.done"
+  fi
+  echo "$dir"
+}
+
+sanity_leg() {  # one leg's sanity; its output in build/matrix/logs/<core>/sanity.log
+  local core=$1 pyv=$2 ans=$3 venv deps
+  venv=$(leg_venv "$core" "$pyv") || { echo "setup failed (virtualenv)"; return 1; }
+  deps=$(collections_for "$ans") || { echo "setup failed (collections of ansible $ans)"; return 1; }
+  SANITY_VENV="$venv" DEPS_COLLECTIONS="$deps" TEST_COPY_ROOT="$root/copy-$core" TEST_LOG_DIR="$root/logs/$core" \
+    bash "$repo/tests/run_all.sh" sanity > "$root/logs/$core.out" 2>&1
+}
+
+run_sanity() {
+  local jobs=${MATRIX_JOBS:-2} leg core pyv ans pids=() names=() i rc=0
+  mkdir -p "$root/logs"
+  # the venvs first, one at a time (pip is not safe to run twice into one cache at once on a small disk)
+  for leg in "${LEGS[@]}"; do
+    read -r core pyv ans <<<"$leg"
+    leg_venv "$core" "$pyv" >/dev/null || echo "matrix: setup of ansible-core $core on Python $pyv failed" >&2
+    collections_for "$ans" >/dev/null || echo "matrix: collections of ansible $ans failed" >&2
+  done
+  for leg in "${LEGS[@]}"; do
+    read -r core pyv ans <<<"$leg"
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 2; done
+    echo "matrix: [$(date -u +%H:%M:%S)] sanity of ansible-core $core on Python $pyv started" >&2
+    sanity_leg "$core" "$pyv" "$ans" &
+    pids+=($!); names+=("$leg")
+  done
+  for i in "${!pids[@]}"; do
+    read -r core pyv ans <<<"${names[$i]}"
+    if wait "${pids[$i]}"; then
+      echo "matrix: ansible-core $core on Python $pyv (collections of ansible $ans): sanity passed"
+    else
+      rc=1
+      echo "matrix: ansible-core $core on Python $pyv (collections of ansible $ans): sanity FAILED ($root/logs/$core.out)"
+      grep -E '^ERROR: ' "$root/logs/$core/sanity.log" 2>/dev/null | head -4 | sed 's/^/    /'
+    fi
+  done
+  return $rc
+}
+
+# integration targets and molecule scenarios on one leg, with that core in a virtualenv of the leg's Python that
+# also holds the test tooling (requirements-dev.txt, with that core's ansible-core and ansible)
+run_full() {
+  local which=$1 leg core pyv ans dir py
+  case $which in oldest) leg=${LEGS[0]} ;; newest) leg=${LEGS[-1]} ;; *) echo "usage: $0 [oldest|newest]" >&2; return 2 ;; esac
+  read -r core pyv ans <<<"$leg"
+  if [ "$which" = newest ]; then  # the default .venv is the newest leg
+    bash "$repo/tests/run_all.sh" integration molecule; return
+  fi
+  dir="$root/full-$core"
+  if [ ! -e "$dir/.done" ]; then
+    py=$(python_for "$pyv") || return 1
+    rm -rf "$dir" && "$py" -m venv "$dir" || return 1
+    grep -vE '^(ansible|ansible-core)==' "$repo/requirements-dev.txt" > "$dir/requirements.txt"
+    "$dir/bin/python" -m pip install -q --upgrade pip && \
+      "$dir/bin/python" -m pip install -q "ansible-core==$core" -r "$dir/requirements.txt" && \
+      "$dir/bin/python" -m pip install -q --no-deps "ansible==$ans" || return 1
+    mkdir -p "$dir/collections/ansible_collections/teardown"
+    ln -sfn "$repo" "$dir/collections/ansible_collections/teardown/gates"
+    touch "$dir/.done"
+  fi
+  "$dir/bin/ansible" --version | head -1
+  TEST_VENV="$dir" TEST_COPY_ROOT="$root/copy-full-$core" TEST_LOG_DIR="$root/logs/full-$core" \
+    ANSIBLE_COLLECTIONS_PATH="$dir/collections" bash "$repo/tests/run_all.sh" integration molecule
+}
+
+case ${1:-sanity} in
+  sanity) run_sanity ;;
+  oldest|newest) run_full "$1" ;;
+  *) echo "usage: $0 [sanity|oldest|newest]" >&2; exit 2 ;;
+esac
