@@ -186,3 +186,77 @@ def test_sweep_delete_removes_the_three_verified_by_id_and_a_rerun_changes_nothi
     assert changed(again) == 0
     assert doc2["summary"]["orphans"] == [] and mutating(requests2) == []
     assert statuses(doc2) == {world["protected"]["infra_id"]: "protected", world["live"]["infra_id"]: "live"}
+
+
+RECHECK_PLAY = """
+- hosts: localhost
+  gather_facts: false
+  connection: local
+  vars:
+    ansible_python_interpreter: "{{ ansible_playbook_python }}"
+  tasks:
+    - name: Found first (before the HostedCluster appeared)
+      teardown.gates.aws_orphan_inventory:
+        infra_ids: ["{{ infra }}"]
+        min_age: 0
+      register: first
+    - name: Keep the entry
+      ansible.builtin.set_fact:
+        entry: "{{ first.infra_ids | first }}"
+    - name: The HostedCluster appears, as another team's create would make it
+      ansible.builtin.command: "{{ create_hc }}"
+      changed_when: true
+    - name: The sweep of that one orphan, as the role runs it for each
+      ansible.builtin.include_role:
+        name: teardown.gates.orphan_sweep
+        tasks_from: sweep_one.yml
+      vars:
+        orphan_sweep_entry: "{{ entry }}"
+        orphan_sweep_results: []
+        management_contexts: []
+        kubeconfig: ""
+        min_age: "0"
+        oidc_bucket: ""
+        aws_region: ""
+        preserve_iam: false
+        aws_cleanup_timeout: 60
+    - name: Keep what it did
+      ansible.builtin.copy:
+        content: "{{ {'first': entry.status, 'results': orphan_sweep_results} | to_json }}"
+        dest: "{{ out }}"
+        mode: "0600"
+"""
+
+
+def test_an_infra_id_whose_hosted_cluster_appears_during_the_run_is_left_alone(tmp_path, core):
+    infra = "swr" + uuid.uuid4().hex[:5]
+    made = seed("aws-infra", "--name", infra, "--knob", "zones=1", "--knob", "workers=0")
+    ns = infra + "-ns"
+    core.create_namespace({"metadata": {"name": ns}})
+    hc = {"apiVersion": "hypershift.openshift.io/v1beta1", "kind": "HostedCluster",
+          "metadata": {"name": "late", "namespace": ns},
+          "spec": {"infraID": infra, "platform": {"type": "AWS", "aws": {"region": "us-east-1"}}}}
+    (tmp_path / "hc.json").write_text(json.dumps(hc))
+    create_hc = "%s/.venv/bin/python -c \"import json,sys; from kubernetes import config, dynamic; " \
+                "d=dynamic.DynamicClient(config.new_client_from_config()); " \
+                "d.resources.get(api_version='hypershift.openshift.io/v1beta1', kind='HostedCluster')" \
+                ".create(body=json.load(open(sys.argv[1])), namespace='%s')\" %s" % (
+                    os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..")), ns, tmp_path / "hc.json")
+    (tmp_path / "play.yml").write_text(RECHECK_PLAY)
+    key = "AKSR" + uuid.uuid4().hex[:16].upper()
+    tail = LogTail(os.environ["SANDBOX_AWS_LOG"])
+    out_file = tmp_path / "out.json"
+    try:
+        out = run_playbook(str(tmp_path / "play.yml"), {"infra": infra, "create_hc": create_hc, "out": str(out_file)},
+                           str(tmp_path), {"AWS_ACCESS_KEY_ID": key}, verbosity="")
+        requests = [r for r in tail.lines(settle=0.2) if r.get("key_id") == key]
+        assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+        got = json.loads(out_file.read_text())
+        assert got["first"] == "orphan"
+        assert [(r["infra_id"], r["outcome"]) for r in got["results"]] == [(infra, "left_alone")]
+        assert "HostedCluster %s/late" % ns in got["results"][0]["reason"]
+        assert mutating(requests) == []
+        present = lookup_present({})
+        assert all(present(t, i) for t in ("AWS::EC2::VPC", "AWS::IAM::Role") for i in made["aws"][t])
+    finally:
+        core.delete_namespace(ns)
