@@ -95,11 +95,10 @@ class FakeClients:
 
 def test_scan_region_attributes_each_kind_of_evidence():
     arn = "arn:aws:iam::1:oidc-provider/b.s3.us-east-1.amazonaws.com/inf-b"
+    owned = {"Tags": [{"Key": "kubernetes.io/cluster/inf-a", "Value": "owned", "ResourceType": "vpc", "ResourceId": "vpc-a"}]}
+    kept = {"Tags": [{"Key": "teardown.gates/protected", "Value": "true", "ResourceType": "vpc", "ResourceId": "vpc-a"}]}
     c = FakeClients({
-        ("ec2", "describe_tags"): lambda Filters: {"Tags": [
-            {"Key": "kubernetes.io/cluster/inf-a", "Value": "owned", "ResourceType": "vpc", "ResourceId": "vpc-a"}]}
-            if Filters[0]["Name"] == "value" else {"Tags": [
-                {"Key": "teardown.gates/protected", "Value": "true", "ResourceType": "vpc", "ResourceId": "vpc-a"}]},
+        ("ec2", "describe_tags"): lambda Filters: owned if Filters[0]["Name"] == "value" else kept,
         ("iam", "get_account_authorization_details"): {"RoleDetailList": [
             {"RoleName": "inf-b-node-pool", "CreateDate": OLD}, {"RoleName": "admin"}]},
         ("iam", "list_instance_profiles"): {"InstanceProfiles": [{"InstanceProfileName": "inf-c-worker", "CreateDate": NEW}]},
