@@ -109,7 +109,7 @@ infra_ids:
       description: The oldest creation time read (ISO 8601), or null.
       type: str
     age_seconds:
-      description: Seconds since O(oldest_created), or null.
+      description: Seconds since RV(infra_ids[].oldest_created), or null.
       type: int
     protected:
       description: The resources tagged C(teardown.gates/protected=true).
