@@ -232,6 +232,38 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
     return found
 
 
+# DescribeTags resource types -> manifest types that aws_infra_cleanup deletes and verifies by ID
+EC2_TYPES = {"instance": g.INSTANCE, "vpc": g.VPC, "subnet": g.SUBNET, "natgateway": g.NAT, "nat-gateway": g.NAT,
+             "internet-gateway": g.IGW, "elastic-ip": g.EIP, "vpc-elastic-ip": g.EIP, "dhcp-options": g.DHCP,
+             "vpc-endpoint": g.ENDPOINT, "route-table": g.ROUTE_TABLE, "security-group": g.SG}
+NAMED_TYPES = (g.ZONE, g.BUCKET, g.PREFIX, g.ROLE, g.PROFILE, g.OIDC)
+
+
+def extra_ids(c, evidence, manifest):
+    """(type, id) of what the scan saw for an infra ID that its inventory did not find: a tagged subnet of an
+    untagged VPC, a zone tagged for it whose VPC is gone. aws_infra_cleanup looks each up by ID first (one
+    already gone costs no delete and verifies absent: DescribeTags may still list a resource deleted a moment
+    ago). A route table or security group is added only when it exists and is not its VPC's main table or
+    default group, which go with the VPC and cannot be deleted on their own."""
+    have = set(i for ids in manifest.values() for i in ids)
+    out = []
+    for kind, rid in sorted(evidence):
+        if rid in have:
+            continue
+        rtype = EC2_TYPES.get(kind[4:]) if kind.startswith("EC2 ") else (kind if kind in NAMED_TYPES else None)
+        if rtype == g.ROUTE_TABLE:
+            found = c.call("ec2", "describe_route_tables", Filters=[{"Name": "route-table-id", "Values": [rid]}])
+            if not [t for t in found.get("RouteTables", []) if not any(a.get("Main") for a in t.get("Associations", []))]:
+                continue
+        elif rtype == g.SG:
+            found = c.call("ec2", "describe_security_groups", Filters=[{"Name": "group-id", "Values": [rid]}])
+            if not [x for x in found.get("SecurityGroups", []) if x.get("GroupName") != "default"]:
+                continue
+        if rtype:
+            out.append((rtype, rid))
+    return out
+
+
 def oldest(times):
     return min(times) if times else None
 

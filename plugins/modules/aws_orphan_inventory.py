@@ -240,10 +240,8 @@ def main():
             created, protected = list(seen["created"]), set(seen["protected"])
             if iid not in live:
                 manifest, details = discover(clients, iid, oidc_bucket=p["oidc_bucket"], region=region)
-                for rtype, rid in seen["evidence"]:  # a zone tagged for it whose VPC is gone, say
-                    if rtype in (o.g.ZONE, o.g.BUCKET, o.g.PREFIX, o.g.ROLE, o.g.PROFILE, o.g.OIDC) \
-                            and rid not in manifest.get(rtype, []):
-                        manifest[rtype] = sorted(manifest.get(rtype, []) + [rid])
+                for rtype, rid in o.extra_ids(clients, seen["evidence"], manifest):
+                    manifest[rtype] = sorted(manifest.get(rtype, []) + [rid])
                 for rtype, items in details["observed"].items():
                     for rid, item in items.items():
                         created.extend(o.creation_times(item))
