@@ -765,9 +765,18 @@ def case_api_silent(run, rng, ctx):
     return violations
 
 
+def case_orphans(run, rng, ctx):
+    """sweep_orphans under faults (tests/chaos/case_orphans.py); not in DEFAULT_CASES: `--cases orphans`."""
+    if HERE not in sys.path:
+        sys.path.insert(0, HERE)
+    import case_orphans as orphans_case
+    return orphans_case.case(run, rng, ctx, sys.modules[__name__])
+
+
 CASES = {"wait-gate": case_wait_gate, "apiserver-restart": case_apiserver_restart, "aws-infra": case_aws,
          "releases": case_releases, "twin-crash": case_twin_crash, "cfn-refusals": case_cfn,
-         "hosted-cluster": case_hosted_cluster, "aws-silent": case_aws_silent, "api-silent": case_api_silent}
+         "hosted-cluster": case_hosted_cluster, "aws-silent": case_aws_silent, "api-silent": case_api_silent,
+         "orphans": case_orphans}
 # 50 runs a cycle, weighed by cost (measured on the shared 2-core machine, 4 at a time, load 10-20: a wait-gate
 # run ~25 s, aws-infra ~90 s, a prune_releases or clear_cfn_refusals run ~110-170 s, destroy_hosted_cluster
 # ~350 s): per 100 runs 2 hosted-cluster, 4 each of cfn-refusals, releases and twin-crash, 8 apiserver-restart,

@@ -1,6 +1,6 @@
 """The IAM policy in extensions/iam/ covers every AWS action the modules call: statically (every boto3
 operation in plugins/ maps to an action in the policy) and as observed (every request of real runs of
-aws_infra_inventory, aws_infra_cleanup and cloudformation_teardown, picked out of SANDBOX_AWS_LOG by
+aws_infra_inventory, aws_orphan_inventory, aws_infra_cleanup and cloudformation_teardown, picked out of SANDBOX_AWS_LOG by
 the run's own access key ID). The same runs, at -vvv with the AWS keys passed as module options, are
 searched for the secret key and session token."""
 import glob
@@ -92,6 +92,15 @@ INFRA_PLAYBOOK = """
         base_domain: sandbox.example.com
         oidc_bucket: sandbox-oidc
         manifest_path: "{{ workdir }}/manifest.json"
+    - name: Find the region's infra IDs that no HostedCluster owns (the sweep_orphans scan)
+      teardown.gates.aws_orphan_inventory:
+        infra_id_prefix: "{{ infra_id }}"
+        oidc_bucket: sandbox-oidc
+        min_age: 0
+      register: orphans
+    - name: The seeded infra ID is an orphan
+      ansible.builtin.assert:
+        that: orphans.orphans == [infra_id]
     - name: Delete it in dependency order and verify absence by ID
       teardown.gates.aws_infra_cleanup:
         manifest: "{{ workdir }}/manifest.json"

@@ -96,6 +96,23 @@ def test_destroy_hosted_cluster_with_the_shipped_roles(accounts, tmp_path):
     assert_no_secrets(tmp_path, out, sandbox_secrets() + [token])
 
 
+def test_sweep_orphans_with_the_shipped_roles(accounts, tmp_path):
+    prefix = "lpo-" + os.urandom(3).hex()
+    seed("aws-infra", "--name", prefix + "-a", "--knob", "zones=1", "--knob", "workers=0")
+    roles = shipped_roles("orphan_sweep.yml")
+    kubeconfig, token = accounts.create("sweeper", roles, [], cluster=["teardown-gates-orphan-sweep"])
+    report = tmp_path / "report"
+    tail = LogTail(os.environ["SANDBOX_AUDIT_LOG"])
+    out = run_playbook("teardown.gates.sweep_orphans",
+                       {"infra_id_prefix": prefix, "min_age": "0", "sweep_delete": True, "report_dir": str(report)},
+                       str(tmp_path), {"KUBECONFIG": kubeconfig, "K8S_AUTH_KUBECONFIG": kubeconfig})
+    reqs = _check_run(out, tail, accounts, "sweeper", roles)
+    # the HostedClusters were listed (all namespaces) and nothing on the management cluster was changed
+    assert {(r.get("resource"), r["verb"]) for r in reqs if r.get("resource")} == {("hostedclusters", "list")}
+    assert "destroyed %s-a" % prefix in out.stdout, out.stdout[-3000:]
+    assert_no_secrets(tmp_path, out, sandbox_secrets() + [token])
+
+
 def _without(roles, role, group, resource, verb):
     out = copy.deepcopy(roles)
     rules = []

@@ -224,6 +224,14 @@ def _check_cfn(job):
     assert "```mermaid" in _read(job.report_files("cfn_refusals-report.md"))
 
 
+def _check_sweep(job):
+    summary = job.artifacts.get("orphan_sweep")
+    assert summary, f"set_stats orphan_sweep missing: {job.artifacts}"
+    assert sorted(summary["destroyed"]) == sorted(job.seed["orphans"]), summary
+    assert summary["verified"] is True and summary["failed"] == [], summary
+    assert job.report_files("orphan-sweep-*.json") and job.report_files("orphan-sweep-*.md"), os.listdir(job.reports)
+
+
 PLAYBOOKS = {
     "prune_releases.yml": Row(
         seed=lambda tag: ["releases", "--name", tag, "--namespace", tag, "--count", "2", "--knob", "hook_seconds=0.2"],
@@ -251,6 +259,12 @@ PLAYBOOKS = {
             "cfn_clear": EVERY_CFN_REMEDY, "cfn_retain_unclearable": "false",
             "cfn_disable_termination_protection": "false", "cfn_wait_timeout": 300, "report_dir": WORKER_REPORTS},
         check=_check_cfn),
+    "sweep_orphans.yml": Row(
+        seed=lambda tag: ["orphans", "--name", tag, "--namespace", tag],
+        extravars=lambda tag, seed, reports: {
+            "infra_id_prefix": seed["prefix"], "oidc_bucket": seed["oidc_bucket"], "min_age": "0",
+            "sweep_delete": "true", "report_dir": WORKER_REPORTS},
+        check=_check_sweep, timeout=600),
 }
 
 

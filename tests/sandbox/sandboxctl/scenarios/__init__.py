@@ -15,6 +15,7 @@ SCENARIOS = {
     "releases": "releases",
     "hosted-cluster": "hosted_cluster",
     "cfn-refusals": "cfn_refusals",
+    "orphans": "orphans",
 }
 
 

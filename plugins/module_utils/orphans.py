@@ -1,0 +1,292 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, teardown.gates contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Orphaned infra IDs: which infra IDs a region holds, which a management cluster still owns, and what is left.
+
+Where an infra ID shows in AWS (HyperShift's naming, as ``aws_inventory`` finds one ID's resources):
+
+* EC2: the tag ``kubernetes.io/cluster/<infraID>: owned`` (one paged ``DescribeTags``, every EC2 type);
+* IAM: the roles ``<infraID>-<suffix>`` (``aws_inventory.ROLE_SUFFIXES``), the instance profile
+  ``<infraID>-worker``, the OIDC provider whose URL path is the infra ID;
+* Route 53: a private zone tagged ``kubernetes.io/cluster/<infraID>``, or associated with a VPC of that tag;
+* S3: buckets ``<infraID>-image-registry-*``, and the ``<infraID>/`` prefixes of the OIDC bucket when given.
+
+An infra ID is an orphan when no HostedCluster of any management cluster read has it as ``spec.infraID``.
+When one management cluster could not be read, every infra ID is unknown: nothing is an orphan.
+"""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import datetime
+import re
+
+try:
+    import botocore.exceptions
+except ImportError:  # pragma: no cover
+    pass
+
+from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import error_code, NOT_FOUND
+from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import ROLE_SUFFIXES
+
+CLUSTER_TAG = "kubernetes.io/cluster/"
+PROTECTED_TAG = "teardown.gates/protected"
+INFRA_ID = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$")
+# the fields that carry a creation time in what discovery reads (EC2, ELB, IAM, S3 answers)
+TIME_FIELDS = ("LaunchTime", "CreateTime", "CreateDate", "CreatedTime", "CreationTimestamp", "CreationDate")
+_AGE = re.compile(r"(\d+)\s*([smhdw])")
+_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
+
+
+def parse_age(value):
+    """Seconds in ``value``: a number of seconds, or a duration such as ``24h``, ``90m``, ``1d12h``, ``0``.
+
+    Raises ValueError for anything else, a negative value included."""
+    if isinstance(value, bool):
+        raise ValueError("%r is not a duration" % (value,))
+    if isinstance(value, (int, float)):
+        if value < 0:
+            raise ValueError("%r is negative" % (value,))
+        return int(value)
+    text = str(value or "").strip().lower()
+    if re.match(r"^\d+$", text):
+        return int(text)
+    if text.startswith("-"):
+        raise ValueError("%r is negative" % (value,))
+    parts = _AGE.findall(text)
+    if not parts or _AGE.sub("", text).strip():
+        raise ValueError("%r is not a duration (seconds, or e.g. 24h, 90m, 1d12h)" % (value,))
+    return sum(int(n) * _UNIT[u] for n, u in parts)
+
+
+def infra_id_from_tag(key, value):
+    """The infra ID a ``kubernetes.io/cluster/<infraID>`` tag names when its value is ``owned``; else None."""
+    if not key.startswith(CLUSTER_TAG) or (value or "").lower() != "owned":
+        return None
+    iid = key[len(CLUSTER_TAG):]
+    return iid if INFRA_ID.match(iid) else None
+
+
+def infra_id_from_role(name):
+    for suffix in ROLE_SUFFIXES:
+        if name.endswith("-" + suffix) and len(name) > len(suffix) + 1:
+            return name[:-len(suffix) - 1]
+    return None
+
+
+def infra_id_from_profile(name):
+    return name[:-len("-worker")] if name.endswith("-worker") and len(name) > len("-worker") else None
+
+
+def infra_id_from_oidc_arn(arn):
+    """``arn:aws:iam::ACCOUNT:oidc-provider/<host>/<infraID>`` -> infraID; a provider without a path -> None."""
+    path = arn.split(":oidc-provider/", 1)[-1]
+    if "/" not in path:
+        return None
+    iid = path.rstrip("/").rsplit("/", 1)[-1]
+    return iid if INFRA_ID.match(iid) else None
+
+
+def infra_id_from_bucket(name):
+    if "-image-registry-" not in name:
+        return None
+    iid = name.split("-image-registry-", 1)[0]
+    return iid if INFRA_ID.match(iid) else None
+
+
+def is_protected(tags):
+    """True when the tags (AWS's list of Key/Value, or a mapping) hold ``teardown.gates/protected=true``."""
+    if isinstance(tags, dict):
+        tags = [{"Key": k, "Value": v} for k, v in tags.items()]
+    return any(t.get("Key") == PROTECTED_TAG and str(t.get("Value", "")).lower() == "true" for t in tags or [])
+
+
+def as_utc(value):
+    """A creation time as AWS clients return it (datetime, or ISO 8601 text) -> aware datetime, or None."""
+    if isinstance(value, datetime.datetime):
+        return value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc)
+    if isinstance(value, str) and value:
+        try:
+            d = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return None
+        return d if d.tzinfo else d.replace(tzinfo=datetime.timezone.utc)
+    return None
+
+
+def creation_times(item):
+    return [t for t in (as_utc((item or {}).get(f)) for f in TIME_FIELDS) if t is not None]
+
+
+def _pages(c, service, op, key, **kw):
+    out = []
+    while True:
+        resp = c.call(service, op, **kw)
+        out.extend(resp.get(key, []))
+        if resp.get("NextToken"):
+            kw["NextToken"] = resp["NextToken"]
+        elif resp.get("IsTruncated") and resp.get("Marker"):
+            kw["Marker"] = resp["Marker"]
+        elif resp.get("NextMarker"):
+            kw["Marker"] = resp["NextMarker"]
+        else:
+            return out
+
+
+class Found(object):
+    """What the region scan saw of each infra ID: evidence (type, id), creation times, protected resources."""
+
+    def __init__(self):
+        self.ids = {}
+
+    def add(self, iid, rtype, rid, created=None, protected=False):
+        entry = self.ids.setdefault(iid, {"evidence": set(), "created": [], "protected": set()})
+        entry["evidence"].add((rtype, rid))
+        entry["created"].extend(t for t in [as_utc(created)] if t is not None)
+        if protected:
+            entry["protected"].add((rtype, rid))
+
+
+def scan_region(c, oidc_bucket=None, region="us-east-1"):
+    """Every infra ID the region shows, as ``Found``. A failed query raises: an incomplete scan is never an answer."""
+    found = Found()
+    vpc_owner = {}
+    for t in _pages(c, "ec2", "describe_tags", "Tags", Filters=[{"Name": "value", "Values": ["owned"]}]):
+        iid = infra_id_from_tag(t.get("Key", ""), t.get("Value"))
+        if iid:
+            found.add(iid, "EC2 " + t.get("ResourceType", "resource"), t["ResourceId"])
+            if t.get("ResourceType") == "vpc":
+                vpc_owner[t["ResourceId"]] = iid
+    for t in _pages(c, "ec2", "describe_tags", "Tags", Filters=[{"Name": "key", "Values": [PROTECTED_TAG]}]):
+        if str(t.get("Value", "")).lower() == "true":
+            for iid, entry in found.ids.items():
+                if any(rid == t["ResourceId"] for dummy, rid in entry["evidence"]):
+                    entry["protected"].add(("EC2 " + t.get("ResourceType", "resource"), t["ResourceId"]))
+
+    kw = {"Filter": ["Role"]}
+    while True:
+        resp = c.call("iam", "get_account_authorization_details", **kw)
+        for r in resp.get("RoleDetailList", []):
+            iid = infra_id_from_role(r["RoleName"])
+            if iid:
+                found.add(iid, g.ROLE, r["RoleName"], r.get("CreateDate"), is_protected(r.get("Tags")))
+        if not (resp.get("IsTruncated") and resp.get("Marker")):
+            break
+        kw["Marker"] = resp["Marker"]
+    for p in _pages(c, "iam", "list_instance_profiles", "InstanceProfiles"):
+        iid = infra_id_from_profile(p["InstanceProfileName"])
+        if iid:
+            found.add(iid, g.PROFILE, p["InstanceProfileName"], p.get("CreateDate"), is_protected(p.get("Tags")))
+    for p in c.call("iam", "list_open_id_connect_providers").get("OpenIDConnectProviderList", []):
+        iid = infra_id_from_oidc_arn(p["Arn"])
+        if iid:
+            try:
+                d = c.call("iam", "get_open_id_connect_provider", OpenIDConnectProviderArn=p["Arn"])
+            except botocore.exceptions.ClientError as e:
+                if error_code(e) not in NOT_FOUND:
+                    raise
+                continue  # gone between the list and the read
+            found.add(iid, g.OIDC, p["Arn"], d.get("CreateDate"), is_protected(d.get("Tags")))
+
+    for z in _pages(c, "route53", "list_hosted_zones", "HostedZones"):
+        if not (z.get("Config") or {}).get("PrivateZone"):
+            continue
+        zid = z["Id"].split("/")[-1]
+        tags = c.call("route53", "list_tags_for_resource", ResourceType="hostedzone",
+                      ResourceId=zid).get("ResourceTagSet", {}).get("Tags", [])
+        owners = set(i for i in (infra_id_from_tag(t["Key"], t.get("Value")) for t in tags) if i)
+        if not owners:
+            vpcs = c.call("route53", "get_hosted_zone", Id=zid).get("VPCs", [])
+            owners = set(vpc_owner[v["VPCId"]] for v in vpcs if v.get("VPCId") in vpc_owner)
+        for iid in owners:
+            found.add(iid, g.ZONE, zid, protected=is_protected(tags))
+
+    for b in c.call("s3", "list_buckets").get("Buckets", []):
+        iid = infra_id_from_bucket(b["Name"])
+        if not iid:
+            continue
+        try:
+            tags = c.call("s3", "get_bucket_tagging", Bucket=b["Name"]).get("TagSet", [])
+        except botocore.exceptions.ClientError as e:
+            if error_code(e) not in ("NoSuchTagSet",) + tuple(NOT_FOUND):
+                raise
+            tags = []
+        found.add(iid, g.BUCKET, b["Name"], b.get("CreationDate"), is_protected(tags))
+    if oidc_bucket:
+        kw = {"Bucket": oidc_bucket, "Delimiter": "/"}
+        while True:
+            try:
+                resp = c.call("s3", "list_objects_v2", **kw)
+            except botocore.exceptions.ClientError as e:
+                if error_code(e) not in NOT_FOUND:
+                    raise
+                break  # no such bucket: no prefixes in it
+            for cp in resp.get("CommonPrefixes", []):
+                iid = cp["Prefix"].rstrip("/")
+                if INFRA_ID.match(iid):
+                    found.add(iid, g.PREFIX, "%s/%s/" % (oidc_bucket, iid))
+            if not resp.get("IsTruncated"):
+                break
+            kw["ContinuationToken"] = resp["NextContinuationToken"]
+    return found
+
+
+# DescribeTags resource types -> manifest types that aws_infra_cleanup deletes and verifies by ID
+EC2_TYPES = {"instance": g.INSTANCE, "vpc": g.VPC, "subnet": g.SUBNET, "natgateway": g.NAT, "nat-gateway": g.NAT,
+             "internet-gateway": g.IGW, "elastic-ip": g.EIP, "vpc-elastic-ip": g.EIP, "dhcp-options": g.DHCP,
+             "vpc-endpoint": g.ENDPOINT, "route-table": g.ROUTE_TABLE, "security-group": g.SG}
+NAMED_TYPES = (g.ZONE, g.BUCKET, g.PREFIX, g.ROLE, g.PROFILE, g.OIDC)
+
+
+def extra_ids(c, evidence, manifest):
+    """(type, id) of what the scan saw for an infra ID that its inventory did not find: a tagged subnet of an
+    untagged VPC, a zone tagged for it whose VPC is gone. aws_infra_cleanup looks each up by ID first (one
+    already gone costs no delete and verifies absent: DescribeTags may still list a resource deleted a moment
+    ago). A route table or security group is added only when it exists and is not its VPC's main table or
+    default group, which go with the VPC and cannot be deleted on their own."""
+    have = set(i for ids in manifest.values() for i in ids)
+    out = []
+    for kind, rid in sorted(evidence):
+        if rid in have:
+            continue
+        rtype = EC2_TYPES.get(kind[4:]) if kind.startswith("EC2 ") else (kind if kind in NAMED_TYPES else None)
+        if rtype == g.ROUTE_TABLE:
+            found = c.call("ec2", "describe_route_tables", Filters=[{"Name": "route-table-id", "Values": [rid]}])
+            if not [t for t in found.get("RouteTables", []) if not any(a.get("Main") for a in t.get("Associations", []))]:
+                continue
+        elif rtype == g.SG:
+            found = c.call("ec2", "describe_security_groups", Filters=[{"Name": "group-id", "Values": [rid]}])
+            if not [x for x in found.get("SecurityGroups", []) if x.get("GroupName") != "default"]:
+                continue
+        if rtype:
+            out.append((rtype, rid))
+    return out
+
+
+def oldest(times):
+    return min(times) if times else None
+
+
+def classify(iid, live, management_known, protected, created, min_age, now):
+    """(status, reason) for one infra ID. ``live``: {infra ID: [where its HostedCluster is]}.
+
+    Statuses: ``live`` (a HostedCluster has it), ``unknown`` (a management cluster could not be read),
+    ``protected`` (a resource carries teardown.gates/protected=true), ``young`` (its oldest readable
+    creation time is less than ``min_age`` seconds ago, or none is readable while ``min_age`` is above 0),
+    ``orphan``.
+    """
+    if iid in live:
+        return "live", "HostedCluster %s has spec.infraID %s" % (", ".join(live[iid]), iid)
+    if not management_known:
+        return "unknown", ("a management cluster could not be read, so whether a HostedCluster still has "
+                           "infra ID %s is unknown" % iid)
+    if protected:
+        return "protected", "tagged %s=true: %s" % (PROTECTED_TAG, ", ".join("%s %s" % p for p in sorted(protected)))
+    first = oldest(created)
+    if min_age > 0 and first is None:
+        return "young", "no creation time is readable, so it is not shown to be older than min_age (%d s)" % min_age
+    if first is not None and (now - first).total_seconds() < min_age:
+        return "young", "oldest creation time %s is less than min_age (%d s) ago" % (
+            first.isoformat(), min_age)
+    return "orphan", "no HostedCluster of the management clusters read has spec.infraID %s" % iid

@@ -1,0 +1,269 @@
+#!/usr/bin/python
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, teardown.gates contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+DOCUMENTATION = r"""
+---
+module: aws_orphan_inventory
+short_description: Find the infra IDs of an AWS region that no HostedCluster owns any more
+version_added: 0.2.0
+description:
+  - Finds every infra ID a region shows, the way HyperShift names what it creates - the EC2 tag
+    C(kubernetes.io/cluster/<infraID>=owned) (any EC2 resource), the IAM roles C(<infraID>-<component>), the
+    instance profile C(<infraID>-worker), the OIDC provider whose URL path is the infra ID, private hosted zones
+    tagged for the infra ID or associated with its VPC, the buckets C(<infraID>-image-registry-*), and the
+    C(<infraID>/) prefixes of O(oidc_bucket).
+  - Lists the HostedClusters (all namespaces) of each of O(management_contexts) and matches their C(spec.infraID).
+  - For each infra ID no HostedCluster has, records what it owns as a manifest of IDs (as
+    M(teardown.gates.aws_infra_inventory) does), its age (the oldest creation time it can read) and whether any
+    resource is tagged C(teardown.gates/protected=true).
+  - Each infra ID gets a status - V(live) (a HostedCluster has it), V(unknown) (a management cluster could not be
+    read, so nothing is an orphan), V(protected), V(young) (younger than O(min_age), or no creation time readable),
+    V(orphan).
+  - Read-only, in check mode too. A failed AWS query fails the module; it never reads as "nothing there".
+  - The public C(*.apps) record is not looked for, since an orphan's cluster name is not known.
+author:
+  - teardown.gates developers (@teardown-gates)
+options:
+  management_contexts:
+    description:
+      - The kubeconfig contexts of the management clusters whose HostedClusters own infra IDs.
+      - Empty takes the kubeconfig's current context. A context the kubeconfig does not have fails before any request.
+    type: list
+    elements: str
+    default: []
+  kubeconfig:
+    description: The kubeconfig file; defaults to E(KUBECONFIG), then C(~/.kube/config).
+    type: path
+  min_age:
+    description:
+      - An infra ID whose oldest readable creation time is more recent than this is V(young), never an orphan.
+      - Seconds, or a duration such as V(24h), V(90m), V(1d12h). V(0) takes every age.
+    type: raw
+    default: 24h
+  oidc_bucket:
+    description: The bucket whose C(<infraID>/) prefixes hold the OIDC documents.
+    type: str
+  infra_id_prefix:
+    description: Only infra IDs starting with this (for example a CI system's naming scheme).
+    type: str
+    default: ""
+  infra_ids:
+    description: Only these infra IDs (the re-check right before a delete uses it).
+    type: list
+    elements: str
+  request_timeout:
+    description: Seconds each Kubernetes request may take.
+    type: float
+    default: 10
+extends_documentation_fragment:
+  - amazon.aws.common.modules
+  - amazon.aws.region.modules
+  - amazon.aws.boto3
+"""
+
+EXAMPLES = r"""
+- name: Which infra IDs of us-east-1 do the two management clusters not own?
+  teardown.gates.aws_orphan_inventory:
+    management_contexts: [mgmt-east, mgmt-west]
+    oidc_bucket: my-oidc-bucket
+    region: us-east-1
+  register: found
+
+- name: Show the orphans
+  ansible.builtin.debug:
+    msg: "{{ found.infra_ids | selectattr('status', 'equalto', 'orphan') | map(attribute='infra_id') | list }}"
+"""
+
+RETURN = r"""
+infra_ids:
+  description: One entry per infra ID found, sorted by infra ID.
+  returned: always
+  type: list
+  elements: dict
+  contains:
+    infra_id:
+      description: The infra ID.
+      type: str
+    status:
+      description: V(live), V(unknown), V(protected), V(young) or V(orphan).
+      type: str
+    reason:
+      description: Why it has that status.
+      type: str
+    evidence:
+      description: What showed the infra ID in the region (type and ID).
+      type: list
+    manifest:
+      description: CloudFormation type name -> IDs (not for V(live) ones, which are not looked into).
+      type: dict
+    total:
+      description: Number of IDs in the manifest.
+      type: int
+    oldest_created:
+      description: The oldest creation time read (ISO 8601), or null.
+      type: str
+    age_seconds:
+      description: Seconds since RV(infra_ids[].oldest_created), or null.
+      type: int
+    protected:
+      description: The resources tagged C(teardown.gates/protected=true).
+      type: list
+    not_covered:
+      description:
+        - What showed the infra ID but is not in the manifest, so that no sweep deletes it (an EBS volume, say).
+          Reported so that nothing is lost silently.
+      type: list
+orphans:
+  description: The infra IDs whose status is V(orphan).
+  returned: always
+  type: list
+  elements: str
+management:
+  description: Per context, whether its HostedClusters were read, how many, and the error.
+  returned: always
+  type: list
+  elements: dict
+management_known:
+  description: True only when every management cluster was read.
+  returned: always
+  type: bool
+min_age_seconds:
+  description: O(min_age) in seconds.
+  returned: always
+  type: int
+api_calls:
+  description: AWS requests made, by service and action.
+  returned: always
+  type: dict
+"""
+
+import datetime
+
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+from ansible_collections.teardown.gates.plugins.module_utils import orphans as o
+from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
+    READ_ATTEMPTS, ResourceLookupError, api_client, list_objects, resolve_resource)
+
+try:
+    import botocore.exceptions
+except ImportError:
+    pass  # handled by AnsibleAWSModule
+
+HYPERSHIFT = "hypershift.openshift.io/v1beta1"
+
+
+def known_contexts(module, kubeconfig):
+    try:
+        from kubernetes import config
+        contexts, active = config.list_kube_config_contexts(config_file=kubeconfig)
+    except Exception as e:  # noqa: BLE001 - any failure to read the kubeconfig is bad input
+        module.fail_json(msg="management_contexts: cannot read the contexts of the kubeconfig %s: %s; nothing changed"
+                             % (kubeconfig or "(KUBECONFIG or ~/.kube/config)", e))
+    return [c["name"] for c in contexts or []], (active or {}).get("name")
+
+
+def read_management(context, kubeconfig, request_timeout):
+    """{context, ok, hosted_clusters: [{namespace, name, infra_id}], error}"""
+    out = {"context": context, "ok": False, "hosted_clusters": [], "error": None}
+    try:
+        client = api_client(None, kubeconfig=kubeconfig, context=context)
+        resource = resolve_resource(client, HYPERSHIFT, "HostedCluster")
+    except ResourceLookupError as e:
+        out["error"] = "%s%s" % (e, "" if e.unknown else " (is this a management cluster?)")
+        return out
+    listed = list_objects(resource, request_timeout=request_timeout, attempts=READ_ATTEMPTS)
+    if not listed["ok"]:
+        out["error"] = "could not list HostedClusters: %s" % listed["query"].get("error")
+        return out
+    for hc in listed["items"]:
+        md = hc.get("metadata") or {}
+        out["hosted_clusters"].append({"namespace": md.get("namespace"), "name": md.get("name"),
+                                       "infra_id": (hc.get("spec") or {}).get("infraID")})
+    out["ok"] = True
+    return out
+
+
+def main():
+    argument_spec = dict(
+        management_contexts=dict(type="list", elements="str", default=[]),
+        kubeconfig=dict(type="path"),
+        min_age=dict(type="raw", default="24h"),
+        oidc_bucket=dict(type="str"),
+        infra_id_prefix=dict(type="str", default=""),
+        infra_ids=dict(type="list", elements="str"),
+        request_timeout=dict(type="float", default=10),
+    )
+    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
+    p = module.params
+    try:
+        min_age = o.parse_age(p["min_age"])
+    except ValueError as e:
+        module.fail_json(msg="min_age: %s; nothing changed" % e)
+    if p["request_timeout"] <= 0:
+        module.fail_json(msg="request_timeout: must be more than 0 seconds")
+    names, active = known_contexts(module, p["kubeconfig"])
+    contexts = p["management_contexts"] or ([active] if active else [])
+    unknown = [c for c in contexts if c not in names]
+    if not contexts or unknown:
+        module.fail_json(msg="management_contexts: %s (the kubeconfig has: %s); nothing changed" % (
+            "unknown context %s" % ", ".join(unknown) if unknown else "no context given and none is current",
+            ", ".join(names) or "none"))
+
+    management = [read_management(c, p["kubeconfig"], p["request_timeout"]) for c in contexts]
+    known = all(m["ok"] for m in management)
+    live = {}
+    for m in management:
+        for hc in m["hosted_clusters"]:
+            if hc["infra_id"]:
+                live.setdefault(hc["infra_id"], []).append("%s/%s (context %s)" % (hc["namespace"], hc["name"], m["context"]))
+
+    clients = Clients(module.client, concurrency=4, check_mode=True)  # read-only: the guard refuses any change
+    region = module.region or "us-east-1"
+    try:
+        found = o.scan_region(clients, oidc_bucket=p["oidc_bucket"], region=region)
+        now = datetime.datetime.now(datetime.timezone.utc)
+        entries = []
+        for iid in sorted(found.ids):
+            if not iid.startswith(p["infra_id_prefix"] or "") or (p["infra_ids"] is not None and iid not in p["infra_ids"]):
+                continue
+            seen = found.ids[iid]
+            entry = {"infra_id": iid, "evidence": [{"type": t, "id": i} for t, i in sorted(seen["evidence"])],
+                     "manifest": {}, "total": 0, "not_covered": []}
+            created, protected = list(seen["created"]), set(seen["protected"])
+            if iid not in live:
+                manifest, details = discover(clients, iid, oidc_bucket=p["oidc_bucket"], region=region)
+                for rtype, rid in o.extra_ids(clients, seen["evidence"], manifest):
+                    manifest[rtype] = sorted(manifest.get(rtype, []) + [rid])
+                for rtype, items in details["observed"].items():
+                    for rid, item in items.items():
+                        created.extend(o.creation_times(item))
+                        if o.is_protected(item.get("Tags")):
+                            protected.add((rtype, rid))
+                tracked = set(i for ids in manifest.values() for i in ids)
+                entry.update(manifest=manifest, total=sum(len(v) for v in manifest.values()),
+                             not_covered=[{"type": t, "id": i} for t, i in sorted(seen["evidence"]) if i not in tracked])
+            first = o.oldest(created)
+            status, reason = o.classify(iid, live, known, protected, created, min_age, now)
+            entry.update(status=status, reason=reason, oldest_created=first.isoformat() if first else None,
+                         age_seconds=int((now - first).total_seconds()) if first else None,
+                         protected=[{"type": t, "id": i} for t, i in sorted(protected)])
+            entries.append(entry)
+    except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError) as e:
+        module.fail_json_aws(e, msg="the scan of region %s failed; no infra ID is reported, since an incomplete "
+                                    "scan would hide what is there" % region, api_calls=clients.calls,
+                             management=management)
+    module.exit_json(changed=False, infra_ids=entries, management=management, management_known=known,
+                     orphans=[e["infra_id"] for e in entries if e["status"] == "orphan"],
+                     min_age_seconds=min_age, api_calls=clients.calls)
+
+
+if __name__ == "__main__":
+    main()

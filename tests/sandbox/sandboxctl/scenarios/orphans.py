@@ -1,0 +1,44 @@
+"""orphans: what earlier teardowns leave behind in a region, next to what must stay.
+
+Three orphaned infra IDs (`<name>-o1` .. `-o3`: the aws-infra scenario's infrastructure, with no
+HostedCluster), one live hosted cluster (`<name>-live`: the hosted-cluster scenario, its HostedCluster
+in `namespace` has that spec.infraID) and one protected orphan (`<name>-p1`: aws-infra again, its VPC
+tagged `teardown.gates/protected=true`). Every infra ID starts with `<name>-`, so a sweep limited to
+that prefix sees these five and nothing another test left.
+
+Everything is created now, so every creation time is seconds old: a sweep with the default min_age
+(24 h) finds all of them young; tests pass min_age=0 to sweep them. (moto stamps creation times
+itself and the realism layer does not rewrite them; backdating would be a fiction.)
+
+Knobs: zones=1 workers=0 (passed to aws-infra for the orphans), oidc_bucket=sandbox-oidc.
+The last line printed is JSON: the infra IDs by role and each orphan's IDs by CloudFormation type.
+"""
+import uuid
+
+from . import aws_infra, hosted_cluster
+from .common import aws
+
+PROTECTED = {"Key": "teardown.gates/protected", "Value": "true"}
+
+
+def seed(name=None, namespace=None, knobs=None):
+    knobs = dict(knobs or {})
+    name = name or "orph-" + uuid.uuid4().hex[:5]
+    namespace = namespace or "clusters"
+    fwd = {"zones": knobs.get("zones", "1"), "workers": knobs.get("workers", "0"),
+           "oidc_bucket": knobs.get("oidc_bucket", "sandbox-oidc")}
+    orphans = {}
+    for n in (1, 2, 3):
+        res = aws_infra.seed(name=f"{name}-o{n}", knobs=fwd)
+        orphans[res["infra_id"]] = {t: ids for t, ids in res["aws"].items() if ids}
+    protected = aws_infra.seed(name=f"{name}-p1", knobs=fwd)
+    vpc = protected["aws"]["AWS::EC2::VPC"][0]
+    aws("ec2").create_tags(Resources=[vpc], Tags=[PROTECTED])
+    live = hosted_cluster.seed(name=f"{name}-hc", namespace=namespace,
+                               knobs={"infra_id": f"{name}-live", "aws_infra": "false", "replicas": "1"})
+    return {"scenario": "orphans", "name": name, "namespace": namespace, "prefix": f"{name}-",
+            "oidc_bucket": fwd["oidc_bucket"], "orphans": orphans,
+            "protected": {"infra_id": protected["infra_id"], "vpc": vpc,
+                          "aws": {t: ids for t, ids in protected["aws"].items() if ids}},
+            "live": {"infra_id": f"{name}-live", "hosted_cluster": f"{namespace}/{name}-hc",
+                     "uid": live["uid"], "oidc_bucket": live.get("oidc_bucket")}}

@@ -1,0 +1,122 @@
+"""Orphan logic: which names carry an infra ID, min_age parsing, the protected tag, and the status of an infra ID
+(live beats everything, an unread management cluster makes every other ID unknown, then protected, young, orphan)."""
+import datetime
+
+import pytest
+
+from ansible_collections.teardown.gates.plugins.module_utils import orphans as o
+
+NOW = datetime.datetime(2026, 12, 1, 12, 0, tzinfo=datetime.timezone.utc)
+OLD = NOW - datetime.timedelta(days=3)
+NEW = NOW - datetime.timedelta(minutes=5)
+
+
+@pytest.mark.parametrize("value, seconds", [
+    ("24h", 86400), ("90m", 5400), ("1d12h", 129600), ("0", 0), (0, 0), (3600, 3600), ("45s", 45), ("2w", 1209600),
+    (" 1h 30m ", 5400)])
+def test_parse_age(value, seconds):
+    assert o.parse_age(value) == seconds
+
+
+@pytest.mark.parametrize("value", ["-1", -5, "-2h", "soon", "", None, "12x", "h", True, "1h-"])
+def test_parse_age_refuses(value):
+    with pytest.raises(ValueError):
+        o.parse_age(value)
+
+
+def test_names_carry_the_infra_id_as_hypershift_names_them():
+    assert o.infra_id_from_tag("kubernetes.io/cluster/demo-x7k2q", "owned") == "demo-x7k2q"
+    assert o.infra_id_from_tag("kubernetes.io/cluster/demo-x7k2q", "shared") is None  # a shared VPC is not its own
+    assert o.infra_id_from_tag("Name", "owned") is None
+    assert o.infra_id_from_role("demo-x7k2q-node-pool") == "demo-x7k2q"
+    assert o.infra_id_from_role("demo-x7k2q-aws-ebs-csi-driver-controller") == "demo-x7k2q"
+    assert o.infra_id_from_role("someone-elses-role") is None
+    assert o.infra_id_from_role("-node-pool") is None
+    assert o.infra_id_from_profile("demo-x7k2q-worker") == "demo-x7k2q"
+    assert o.infra_id_from_profile("worker") is None
+    assert o.infra_id_from_oidc_arn(
+        "arn:aws:iam::123456789012:oidc-provider/my-oidc.s3.us-east-1.amazonaws.com/demo-x7k2q") == "demo-x7k2q"
+    assert o.infra_id_from_oidc_arn("arn:aws:iam::123456789012:oidc-provider/token.actions.githubusercontent.com") is None
+    assert o.infra_id_from_bucket("demo-x7k2q-image-registry-us-east-1-abcdef") == "demo-x7k2q"
+    assert o.infra_id_from_bucket("logs-bucket") is None
+
+
+def test_protected_tag():
+    assert o.is_protected([{"Key": "teardown.gates/protected", "Value": "true"}])
+    assert o.is_protected([{"Key": "teardown.gates/protected", "Value": "True"}])
+    assert o.is_protected({"teardown.gates/protected": "true"})
+    assert not o.is_protected([{"Key": "teardown.gates/protected", "Value": "false"}])
+    assert not o.is_protected(None)
+
+
+def test_creation_times_read_every_field_aws_uses():
+    times = o.creation_times({"LaunchTime": OLD, "CreateDate": "2026-11-30T10:00:00Z", "Name": "x"})
+    assert sorted(times) == [OLD, datetime.datetime(2026, 11, 30, 10, 0, tzinfo=datetime.timezone.utc)]
+    assert o.creation_times({"CreationDate": "not a time"}) == []
+
+
+def test_live_wins_even_when_another_cluster_is_unread():
+    status, reason = o.classify("a", {"a": ["clusters/a (context m)"]}, False, set(), [OLD], 0, NOW)
+    assert status == "live" and "clusters/a" in reason
+
+
+def test_unread_management_cluster_makes_every_other_id_unknown():
+    assert o.classify("a", {}, False, set(), [OLD], 0, NOW)[0] == "unknown"
+
+
+def test_protected_before_age():
+    status, reason = o.classify("a", {}, True, {("AWS::EC2::VPC", "vpc-1")}, [OLD], 0, NOW)
+    assert status == "protected" and "vpc-1" in reason
+
+
+def test_young_by_the_oldest_time():
+    assert o.classify("a", {}, True, set(), [NEW], 3600, NOW)[0] == "young"
+    assert o.classify("a", {}, True, set(), [NEW, OLD], 3600, NOW)[0] == "orphan"
+    assert o.classify("a", {}, True, set(), [NEW], 0, NOW)[0] == "orphan"
+
+
+def test_no_readable_time_is_not_old_enough():
+    assert o.classify("a", {}, True, set(), [], 60, NOW)[0] == "young"
+    assert o.classify("a", {}, True, set(), [], 0, NOW)[0] == "orphan"
+
+
+class FakeClients:
+    """Answers by (service, operation); records every call."""
+
+    def __init__(self, answers):
+        self.answers = answers
+        self.sent = []
+
+    def call(self, service, op, **kw):
+        self.sent.append((service, op))
+        answer = self.answers.get((service, op), {})
+        return answer(**kw) if callable(answer) else answer
+
+
+def test_scan_region_attributes_each_kind_of_evidence():
+    arn = "arn:aws:iam::1:oidc-provider/b.s3.us-east-1.amazonaws.com/inf-b"
+    owned = {"Tags": [{"Key": "kubernetes.io/cluster/inf-a", "Value": "owned", "ResourceType": "vpc", "ResourceId": "vpc-a"}]}
+    kept = {"Tags": [{"Key": "teardown.gates/protected", "Value": "true", "ResourceType": "vpc", "ResourceId": "vpc-a"}]}
+    c = FakeClients({
+        ("ec2", "describe_tags"): lambda Filters: owned if Filters[0]["Name"] == "value" else kept,
+        ("iam", "get_account_authorization_details"): {"RoleDetailList": [
+            {"RoleName": "inf-b-node-pool", "CreateDate": OLD}, {"RoleName": "admin"}]},
+        ("iam", "list_instance_profiles"): {"InstanceProfiles": [{"InstanceProfileName": "inf-c-worker", "CreateDate": NEW}]},
+        ("iam", "list_open_id_connect_providers"): {"OpenIDConnectProviderList": [{"Arn": arn}]},
+        ("iam", "get_open_id_connect_provider"): {"CreateDate": OLD},
+        ("route53", "list_hosted_zones"): {"HostedZones": [{"Id": "/hostedzone/Z1", "Config": {"PrivateZone": True}},
+                                                           {"Id": "/hostedzone/Z2", "Config": {"PrivateZone": False}}]},
+        ("route53", "list_tags_for_resource"): {"ResourceTagSet": {"Tags": []}},
+        ("route53", "get_hosted_zone"): {"VPCs": [{"VPCId": "vpc-a"}]},
+        ("s3", "list_buckets"): {"Buckets": [{"Name": "inf-d-image-registry-us-east-1-x", "CreationDate": OLD},
+                                             {"Name": "unrelated"}]},
+        ("s3", "get_bucket_tagging"): {"TagSet": []},
+        ("s3", "list_objects_v2"): {"CommonPrefixes": [{"Prefix": "inf-e/"}]},
+    })
+    found = o.scan_region(c, oidc_bucket="oidc")
+    assert sorted(found.ids) == ["inf-a", "inf-b", "inf-c", "inf-d", "inf-e"]
+    assert ("AWS::Route53::HostedZone", "Z1") in found.ids["inf-a"]["evidence"]  # by its VPC's tag
+    assert found.ids["inf-a"]["protected"] == {("EC2 vpc", "vpc-a")}
+    assert found.ids["inf-b"]["created"] == [OLD, OLD]
+    assert ("Custom::S3Prefix", "oidc/inf-e/") in found.ids["inf-e"]["evidence"]
+    assert ("route53", "get_hosted_zone") in c.sent and c.sent.count(("route53", "list_tags_for_resource")) == 1
