@@ -263,7 +263,7 @@ PLAYBOOKS = {
         seed=lambda tag: ["orphans", "--name", tag, "--namespace", tag],
         extravars=lambda tag, seed, reports: {
             "infra_id_prefix": seed["prefix"], "oidc_bucket": seed["oidc_bucket"], "min_age": "0",
-            "sweep_delete": "true", "report_dir": WORKER_REPORTS},
+            "sweep_delete": True, "report_dir": WORKER_REPORTS},
         check=_check_sweep, timeout=600),
 }
 
