@@ -21,6 +21,15 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import 
 READ, WRITE = "read", "write"
 
 OPERATIONS = {
+    # the orphan sweep's region-wide scan (module_utils/orphans.py): reads only
+    ("ec2", "describe_tags"): READ,
+    ("elb", "describe_tags"): READ,
+    ("elbv2", "describe_tags"): READ,
+    ("iam", "get_open_id_connect_provider"): READ,
+    ("rds", "list_tags_for_resource"): READ,
+    ("route53", "list_hosted_zones"): READ,
+    ("route53", "list_tags_for_resource"): READ,
+    ("s3", "get_bucket_tagging"): READ,
     ("cloudformation", "delete_stack"): WRITE,
     ("cloudformation", "describe_stack_events"): READ,
     ("cloudformation", "describe_stacks"): READ,
