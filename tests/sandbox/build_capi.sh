@@ -16,6 +16,13 @@ step() { printf '[build %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
 die() { printf 'build_capi: %s\n' "$*" >&2; exit 1; }
 
 command -v go >/dev/null || die "Go is not on PATH: install Go 1.26 or newer (the CAPI managers are built from source)"
+# One build at a time per cache (two sandboxes starting together): the second waits, then finds it cached.
+mkdir -p "$CACHE_ROOT"
+exec 9>"$CACHE_ROOT/.build.lock"
+if ! flock -n 9; then
+  printf '[build %s] another build into %s is running; waiting for it\n' "$(date -u +%H:%M:%S)" "$CACHE_ROOT" >&2
+  flock 9
+fi
 RECIPE="capi=$CAPI_VERSION capa=$CAPA_VERSION recipe=1"
 if [ -x "$OUT/bin/capi-manager" ] && [ -x "$OUT/bin/capa-manager" ] \
    && [ "$(cat "$OUT/BUILD_INFO" 2>/dev/null)" = "$RECIPE" ]; then
