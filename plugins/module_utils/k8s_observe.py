@@ -37,6 +37,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import functools
 import json
 import re
 import threading
@@ -373,7 +374,7 @@ def get_object(resource, name, namespace=None, request_timeout=DEFAULT_REQUEST_T
     kwargs = {"name": name, "_request_timeout": _timeout_tuple(request_timeout)}
     if resource.namespaced:
         kwargs["namespace"] = namespace
-    obj, error, sent = _send_read(lambda: resource.get(**kwargs), attempts)
+    obj, error, sent = _send_read(functools.partial(resource.get, **kwargs), attempts)
     extra = {"attempts": sent} if attempts > 1 else {}
     if error is None:
         return {"state": PRESENT, "object": _to_dict(obj), "query": _query("get", started, **extra)}
@@ -401,7 +402,7 @@ def delete_object(resource, name, namespace=None, uid=None, propagation_policy=N
     kwargs = {"name": name, "body": body, "_request_timeout": _timeout_tuple(request_timeout)}
     if resource.namespaced:
         kwargs["namespace"] = namespace
-    dummy, error, sent = _send_read(lambda: resource.delete(**kwargs), READ_ATTEMPTS)
+    dummy, error, sent = _send_read(functools.partial(resource.delete, **kwargs), READ_ATTEMPTS)
     if error is None:
         return {"state": "deleted", "query": _query("delete", started, retries=sent - 1)}
     status = _status_of(error)
@@ -437,7 +438,7 @@ def list_objects(resource, namespace=None, name=None, label_selector=None,
     started = time.time()
     kwargs = _selector_kwargs(resource, namespace, name, label_selector)
     kwargs["_request_timeout"] = _timeout_tuple(request_timeout)
-    answer, error, sent = _send_read(lambda: resource.get(**kwargs), attempts)
+    answer, error, sent = _send_read(functools.partial(resource.get, **kwargs), attempts)
     extra = {"attempts": sent} if attempts > 1 else {}
     if error is not None:
         return {"ok": False, "items": [], "resource_version": None,
