@@ -48,8 +48,8 @@ def cache_dir(cache_root):
 
 
 def ports(base):
-    return {"capi-manager": {"webhook": base + 600, "health": base + 601, "diagnostics": base + 602},
-            "capa-manager": {"webhook": base + 610, "health": base + 611, "diagnostics": base + 612}}
+    return {"capi-manager": {"webhook": base + 800, "health": base + 801, "diagnostics": base + 802},
+            "capa-manager": {"webhook": base + 810, "health": base + 811, "diagnostics": base + 812}}
 
 
 class Managers:
