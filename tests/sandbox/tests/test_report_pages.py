@@ -137,7 +137,7 @@ def test_a_fleet_run_writes_one_index_page_worst_first(chromium, tmp_path, shots
     env = dict(os.environ, ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED="true")
     p = _run([shutil.which("ansible-playbook") or os.path.join(REPO, ".venv", "bin", "ansible-playbook"),
               "-i", str(inv), os.path.join(REPO, "playbooks", "destroy_hosted_cluster.yml"), "-f", "2",
-              "-e", "report_dir=%s" % reports, "-e", "cluster_grace_period=60"], env=env)
+              "-e", "report_dir=%s" % reports, "-e", "cluster_grace_period=180"], env=env)  # CAPA looks again a minute later
     out = p.stdout + p.stderr
     index = reports / "index.html"
     assert index.exists(), out[-4000:]
