@@ -28,6 +28,12 @@ def slice_hosts(hosts, k, n=SLICES):
     return hosts[k::n]
 
 
+
+# six hosted clusters torn down through three streams at once: minutes on 2 cores, so out of `make test`
+# (TEARDOWN_GATES_SLOW_TESTS=1 make sandbox-tests runs it, as `make matrix` does)
+pytestmark = pytest.mark.skipif(os.environ.get("TEARDOWN_GATES_SLOW_TESTS") != "1",
+                                     reason="slow: set TEARDOWN_GATES_SLOW_TESTS=1 (six hosted clusters, three streams)")
+
 def test_slicing_splits_like_awx():
     hosts = ["h%d" % i for i in range(7)]
     slices = [slice_hosts(hosts, k) for k in range(SLICES)]
