@@ -15,6 +15,8 @@ import time
 
 import pytest
 
+from conftest import SLOW
+
 from silent_server import SilentServer
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -88,6 +90,7 @@ def test_silent_api_server_is_unknown_within_the_bound(tmp_path, module, args, b
     assert took < 3 * bound + START, "%s took %.0f s, its bound is %.0f s" % (module, took, bound)
 
 
+@SLOW  # a minute or more each: the AWS bound is 87 s
 @pytest.mark.parametrize("module,args,bound,words", AWS_CASES, ids=[c[0] for c in AWS_CASES])
 def test_silent_aws_endpoint_is_unknown_within_the_bound(tmp_path, module, args, bound, words):
     with SilentServer() as server:
@@ -142,6 +145,7 @@ def test_destroy_hosted_cluster_against_a_silent_aws_endpoint_stops_in_phase_1_s
     assert took < 3 * bound + 2 * START, "the playbook took %.0f s; one AWS call's bound is %.0f s" % (took, bound)
 
 
+@SLOW
 def test_a_slow_failing_aws_endpoint_ends_within_the_bound_with_botocore_s_attempts_only(tmp_path):
     # seconds per request, then a 503: botocore's standard mode is the one layer that retries it (4 attempts)
     with SilentServer(delay=2) as server:

@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 
+from conftest import SLOW
 from privilege import LogTail, run_playbook, seed
 
 SANDBOX = os.path.join(os.path.dirname(__file__), "..", "sandbox")
@@ -89,6 +90,7 @@ def _ec2():
     return boto3.client("ec2", endpoint_url=os.environ["AWS_ENDPOINT_URL"], region_name="us-east-1")
 
 
+@SLOW  # two runs and CAPA's minute between looks
 def test_an_instance_that_stays_shutting_down_stops_at_the_machine_gate_then_resumes(tmp_path):
     info = seed("hosted-cluster", "--name", "st" + os.urandom(2).hex(), "--namespace", "real-capi",
                 "--knob", "aws_infra=false", "--knob", "replicas=1", "--knob", "instance_stuck=true")

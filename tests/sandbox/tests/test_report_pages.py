@@ -18,7 +18,7 @@ import uuid
 import pytest
 
 import browser
-from conftest import REPO, SANDBOX
+from conftest import REPO, SANDBOX, SLOW
 
 from ansible_collections.teardown.gates.plugins.module_utils import report_html
 from ansible_collections.teardown.gates.plugins.module_utils import timeline
@@ -123,6 +123,7 @@ def _run(argv, timeout=900, env=None):
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
 
 
+@SLOW  # two teardowns, one of them held for its whole grace period
 def test_a_fleet_run_writes_one_index_page_worst_first(chromium, tmp_path, shots):
     """Two hosted clusters through the inventory plugin in one run, one of them stopped at a gate (its CAPI
     controller down, so its Machines never go): the index lists the stopped one first, and links both pages."""
