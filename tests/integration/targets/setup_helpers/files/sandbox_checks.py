@@ -93,6 +93,9 @@ def mutations(audit_since, aws_since, namespaces, aws_key=None):
     for dummy, ev, ref in k8s_mutations(audit_since):
         if (ev.get("userAgent") or "").startswith("kube-"):
             continue
+        # the real CAPI and CAPA managers reconcile on their own (status writes, events): not ours
+        if (ev.get("user") or {}).get("username") in ("capi-manager", "capa-manager"):
+            continue
         if ref.get("namespace") in namespaces or (ref.get("resource") == "namespaces" and ref.get("name") in namespaces):
             k8s.append("%s %s %s/%s%s" % (ev["verb"], ref.get("resource"), ref.get("namespace") or "", ref.get("name") or "",
                                           "/" + ref["subresource"] if ref.get("subresource") else ""))
