@@ -10,19 +10,8 @@ CAPI_VERSION=${1:?cluster-api version, e.g. v1.13.4}
 CAPA_VERSION=${2:?cluster-api-provider-aws version, e.g. v2.13.0}
 CACHE_ROOT=${3:?cache root}
 OUT="$CACHE_ROOT/capi-$CAPI_VERSION-capa-$CAPA_VERSION"
-export GOTOOLCHAIN=local GOFLAGS=-mod=mod
-
-step() { printf '[build %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-die() { printf 'build_capi: %s\n' "$*" >&2; exit 1; }
-
-command -v go >/dev/null || die "Go is not on PATH: install Go 1.26 or newer (the CAPI managers are built from source)"
-# One build at a time per cache (two sandboxes starting together): the second waits, then finds it cached.
-mkdir -p "$CACHE_ROOT"
-exec 9>"$CACHE_ROOT/.build.lock"
-if ! flock -n 9; then
-  printf '[build %s] another build into %s is running; waiting for it\n' "$(date -u +%H:%M:%S)" "$CACHE_ROOT" >&2
-  flock 9
-fi
+BUILD_NAME=build_capi WHAT="the CAPI managers are"
+. "$(dirname "${BASH_SOURCE[0]}")/build_common.sh"
 RECIPE="capi=$CAPI_VERSION capa=$CAPA_VERSION recipe=1"
 if [ -x "$OUT/bin/capi-manager" ] && [ -x "$OUT/bin/capa-manager" ] \
    && [ "$(cat "$OUT/BUILD_INFO" 2>/dev/null)" = "$RECIPE" ]; then

@@ -6,19 +6,8 @@ set -euo pipefail
 K8S_VERSION=${1:?kubernetes version, e.g. v1.36.3}
 CACHE_ROOT=${2:?cache root}
 OUT="$CACHE_ROOT/$K8S_VERSION/bin"
-export GOTOOLCHAIN=local GOFLAGS=-mod=mod
-
-step() { printf '[build %s] %s\n' "$(date -u +%H:%M:%S)" "$*" >&2; }
-die() { printf 'build_control_plane: %s\n' "$*" >&2; exit 1; }
-
-command -v go >/dev/null || die "Go is not on PATH: install Go 1.26 or newer (the control plane is built from source)"
-# One build at a time per cache (two sandboxes starting together): the second waits, then finds it cached.
-mkdir -p "$CACHE_ROOT"
-exec 9>"$CACHE_ROOT/.build.lock"
-if ! flock -n 9; then
-  printf '[build %s] another build into %s is running; waiting for it\n' "$(date -u +%H:%M:%S)" "$CACHE_ROOT" >&2
-  flock 9
-fi
+BUILD_NAME=build_control_plane WHAT="the control plane is"
+. "$(dirname "${BASH_SOURCE[0]}")/build_common.sh"
 # The stamp names the recipe: a change to the flags below rebuilds (fast, from Go's build cache).
 RECIPE="k8s=$K8S_VERSION recipe=2"
 if [ -x "$OUT/kube-apiserver" ] && [ -x "$OUT/kube-controller-manager" ] && [ -x "$OUT/etcd" ] \
