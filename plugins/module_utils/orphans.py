@@ -27,7 +27,7 @@ except ImportError:  # pragma: no cover
     pass
 
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import error_code, NOT_FOUND
+from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import error_code, NOT_FOUND, PROBES
 from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import ROLE_SUFFIXES
 
 CLUSTER_TAG = "kubernetes.io/cluster/"
@@ -148,16 +148,49 @@ class Found(object):
             entry["protected"].add((rtype, rid))
 
 
+def ec2_gone(c, tagged):
+    """The IDs among ``tagged`` ((infra ID, DescribeTags type, ID)) that a look by ID finds gone or terminal.
+
+    DescribeTags is not proof of existence: it lists a terminated instance for about an hour, and a resource
+    deleted a moment ago. Taken alone, a tag would keep an infra ID whose resources are all gone an orphan for
+    ever. Each type is looked up by the same probes as the cleanup's verification; a type without one stays
+    evidence."""
+    by_type = {}
+    for dummy, kind, rid in tagged:
+        rtype = EC2_TYPES.get(kind)
+        if rtype in PROBES:
+            by_type.setdefault(rtype, set()).add(rid)
+    looker = _Looker(c)
+    gone = set()
+    for rtype, ids in sorted(by_type.items()):
+        seen = PROBES[rtype](looker, sorted(ids))
+        gone.update(i for i in ids if seen.get(i, {}).get("state", "terminal") == "terminal")
+    return gone
+
+
+class _Looker(object):
+    """What the probes of aws_execute need: the client wrapper as ``.c``."""
+
+    def __init__(self, c):
+        self.c = c
+
+
 def scan_region(c, oidc_bucket=None, region="us-east-1"):
     """Every infra ID the region shows, as ``Found``. A failed query raises: an incomplete scan is never an answer."""
     found = Found()
     vpc_owner = {}
+    tagged = []
     for t in _pages(c, "ec2", "describe_tags", "Tags", Filters=[{"Name": "value", "Values": ["owned"]}]):
         iid = infra_id_from_tag(t.get("Key", ""), t.get("Value"))
         if iid:
-            found.add(iid, "EC2 " + t.get("ResourceType", "resource"), t["ResourceId"])
-            if t.get("ResourceType") == "vpc":
-                vpc_owner[t["ResourceId"]] = iid
+            tagged.append((iid, t.get("ResourceType", "resource"), t["ResourceId"]))
+    gone = ec2_gone(c, tagged)
+    for iid, rtype, rid in tagged:
+        if rid in gone:
+            continue
+        found.add(iid, "EC2 " + rtype, rid)
+        if rtype == "vpc":
+            vpc_owner[rid] = iid
     for t in _pages(c, "ec2", "describe_tags", "Tags", Filters=[{"Name": "key", "Values": [PROTECTED_TAG]}]):
         if str(t.get("Value", "")).lower() == "true":
             for iid, entry in found.ids.items():

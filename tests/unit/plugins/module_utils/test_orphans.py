@@ -99,6 +99,7 @@ def test_scan_region_attributes_each_kind_of_evidence():
     kept = {"Tags": [{"Key": "teardown.gates/protected", "Value": "true", "ResourceType": "vpc", "ResourceId": "vpc-a"}]}
     c = FakeClients({
         ("ec2", "describe_tags"): lambda Filters: owned if Filters[0]["Name"] == "value" else kept,
+        ("ec2", "describe_vpcs"): {"Vpcs": [{"VpcId": "vpc-a"}]},
         ("iam", "get_account_authorization_details"): {"RoleDetailList": [
             {"RoleName": "inf-b-node-pool", "CreateDate": OLD}, {"RoleName": "admin"}]},
         ("iam", "list_instance_profiles"): {"InstanceProfiles": [{"InstanceProfileName": "inf-c-worker", "CreateDate": NEW}]},
@@ -120,3 +121,28 @@ def test_scan_region_attributes_each_kind_of_evidence():
     assert found.ids["inf-b"]["created"] == [OLD, OLD]
     assert ("Custom::S3Prefix", "oidc/inf-e/") in found.ids["inf-e"]["evidence"]
     assert ("route53", "get_hosted_zone") in c.sent and c.sent.count(("route53", "list_tags_for_resource")) == 1
+
+
+def test_a_tag_of_what_is_gone_is_not_evidence():
+    # DescribeTags still lists a terminated instance, and (here) a subnet deleted a moment ago
+    tags = {"Tags": [
+        {"Key": "kubernetes.io/cluster/inf-a", "Value": "owned", "ResourceType": "instance", "ResourceId": "i-1"},
+        {"Key": "kubernetes.io/cluster/inf-a", "Value": "owned", "ResourceType": "subnet", "ResourceId": "subnet-1"},
+        {"Key": "kubernetes.io/cluster/inf-b", "Value": "owned", "ResourceType": "instance", "ResourceId": "i-2"},
+        {"Key": "kubernetes.io/cluster/inf-b", "Value": "owned", "ResourceType": "nat-gateway", "ResourceId": "nat-1"},
+        {"Key": "kubernetes.io/cluster/inf-c", "Value": "owned", "ResourceType": "volume", "ResourceId": "vol-1"},
+    ]}
+    c = FakeClients({
+        ("ec2", "describe_tags"): lambda Filters: tags if Filters[0]["Name"] == "value" else {},
+        ("ec2", "describe_instances"): {"Reservations": [{"Instances": [
+            {"InstanceId": "i-1", "State": {"Name": "terminated"}},
+            {"InstanceId": "i-2", "State": {"Name": "shutting-down"}}]}]},
+        ("ec2", "describe_subnets"): {"Subnets": []},
+        ("ec2", "describe_nat_gateways"): {"NatGateways": [{"NatGatewayId": "nat-1", "State": "deleted"}]},
+    })
+    found = o.scan_region(c)
+    # inf-a: everything gone, so it is not in the region any more; inf-b: a shutting-down instance is still there
+    assert sorted(found.ids) == ["inf-b", "inf-c"]
+    assert found.ids["inf-b"]["evidence"] == {("EC2 instance", "i-2")}
+    # a type the scan has no look for stays evidence
+    assert found.ids["inf-c"]["evidence"] == {("EC2 volume", "vol-1")}
