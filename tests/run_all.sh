@@ -113,7 +113,8 @@ stage_lint() { "$venv/bin/ansible-lint" --offline --nocolor -q; }
 # antsibull-docs lint-collection-docs --plugin-docs (the docs site's sources); `make docs` builds the site
 stage_docs() { bash "$repo/docs/docsite.sh" lint; }
 
-stage_sandbox() { pytest_stage -q -p no:cacheprovider tests/sandbox/tests; }
+# --durations: the slowest tests, to see where the stage spends its time
+stage_sandbox() { pytest_stage -q -p no:cacheprovider --durations=20 tests/sandbox/tests; }
 
 stage_integration() {
   sync_copy
