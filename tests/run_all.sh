@@ -25,6 +25,27 @@ deps_collections="${DEPS_COLLECTIONS:-$venv_site/ansible_collections}"
 
 log() { printf '\n==== [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
+# Two lanes when a run holds both the sandbox tests and the integration targets or molecule scenarios: the
+# second lane (integration, molecule) runs at the same time, against a sandbox of its own (its own state,
+# ports and ansible-test copy). Most of their time is spent waiting on controllers (the real CAPA looks
+# again a minute after it terminates an instance), not on the CPU. TEST_LANES=1 runs everything in turn.
+lane2_pid=""
+lane2_out=""
+if [ -z "${TEST_LANE:-}" ] && [ "${TEST_LANES:-2}" != 1 ]; then
+  lane1=() lane2=()
+  for s in "${stages[@]}"; do case $s in integration|molecule) lane2+=("$s") ;; *) lane1+=("$s") ;; esac; done
+  if [ ${#lane2[@]} -gt 0 ] && printf '%s\n' "${lane1[@]}" | grep -qx sandbox; then
+    mkdir -p "${TEST_LOG_DIR:-$repo/build/test-logs}"
+    lane2_out="${TEST_LOG_DIR:-$repo/build/test-logs}/lane2.out"
+    printf '\n==== [%s] lane 2 (%s) starts beside this one, on its own sandbox; its output: %s\n' \
+      "$(date -u +%H:%M:%S)" "${lane2[*]}" "$lane2_out"
+    TEST_LANE=2 SANDBOX_HOME="$repo/build/sandbox-lane2" SANDBOX_PORT_BASE=$(( ${SANDBOX_PORT_BASE:-21000} + 4000 )) \
+      TEST_COPY_ROOT="$repo/build/ansible-test-lane2" bash "${BASH_SOURCE[0]}" "${lane2[@]}" > "$lane2_out" 2>&1 &
+    lane2_pid=$!
+    stages=("${lane1[@]}")
+  fi
+fi
+
 needs_sandbox=0
 for s in "${stages[@]}"; do case $s in sandbox|integration|molecule) needs_sandbox=1 ;; esac; done
 
@@ -36,11 +57,14 @@ mkdir -p "$log_dir"
 stop_sandbox() {
   if [ $started_here = 1 ]; then
     started_here=0
-    log "stopping the sandbox (its output: $log_dir/sandbox-down.log)"
-    "$sandbox" down > "$log_dir/sandbox-down.log" 2>&1 || tail -5 "$log_dir/sandbox-down.log"
+    local down_log="$log_dir/sandbox-down${TEST_LANE:+-lane$TEST_LANE}.log"
+    log "stopping the sandbox (its output: $down_log)"
+    "$sandbox" down > "$down_log" 2>&1 || tail -5 "$down_log"
   fi
 }
-trap stop_sandbox EXIT
+# a lane 1 that ends early still waits for lane 2, which stops its own sandbox
+finish() { stop_sandbox; [ -z "$lane2_pid" ] || wait "$lane2_pid"; }
+trap finish EXIT
 if [ $needs_sandbox = 1 ]; then
   if "$sandbox" status >/dev/null 2>&1; then
     log "sandbox already running; using it (and leaving it running)"
@@ -193,6 +217,21 @@ for s in "${stages[@]}"; do
   check_sandbox "$s"
 done
 stop_sandbox
+if [ -n "$lane2_pid" ]; then
+  log "waiting for lane 2 ($lane2_out)"
+  wait "$lane2_pid"
+  lane2_pid=""
+  # its stage lines, and its own summary of what failed and why
+  grep -E '^==== |^failed stages|^  [a-z]+: |^stages: ' "$lane2_out" | sed 's/^/lane 2 | /'
+  l2=$(sed -n 's/^stages: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$lane2_out" | tail -1)
+  if [ -n "$l2" ]; then
+    passed=$((passed + ${l2% *})); failed=$((failed + ${l2#* }))
+    [ "${l2#* }" = 0 ] || failed_names+=("(lane 2: see above)")
+  else
+    failed=$((failed + 1)); failed_names+=("lane2"); echo "lane 2 ended without a summary; the end of its output:"
+    tail -20 "$lane2_out"
+  fi
+fi
 if [ $failed != 0 ] || [ ${#sandbox_broken[@]} != 0 ]; then
   [ $failed = 0 ] || echo "failed stages: ${failed_names[*]} (whole logs in $log_dir)"
   for s in "${failed_names[@]}"; do why_failed "$s"; done
