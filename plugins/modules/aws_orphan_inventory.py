@@ -61,6 +61,12 @@ options:
     description: Seconds each Kubernetes request may take.
     type: float
     default: 10
+notes:
+  - Time bound - each AWS request has a connect timeout of 5 s and a read timeout of 15 s; botocore alone
+    retries (standard mode, 4 attempts in all), so one call ends within 87 seconds, and an endpoint that has
+    not answered within that gets no further request. Each Kubernetes request is bounded by O(request_timeout).
+  - Each AWS request carries the user agent C(teardown.gates/<version> (aws_orphan_inventory)), which
+    CloudTrail shows as its userAgent.
 extends_documentation_fragment:
   - amazon.aws.common.modules
   - amazon.aws.region.modules
@@ -149,6 +155,7 @@ from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleA
 from ansible_collections.teardown.gates.plugins.module_utils import orphans as o
 from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Clients
 from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
+from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
     READ_ATTEMPTS, ResourceLookupError, api_client, list_objects, resolve_resource)
 
@@ -174,7 +181,8 @@ def read_management(context, kubeconfig, request_timeout):
     """{context, ok, hosted_clusters: [{namespace, name, infra_id}], error}"""
     out = {"context": context, "ok": False, "hosted_clusters": [], "error": None}
     try:
-        client = api_client(None, kubeconfig=kubeconfig, context=context)
+        client = api_client(None, request_timeout=request_timeout, caller="aws_orphan_inventory",
+                            kubeconfig=kubeconfig, context=context)
         resource = resolve_resource(client, HYPERSHIFT, "HostedCluster")
     except ResourceLookupError as e:
         out["error"] = "%s%s" % (e, "" if e.unknown else " (is this a management cluster?)")
@@ -225,7 +233,8 @@ def main():
             if hc["infra_id"]:
                 live.setdefault(hc["infra_id"], []).append("%s/%s (context %s)" % (hc["namespace"], hc["name"], m["context"]))
 
-    clients = Clients(module.client, concurrency=4, check_mode=True)  # read-only: the guard refuses any change
+    # read-only: the guard refuses any change
+    clients = Clients(module.client, concurrency=4, check_mode=True, config=aws_config("aws_orphan_inventory"))
     region = module.region or "us-east-1"
     try:
         found = o.scan_region(clients, oidc_bucket=p["oidc_bucket"], region=region)

@@ -40,3 +40,14 @@ def test_the_aws_log_attributes_each_call_to_the_module():
     assert ours, "no request of aws_infra_inventory in the AWS log"
     assert all(("teardown.gates/%s (aws_infra_inventory)" % VERSION) in r["user_agent"] for r in ours)
     assert set(r["service"] for r in ours) >= {"ec2", "iam", "s3"}
+
+
+def test_the_orphan_scan_names_itself_to_aws():
+    log = LogTail(os.environ["SANDBOX_AWS_LOG"])
+    run_module("aws_orphan_inventory", {"infra_id_prefix": "ua-" + uuid.uuid4().hex[:6], "min_age": 0})
+    records = log.lines(settle=0)
+    ours = [r for r in records if "(aws_orphan_inventory)" in r.get("user_agent", "")]
+    assert ours, "no request of aws_orphan_inventory in the AWS log"
+    assert all(("teardown.gates/%s (aws_orphan_inventory)" % VERSION) in r["user_agent"] for r in ours)
+    # the scan covers the region: EC2 tags, IAM, Route 53 and S3
+    assert set(r["service"] for r in ours) >= {"ec2", "iam", "route53", "s3"}
