@@ -274,10 +274,10 @@ NAMED_TYPES = (g.ZONE, g.BUCKET, g.PREFIX, g.ROLE, g.PROFILE, g.OIDC)
 
 def extra_ids(c, evidence, manifest):
     """(type, id) of what the scan saw for an infra ID that its inventory did not find: a tagged subnet of an
-    untagged VPC, a zone tagged for it whose VPC is gone. aws_infra_cleanup looks each up by ID first (one
-    already gone costs no delete and verifies absent: DescribeTags may still list a resource deleted a moment
-    ago). A route table or security group is added only when it exists and is not its VPC's main table or
-    default group, which go with the VPC and cannot be deleted on their own."""
+    untagged VPC, a zone tagged for it whose VPC is gone. ``scan_region`` has already dropped the EC2 evidence
+    that a look by ID found gone (``ec2_gone``); aws_infra_cleanup looks each one up by ID again before any
+    delete. A route table or security group is added only when it is not its VPC's main table or default
+    group, which go with the VPC and cannot be deleted on their own."""
     have = set(i for ids in manifest.values() for i in ids)
     out = []
     for kind, rid in sorted(evidence):
