@@ -14,6 +14,8 @@ generator seeded with S, each with probability R per request:
                                           answer is thrown away and the connection closed
   cut-watch                               (watch requests only) the stream is forwarded for a
                                           while, then closed mid-way
+  slow                                    the request is held 1..4 s (from the generator) before it is
+                                          forwarded: an API server under load, answering in seconds
 
 Every request is one line of the JSON log: method, path, fault (or null) and, for PATCH/PUT, the
 body (so the chaos checker can see a finalizer coming off). Each upstream request is sent with
@@ -32,7 +34,7 @@ import time
 from . import pki as pki_mod
 from .kube import kubeconfig_text
 
-FAULTS = ("status-500", "status-503", "status-429", "drop", "drop-answer")
+FAULTS = ("status-500", "status-503", "status-429", "drop", "drop-answer", "slow")
 REASONS = {500: ("InternalError", "Internal error occurred: injected by the sandbox fault proxy"),
            503: ("ServiceUnavailable", "the server is currently unable to handle the request (injected)"),
            429: ("TooManyRequests", "the server has received too many requests and has asked us to try again later "
@@ -69,7 +71,7 @@ class Proxy:
                     pass
             roll = self.rng.random()
             pick = self.rng.choice(FAULTS + (("cut-watch",) * 2 if "watch=" in target else ()))
-            cut_after = self.rng.randint(1, 4)
+            cut_after = self.rng.randint(1, 4)  # also the seconds a slow answer is held
         return (pick if roll < rate else None), cut_after
 
     def record(self, **entry):
@@ -141,7 +143,11 @@ class Proxy:
             return  # closed by handle() with no answer
         if fault == "cut-watch" and "watch=" not in target:
             fault = entry["fault"] = None
+        if fault == "slow":
+            entry["delay"] = cut_after
         self.record(**entry)
+        if fault == "slow":
+            time.sleep(cut_after)
         up = self.up_ctx.wrap_socket(socket.create_connection(self.upstream, timeout=30),
                                      server_hostname="127.0.0.1")
         try:

@@ -15,6 +15,7 @@ Sits in front of moto (awslayer.Layer calls ``before`` and ``after`` around ever
     ("key_id": only requests signed with it are drawn for, so that concurrent chaos runs each get their
     own faults) and may carry a "seed" (its hits are drawn from its own generator seeded with it, so
     that a run's fault stream replays from its seed).
+  * an account-wide EC2 request budget, token buckets per action (realism_budget.py), off until set;
   * CloudFormation deletion as on AWS (DELETE_FAILED, events, DELETE_SKIPPED, RetainResources ...):
     realism_cfn.py, mixed in; DeleteRole and DeleteDBInstance refusals share its rules.
 
@@ -27,7 +28,10 @@ Control API (the layer serves it under /_sandbox/):
   POST   /_sandbox/realism/faults     {"service", "action", "fault", "rate"|"count", ["key_id"], ["seed"]}
                                       -> {"id", ...}
   DELETE /_sandbox/realism/faults     remove every rule (or one: {"id": N}; or one key's: {"key_id": K})
-  POST   /_sandbox/realism/reset      default knobs, no rules
+  POST   /_sandbox/realism/reset      default knobs, no rules, no budget
+  POST   /_sandbox/realism/budget     {"scale", "members"} -> the EC2 budget (realism_budget.py); GET shows
+                                      it with hits per member, DELETE turns it off
+  POST   /_sandbox/realism/budget/members  {"add": [key IDs], "remove": [key IDs]}
 """
 import json
 import os
@@ -36,6 +40,7 @@ import threading
 import time
 import uuid
 
+from .realism_budget import Budget
 from .realism_cfn import CfnDeletion
 
 DEFAULT_KNOBS = {
@@ -124,6 +129,7 @@ class Realism(CfnDeletion):
         self.layer = None
         self.knobs = dict(DEFAULT_KNOBS)
         self.faults = []
+        self.budget = None          # realism_budget.Budget when set (not kept across a restart)
         self._rule_rngs = {}        # rule id -> random.Random(rule's seed)
         self._next_id = 1
         self.nat_deleting = {}      # (region, nat id) -> deadline
@@ -199,16 +205,35 @@ class Realism(CfnDeletion):
                     self.faults = []
                 self._save()
                 return {"faults": self.faults}
+            if sub.startswith("realism/budget"):
+                return self._budget_control(method, sub, body)
             if sub == "realism/reset" and method == "POST":
                 self.knobs = dict(DEFAULT_KNOBS)
                 self.faults = []
+                self.budget = None
                 self._save()
                 return self.describe()
             return {"error": f"no control path {method} {path}"}
 
+    def _budget_control(self, method, sub, body):
+        if sub == "realism/budget" and method == "POST":
+            try:
+                self.budget = Budget(body.get("scale", 1.0), body.get("members") or ())
+            except (TypeError, ValueError) as e:
+                return {"error": f"budget: {e}"}
+        elif sub == "realism/budget/members" and method == "POST" and self.budget is not None:
+            self.budget.members.update(body.get("add") or ())
+            self.budget.members.difference_update(body.get("remove") or ())
+        elif sub == "realism/budget" and method == "DELETE":
+            self.budget = None
+            return {"budget": None}
+        elif method != "GET":
+            return {"error": f"no budget path {method} {sub} (is a budget set?)"}
+        return {"budget": self.budget.describe() if self.budget else None}
+
     def describe(self):
         now = time.time()
-        return {"knobs": self.knobs, "faults": self.faults,
+        return {"knobs": self.knobs, "faults": self.faults, "budget": self.budget.describe() if self.budget else None,
                 "pending": {"nat_deleting": {k[1]: round(v - now, 2) for k, v in self.nat_deleting.items()},
                             "shutting_down": {k[1]: round(v - now, 2) for k, v in self.shutting_down.items()},
                             "lingering_enis": {k[1]: round(v - now, 2) for k, v in self.lingering.items()},
@@ -244,6 +269,10 @@ class Realism(CfnDeletion):
             answer = self._fault(req)
             if answer is not None:
                 return answer
+            if self.budget is not None and req.service == "ec2" and not self.budget.take(req.region, req.action,
+                                                                                         req.key_id):  # AWS-22
+                status, code, msg = _throttle(req)
+                return error(req, status, code, msg, "budget")
             try:
                 self._tick()
                 handler = getattr(self, f"_before_{req.service}", None)

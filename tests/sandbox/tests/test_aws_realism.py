@@ -417,3 +417,46 @@ def test_seed_aws_infra_passes_knobs_to_the_layer(sandbox_cli):
     ec2 = client("ec2")
     vpcs = ec2.describe_vpcs(Filters=[{"Name": f"tag:kubernetes.io/cluster/{name}", "Values": ["owned"]}])["Vpcs"]
     assert [v["VpcId"] for v in vpcs] == out["aws"]["AWS::EC2::VPC"]
+
+
+def _keyed_client(key_id):
+    return boto3.client("ec2", endpoint_url=os.environ["AWS_ENDPOINT_URL"], region_name="us-east-1",
+                        aws_access_key_id=key_id, aws_secret_access_key="x", config=NO_RETRY)
+
+
+def test_the_ec2_budget_is_the_account_s_shared_by_its_members_per_action():
+    """AWS-22: a bucket per action, shared by every member key: two keys together spend one bucket of
+    DescribeVpcs, other actions keep their own, a key outside the budget is never throttled, and the
+    bucket refills at its class's rate."""
+    a, b, outsider = _keyed_client("BUDGETA"), _keyed_client("BUDGETB"), _keyed_client("BUDGETOUT")
+    # scale 0.05: a read's bucket holds 5 tokens and refills 1 per second
+    status, out = control("POST", "realism/budget", {"scale": 0.05, "members": ["BUDGETA", "BUDGETB"]})
+    assert status == 200 and out["budget"]["classes"]["non-mutating"] == {"bucket": 5.0, "refill_per_second": 1.0}
+    try:
+        answers = []
+        for ec2 in (a, b) * 4:  # 8 calls at once on one action: the account's 5 tokens, then refusals
+            try:
+                ec2.describe_vpcs()
+                answers.append("ok")
+            except botocore.exceptions.ClientError as e:
+                answers.append(code_of_error(e))
+        assert answers[:5] == ["ok"] * 5
+        assert "RequestLimitExceeded" in answers[5:]
+        a.describe_subnets()  # another action: its own bucket
+        for _ in range(8):
+            outsider.describe_vpcs()  # not a member: the budget does not count it
+        time.sleep(2.2)
+        a.describe_vpcs()  # refilled at 1 token per second
+        status, out = control("GET", "realism/budget")
+        hits = out["budget"]["hits"]
+        assert set(hits) <= {"BUDGETA", "BUDGETB"} and sum(hits.values()) == answers.count("RequestLimitExceeded")
+        assert "BUDGETOUT" not in hits
+    finally:
+        status, out = control("DELETE", "realism/budget")
+    assert status == 200 and out["budget"] is None
+    status, out = control("POST", "realism/budget", {"scale": 0})
+    assert status == 400 and "scale" in out["error"]
+
+
+def code_of_error(e):
+    return e.response["Error"]["Code"]
