@@ -2,8 +2,8 @@
 # `make chaos`: the fault campaign (tests/chaos/run.py) against the sandbox, then (when its call is
 # here) the interruption campaign (tests/chaos/interrupt.py).
 # Starts the sandbox unless one runs (and then stops it again on exit); CHAOS_RUNS (default 100),
-# CHAOS_SEED (default: from the clock, printed in the results), CHAOS_CASES, CHAOS_RATE and CHAOS_JOBS
-# (runs at a time) pass through to run.py.
+# CHAOS_SEED (default: from the clock, printed in the results), CHAOS_CASES, CHAOS_RATE, CHAOS_JOBS
+# (runs at a time) and CHAOS_BUDGET_SCALE (the shared EC2 budget) pass through to run.py.
 # The last line is `chaos: runs=N faults=F violations=V`, the sum over both campaigns: run.py's
 # results/latest.json, plus results/interrupt-latest.json when this invocation wrote it (its runs are
 # added to N, its kills counted as faults in F, its violations added to V). Exit status 1 when either

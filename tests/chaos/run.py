@@ -55,12 +55,29 @@ of both runs is logged), and the invariants are checked:
              (tests/sandbox/tests/silent_server.py), then the fault-free re-run against the sandbox
   api-silent wait_gate with a kubeconfig on such a server
   (the two silent cases are not in the default mix yet: --cases aws-silent,api-silent)
+  playbook-silent
+             one (playbook, endpoint) pair per run, PAIRS[seed % len(PAIRS)]: each playbook against each
+             endpoint it talks to (API server or AWS) on such a server, the rest the sandbox; ends failed
+             within 3 x its first request's bound + 20 s, names the endpoint, reports nothing absent, leaves
+             the seeded target untouched; a fault-free re-run removes it (tests/chaos/case_silent_playbooks.py)
+  concurrent two ansible-playbook runs of one playbook (the seed modulo 5 picks which of the five) on one
+             seeded target, started together, through the proxy at rate 0, no AWS fault
+             (tests/chaos/case_concurrent.py); invariants: verified (both rc 0, both reports done/verified,
+             a direct query agrees), report-true (no item claimed as done by both reports; every item of the
+             seed's manifest named in one of them), finalizer. Not in the default mix: --cases concurrent
 
   bound       a run against a silent endpoint ends within 3 x the bound its module documents
 
-Faults are counted per kind (`faults_by_kind`: the proxy's status-500/503/429, drop, drop-answer,
-cut-watch; the AWS layer's aws-throttle, aws-internal, aws-drop; apiserver-restart; twin-crash; aws-silent,
-api-silent).
+The pool's runs share one account-wide EC2 budget (--budget-scale, CHAOS_BUDGET_SCALE, default 0.02: token
+buckets per action of a fiftieth of AWS's, so a read's bucket holds 2 tokens and refills 0.4 a second, spec
+AWS-22): a run's key draws on it while its AWS faults apply, so concurrent runs throttle one another as the
+teardowns of a fleet in one account do. (At 0.05, three concurrent aws-infra runs met it not once: the
+buckets are per action.)
+
+Faults are counted per kind (`faults_by_kind`: the proxy's status-500/503/429 (429 and 503 with
+Retry-After, as API Priority and Fairness answers), drop, drop-answer, cut-watch, slow (an answer held
+1..4 s); the AWS layer's aws-throttle, aws-internal, aws-drop, aws-budget (the shared budget's
+RequestLimitExceeded); apiserver-restart; twin-crash; aws-silent, api-silent).
 Prints `chaos: runs=N faults=F violations=V` and writes tests/chaos/results/latest.json.
 Exit status 1 when V > 0 or a run could not be carried out (an error of the harness is counted apart,
 never as a pass).
@@ -76,6 +93,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -132,10 +150,12 @@ AWS_FAULTS = ("throttle", "internal", "drop")
 
 
 class AwsFaults:
-    """AWS fault rules scoped to one run's access key ID, each drawn from a generator seeded by the run."""
+    """AWS fault rules scoped to one run's access key ID, each drawn from a generator seeded by the run; while
+    they apply, the key is also a member of the campaign's EC2 budget (spec AWS-22), when one is set."""
 
     def __init__(self, key_id):
         self.key_id = key_id
+        self._budget_hits = 0
 
     def start(self, rng, rate, seed):
         self.stop()
@@ -144,13 +164,27 @@ class AwsFaults:
             rules.append(aws_control("POST", "realism/faults", {
                 "service": "*", "action": "*", "fault": fault, "rate": round(rate, 3),
                 "key_id": self.key_id, "seed": seed * 10 + n}))
+        self._budget_hits = self._budget_count()
+        self._budget("add")
         return [{k: r.get(k) for k in ("fault", "rate", "seed")} for r in rules]
 
+    def _budget(self, change):
+        try:
+            aws_control("POST", "realism/budget/members", {change: [self.key_id]})
+        except urllib.error.HTTPError:
+            pass  # no budget set for this campaign
+
+    def _budget_count(self):
+        budget = aws_control("GET", "realism/budget").get("budget") or {}
+        return (budget.get("hits") or {}).get(self.key_id, 0)
+
     def hits(self):
-        return [r for r in aws_control("GET", "realism/faults").get("faults", []) if r.get("key_id") == self.key_id]
+        rules = [r for r in aws_control("GET", "realism/faults").get("faults", []) if r.get("key_id") == self.key_id]
+        return rules + [{"fault": "budget", "hits": self._budget_count() - self._budget_hits}]
 
     def stop(self):
         aws_control("DELETE", "realism/faults", {"key_id": self.key_id})
+        self._budget("remove")
 
 
 class KubeProxy:
@@ -773,10 +807,27 @@ def case_orphans(run, rng, ctx):
     return orphans_case.case(run, rng, ctx, sys.modules[__name__])
 
 
+def case_concurrent(run, rng, ctx):
+    """Two runs of one playbook on one target at once (tests/chaos/case_concurrent.py): `--cases concurrent`."""
+    if HERE not in sys.path:
+        sys.path.insert(0, HERE)
+    import case_concurrent as concurrent_case
+    return concurrent_case.case(run, rng, ctx, sys.modules[__name__])
+
+
+def case_playbook_silent(run, rng, ctx):
+    """Every playbook against a silent endpoint (tests/chaos/case_silent_playbooks.py): `--cases playbook-silent`."""
+    if HERE not in sys.path:
+        sys.path.insert(0, HERE)
+    import case_silent_playbooks
+    return case_silent_playbooks.case(run, rng, ctx, sys.modules[__name__])
+
+
 CASES = {"wait-gate": case_wait_gate, "apiserver-restart": case_apiserver_restart, "aws-infra": case_aws,
          "releases": case_releases, "twin-crash": case_twin_crash, "cfn-refusals": case_cfn,
          "hosted-cluster": case_hosted_cluster, "aws-silent": case_aws_silent, "api-silent": case_api_silent,
-         "orphans": case_orphans}
+         "orphans": case_orphans, "playbook-silent": case_playbook_silent,
+         "concurrent": case_concurrent}
 # 50 runs a cycle, weighed by cost (measured on the shared 2-core machine, 4 at a time, load 10-20: a wait-gate
 # run ~25 s, aws-infra ~90 s, a prune_releases or clear_cfn_refusals run ~110-170 s, destroy_hosted_cluster
 # ~350 s): per 100 runs 2 hosted-cluster, 4 each of cfn-refusals, releases and twin-crash, 8 apiserver-restart,
@@ -867,6 +918,8 @@ def main(argv=None):
                     help="comma-separated, round-robin; list a case twice to run it twice as often")
     ap.add_argument("--jobs", type=int, default=int(os.environ.get("CHAOS_JOBS", "4")),
                     help="runs at a time (CHAOS_JOBS); cases that fault the whole sandbox run alone first")
+    ap.add_argument("--budget-scale", type=float, default=float(os.environ.get("CHAOS_BUDGET_SCALE", "0.02")),
+                    help="the EC2 budget the pool's runs share (spec AWS-22), as a fraction of AWS's buckets; 0: none")
     ap.add_argument("--results", default=os.path.join(HERE, "results", "latest.json"))
     ap.add_argument("--workdir", default=os.environ.get("CHAOS_WORKDIR", "/tmp/teardown-gates-chaos"))
     args = ap.parse_args(argv)
@@ -912,10 +965,17 @@ def main(argv=None):
             with slot_lock:
                 slots.append(slot)
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(pooled, *p) for p in plan if p[2] not in EXCLUSIVE]
-        for fut in concurrent.futures.as_completed(futures):
-            report(fut.result())
+    # one EC2 budget for the account, shared by the runs while their AWS faults apply (AwsFaults)
+    if args.budget_scale > 0:
+        aws_control("POST", "realism/budget", {"scale": args.budget_scale, "members": []})
+    try:
+        with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            futures = [pool.submit(pooled, *p) for p in plan if p[2] not in EXCLUSIVE]
+            for fut in concurrent.futures.as_completed(futures):
+                report(fut.result())
+    finally:
+        if args.budget_scale > 0:
+            aws_control("DELETE", "realism/budget")
     summary = write_summary(runs, args, cases, t0, args.runs)
     faults, violations, errors = summary["faults"], summary["violations"], summary["harness_errors"]
     print(f"chaos: runs={len(runs)} faults={faults} violations={violations}"
