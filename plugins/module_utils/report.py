@@ -184,10 +184,20 @@ def split_manifest(manifest):
 
 def build_report(cluster, options, gates=None, aws_resources=None, verification=None, milestones=None,
                  hcp_conditions=None, namespace_retained=False, retained=None, stopped=None, versions=None,
-                 check_mode=False, plan=None):
-    """The report dict. ``verification`` is {checks: [{what, state, ...}], aws_verified: bool}."""
+                 check_mode=False, plan=None, aws_cleanup_ran=None, aws_lookup_ran=None):
+    """The report dict. ``verification`` is {checks: [{what, state, ...}], aws_verified: bool}.
+
+    ``aws_cleanup_ran`` and ``aws_lookup_ran`` say whether the AWS cleanup and the verification's lookups by
+    ID ran at all (None: inferred from ``aws_resources`` and ``verification``); a count no look produced is
+    reported as not observed, never as 0."""
     milestones = dict(milestones or {})
     aws, iam = split_aws(aws_resources)
+    if aws_cleanup_ran is None:
+        aws_cleanup_ran = bool(aws_resources)
+    if aws_lookup_ran is None:
+        aws_lookup_ran = "aws_verified" in (verification or {})
+    aws["observed"] = bool(aws_cleanup_ran)
+    aws["looked_up"] = bool(aws_lookup_ran)
     checks = list((verification or {}).get("checks") or [])
     command_succeeded = bool(milestones.get("command_succeeded"))
     k8s_ok = bool(checks) and all(c.get("state") in ("absent", "retained") for c in checks)
@@ -239,11 +249,50 @@ def summary(report):
         "gates": dict((g["name"], g["state"]) for g in report["gates"]),
         "aws_deleted": len(report["aws"]["deleted"]),
         "aws_retained": len(report["aws"]["retained"]),
-        "aws_remaining": len(report["aws"]["remaining"]),
+        # None when neither the cleanup nor a lookup by ID ran: not observed, which is not 0
+        "aws_remaining": (len(report["aws"]["remaining"]) if report["aws"].get("observed", True)
+                          or report["aws"].get("looked_up", True) else None),
         "iam_retained": len(report["iam"]["retained"]),
         "namespace_retained": report["namespace_retained"],
         "stopped_at": (report.get("stopped") or {}).get("gate"),
     }
+
+
+PHASES = ("baseline", "retain", "delete and gates", "AWS infrastructure and IAM", "release the CLI finalizer",
+          "verify")
+
+
+def outcome(report, markdown_path, html_path):
+    """The one line the playbook prints at the end: only what was observed. A stop names the phases that
+    never ran; a count no look produced says "not observed"."""
+    s = summary(report)
+    stop_gate = s["stopped_at"] or ""
+    if stop_gate:
+        m = re.match(r"Phase (\d)", stop_gate)
+        stop_phase = int(m.group(1)) if m else 0
+        never = ["%d %s" % (n, PHASES[n - 1]) for n in range(stop_phase + 1, 7)]
+        head = "STOPPED at %s; phases that never ran: %s;" % (stop_gate, ", ".join(never) or "none")
+    else:
+        head = "command %s," % ("succeeded" if s["command_succeeded"] else "did not finish")
+    aws = report["aws"]
+    aws_said = ("deleted %d, retained %d" % (s["aws_deleted"], s["aws_retained"]) if aws.get("observed", True)
+                else "cleanup not run")
+    if s["aws_remaining"] is None:
+        remaining = "not observed"
+    elif aws.get("looked_up", True):
+        remaining = "%d (looked up by ID)" % s["aws_remaining"]
+    else:
+        remaining = "%d (by the cleanup's own reads, not looked up by ID)" % s["aws_remaining"]
+    ns_reads = [c for c in report["verification"]["checks"] if (c.get("what") or "").startswith("Namespace ")]
+    if s["namespace_retained"]:
+        ns_state = "retained"
+    elif ns_reads:
+        ns_state = "deleted (a read answered absent)" if ns_reads[0].get("state") == "absent" else ns_reads[0].get("state")
+    else:
+        ns_state = "not observed"
+    return "%s: %s teardown %s; AWS %s, remaining %s; namespace %s; report %s, page %s%s" % (
+        s["cluster"], head, "VERIFIED" if s["verified"] else "not verified", aws_said, remaining, ns_state,
+        markdown_path, html_path, " (check mode: not written)" if s["check_mode"] else "")
 
 
 def _fmt(v):
@@ -293,10 +342,15 @@ def render_markdown(report, mermaid=None):
             lines.append("| %s | %s | %s | %s |" % tuple(_md_escape(x) for x in (
                 t, cond.get("status", "not observed"), cond.get("reason"), cond.get("message"))))
     aws = report["aws"]
-    lines += ["", "## AWS", "",
-              "deleted by this run: %d, already absent or terminal: %d, retained: %d, remaining: %d" % (
-                  len(aws["deleted"]), len(aws.get("absent", [])), len(aws["retained"]), len(aws["remaining"]))
-              + (", would delete: %d" % len(aws["planned"]) if aws.get("planned") else "")]
+    if aws.get("observed", True):
+        aws_line = "deleted by this run: %d, already absent or terminal: %d, retained: %d, remaining: %s" % (
+            len(aws["deleted"]), len(aws.get("absent", [])), len(aws["retained"]),
+            len(aws["remaining"]) if aws.get("looked_up", True) else "%d (by the cleanup's own reads, not looked up by "
+            "ID)" % len(aws["remaining"]))
+        aws_line += (", would delete: %d" % len(aws["planned"]) if aws.get("planned") else "")
+    else:
+        aws_line = "The AWS cleanup did not run: nothing was deleted or looked up by this run."
+    lines += ["", "## AWS", "", aws_line]
     if aws["deleted"]:
         lines += ["", "Deleted:", ""] + ["- `%s` %s" % (r["type"], r["id"]) for r in aws["deleted"]]
     if report["retained"]:

@@ -56,6 +56,18 @@ options:
     type: list
     elements: dict
     default: []
+  aws_cleanup_ran:
+    description:
+      - Whether the AWS cleanup ran in this run. When it did not, the report says so instead of counting 0 deleted
+        and 0 remaining.
+      - Default - inferred from O(aws_resources) (none given means it did not run).
+    type: bool
+  aws_lookup_ran:
+    description:
+      - Whether the verification's lookups of the AWS IDs ran. When they did not, the remaining count is
+        C(null) in the summary and "not observed" in the report and the outcome line.
+      - Default - inferred from O(verification) (C(aws_verified) given means they ran).
+    type: bool
   verification:
     description: The independent verification - C(checks) (a list of C(what), C(state), C(count)) and C(aws_verified).
     type: dict
@@ -130,7 +142,9 @@ report:
       description: One row per gate - name, state, started, passed_at, duration_s, first_observed_terminating, first_observed_absent.
       type: list
     aws:
-      description: C(deleted) (by this run), C(absent) (already gone or terminal), C(retained), C(remaining) - lists of C(type), C(id).
+      description:
+        - C(deleted) (by this run), C(absent) (already gone or terminal), C(retained), C(remaining) - lists of C(type), C(id).
+        - C(observed) - whether the AWS cleanup ran; C(looked_up) - whether the verification looked the IDs up.
       type: dict
     iam:
       description: The IAM scope alone - C(deleted) and C(retained).
@@ -148,9 +162,18 @@ report:
       description: Versions of what ran.
       type: dict
 summary:
-  description: The short form (for C(set_stats)) - cluster, uid, infra_id, command_succeeded, verified, gate states, counts.
+  description:
+    - The short form (for C(set_stats)) - cluster, uid, infra_id, command_succeeded, verified, gate states, counts.
+    - C(aws_remaining) is null when no lookup by ID ran (not observed).
   returned: when no O(baseline) is given
   type: dict
+outcome:
+  description:
+    - One line for the operator, saying only what was observed - the result, the phases that never ran when the
+      run stopped, what the AWS cleanup did or that it did not run, what remains by a lookup by ID or "not
+      observed", the namespace's state by a read, and where the report is.
+  returned: when no O(baseline) is given
+  type: str
 json_path:
   description: The JSON report's path (also returned in check mode, where nothing is written).
   returned: when no O(baseline) is given
@@ -278,6 +301,8 @@ def main():
             options=dict(type="dict", default={}),
             gates=dict(type="list", elements="dict", default=[]),
             aws_resources=dict(type="list", elements="dict", default=[]),
+            aws_cleanup_ran=dict(type="bool"),
+            aws_lookup_ran=dict(type="bool"),
             verification=dict(type="dict", default={}),
             milestones=dict(type="dict", default={}),
             hcp_conditions=dict(type="dict", default={}),
@@ -305,7 +330,8 @@ def main():
                               verification=p["verification"], milestones=milestones,
                               hcp_conditions=p["hcp_conditions"], namespace_retained=p["namespace_retained"],
                               retained=p["retained"], stopped=p["stopped"], versions=versions,
-                              check_mode=module.check_mode, plan=p["plan"])
+                              check_mode=module.check_mode, plan=p["plan"], aws_cleanup_ran=p["aws_cleanup_ran"],
+                              aws_lookup_ran=p["aws_lookup_ran"])
     base = os.path.join(p["report_dir"], rpt.base_name(p["cluster"]["namespace"], p["cluster"]["name"]))
     json_path, md_path, html_path = base + ".json", base + ".md", base + ".html"
     index_path = os.path.join(p["report_dir"], "index.html")
@@ -329,7 +355,8 @@ def main():
             module.fail_json(msg="could not write the report under %s: %s" % (p["report_dir"], e), report=report,
                              summary=rpt.summary(report))
     module.exit_json(changed=False, report=report, summary=rpt.summary(report), json_path=json_path,
-                     markdown_path=md_path, html_path=html_path, index_path=index_path, archived=archived)
+                     markdown_path=md_path, html_path=html_path, index_path=index_path, archived=archived,
+                     outcome=rpt.outcome(report, md_path, html_path))
 
 
 if __name__ == "__main__":

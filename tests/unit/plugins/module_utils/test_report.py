@@ -142,3 +142,29 @@ def test_summary_is_short():
     s = R.summary(r)
     assert s["cluster"] == "clusters/demo" and s["gates"] == {"workers": "passed", "hcp": "timeout", "ns": "not_started"}
     assert s["aws_remaining"] == 1 and s["iam_retained"] == 1 and s["stopped_at"] == "hcp"
+
+
+def test_a_run_stopped_before_aws_says_what_it_did_not_observe():
+    """A stop in Phase 1 ran no cleanup and no lookup: no count of 0, no namespace "deleted"."""
+    r = R.build_report(CLUSTER, {}, stopped={"gate": "Phase 1 | read AWS", "message": "no answer"},
+                       aws_cleanup_ran=False, aws_lookup_ran=False)
+    assert R.summary(r)["aws_remaining"] is None
+    line = R.outcome(r, "/r/x.md", "/r/x.html")
+    assert "STOPPED at Phase 1 | read AWS" in line
+    assert "phases that never ran: 2 retain, 3 delete and gates, 4 AWS infrastructure and IAM, " \
+           "5 release the CLI finalizer, 6 verify;" in line
+    assert "AWS cleanup not run, remaining not observed; namespace not observed" in line
+    assert "remaining 0" not in line and "deleted (" not in line
+    md = R.render_markdown(r)
+    assert "The AWS cleanup did not run" in md and "remaining: 0" not in md
+
+
+def test_the_outcome_counts_only_what_a_look_produced():
+    ran = R.build_report(CLUSTER, {}, aws_resources=RESOURCES, milestones={"command_succeeded": True},
+                         verification={"checks": [{"what": "Namespace clusters-demo", "state": "absent"}],
+                                       "aws_verified": False})
+    line = R.outcome(ran, "a.md", "a.html")
+    assert line.startswith("clusters/demo: command succeeded, teardown not verified;")
+    assert "remaining 1 (looked up by ID)" in line and "namespace deleted (a read answered absent)" in line
+    cleanup_only = R.build_report(CLUSTER, {}, aws_resources=RESOURCES, aws_lookup_ran=False)
+    assert "remaining 1 (by the cleanup's own reads, not looked up by ID)" in R.outcome(cleanup_only, "a", "b")
