@@ -107,8 +107,10 @@ class _Seeder:
                 objs = self.dyn.resources.get(api_version=CAPA if kind.startswith("AWS") else CAPI, kind=kind).get(
                     namespace=hcp_ns).to_dict()["items"]
                 have = [o for o in objs if fin in (o["metadata"].get("finalizers") or [])]
-                if len(have) < (count if count is not None else len(objs)) or not objs:
-                    missing.append(f"{kind} ({len(have)}/{count if count is not None else len(objs)} with {fin})")
+                expected = count if count is not None else len(objs)
+                # no Machines is what replicas=0 asks for; a kind with a count to reach must be there
+                if len(have) < expected or (not objs and count != 0):
+                    missing.append(f"{kind} ({len(have)}/{expected} with {fin})")
                 for o in objs:
                     for rec in self.objects:
                         if rec["uid"] == o["metadata"]["uid"]:
