@@ -702,6 +702,14 @@ class Teardown:
                                      "set retain_unclearable=true to keep it (listed in retained) or clear it by hand" % (
                                          ref["type"], ref["logical_id"], ref["physical_id"], ref["stack"], cls,
                                          ref.get("reason"), remedy, ref["type"]))
+                elif not holders:
+                    # nothing holds it any more (another run, or its owner, cleared it): retry the delete,
+                    # and claim no clear this run did not make
+                    before = [r["action"] for r in self.refusals if (r["stack"], r["logical_id"], r["class"]) ==
+                              (ref["stack"], ref["logical_id"], ref["class_"])]
+                    self._record(ref, remedy, before[0] if before and before[0] == "cleared" else "found clear")
+                    self.attempts[key] = n + 1
+                    continue
                 else:
                     entry = self._record(ref, remedy, "would clear" if self.check_mode else "cleared")
                     entry["holders"] = [dict((k, v) for k, v in h.items() if k in ("kind", "id", "what"))

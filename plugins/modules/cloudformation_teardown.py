@@ -147,7 +147,10 @@ refusals:
         C(retain_unclearable)), or null when none may be.
       type: str
     action:
-      description: C(cleared), C(recurse), C(retry), C(retain), C(stopped); C(would ...) in check mode.
+      description:
+        - C(cleared) (this run released what held it), C(found clear) (nothing held it any more when this run looked,
+          for example another run had cleared it; the delete is retried), C(recurse), C(retry), C(retain),
+          C(stopped); C(would ...) in check mode.
       type: str
     reason:
       description: The status reason AWS gave.

@@ -200,6 +200,23 @@ def test_bucket_not_empty_is_cleared_when_allowed():
     assert fake.calls.count("DeleteStack") == 2 and td.changed
 
 
+class EmptiedByAnotherRun(FakeAWS):
+    """The bucket refused, then another run emptied it before this one looked at what held it."""
+
+    def list_object_versions(self, Bucket, **kw):
+        self.objects = 0
+        return FakeAWS.list_object_versions(self, Bucket, **kw)
+
+
+def test_a_refusal_found_clear_is_not_claimed_as_cleared():
+    fake = EmptiedByAnotherRun()
+    td, st, msg = run(fake, clear=["empty_buckets"])
+    assert msg is None and st["StackStatus"] == "DELETE_COMPLETE"
+    assert [(r["class"], r["remedy"], r["action"]) for r in td.refusals] == [
+        ("BucketNotEmpty", "empty_buckets", "found clear")]
+    assert "DeleteObjects" not in fake.calls and fake.calls.count("DeleteStack") == 2
+
+
 def test_bucket_not_empty_stops_when_not_allowed_naming_the_option():
     fake = FakeAWS()
     td, st, msg = run(fake, clear=["detach_iam"])
