@@ -603,6 +603,10 @@ class Executor:
                 if code in NOT_FOUND:
                     return ("absent", None, None)
                 if code not in REFUSALS:
+                    # an answer we cannot place (a concurrent run may have finished the resource first): only a
+                    # successful read by ID that finds it gone makes it absent; anything else stays failed
+                    if PROBES.get(rtype) and self.probe(rtype, [rid])[rid]["state"] in ("absent", "terminal"):
+                        return ("absent", None, None)
                     return ("failed", error_text(e), None)
                 blockers = BLOCKERS.get(rtype, _no_blockers)(self, rid, obs, code)
                 refusals.append({"error": error_text(e), "blockers": [b.as_dict() for b in blockers], "at": wall_iso()})

@@ -122,3 +122,31 @@ def test_an_auth_failure_fails_at_once_without_a_blocker_search_or_retries():
     res = ex.results[(g.SUBNET, "subnet-1")]
     assert not verified and res["outcome"] == "failed" and "AuthFailure" in res["error"]
     assert fake.calls.count("DeleteSubnet") == 1 and "DescribeNatGateways" not in fake.calls
+
+
+class FinishedByAnotherRun(FakeEC2):
+    """The delete meets an error we cannot place (moto's InvalidRoute.NotFound, when another run deleted an
+    endpoint first); by then the subnet is gone."""
+
+    def delete_subnet(self, SubnetId):
+        self.calls.append("DeleteSubnet")
+        self.subnets.discard(SubnetId)
+        raise err("InvalidRoute.NotFound", "DeleteSubnet")
+
+
+class OddErrorStillThere(FakeEC2):
+    def delete_subnet(self, SubnetId):
+        self.calls.append("DeleteSubnet")
+        raise err("InvalidRoute.NotFound", "DeleteSubnet")
+
+
+def test_an_error_we_cannot_place_is_absent_only_when_a_read_finds_it_gone():
+    fake = FinishedByAnotherRun(nat_state="deleted")
+    ex, dummy = run(fake, {g.SUBNET: ["subnet-1"]})
+    verified, dummy = ex.run()
+    assert verified and ex.results[(g.SUBNET, "subnet-1")]["outcome"] == "absent"  # not "deleted": not ours
+    fake = OddErrorStillThere(nat_state="deleted")
+    ex, dummy = run(fake, {g.SUBNET: ["subnet-1"]})
+    verified, dummy = ex.run()
+    res = ex.results[(g.SUBNET, "subnet-1")]
+    assert not verified and res["outcome"] == "failed" and "InvalidRoute.NotFound" in res["error"]
