@@ -373,13 +373,16 @@ def _release_profile(c, name, holders):
         _ok_if_gone(c.call, "iam", "remove_role_from_instance_profile", InstanceProfileName=name, RoleName=x["id"])
 
 
+# what a remedy's target (or the refused resource itself) answers once it is already gone
+GONE_CODES = frozenset(["NoSuchEntity", "NoSuchBucket", "InvalidNetworkInterfaceID.NotFound", "InvalidPermission.NotFound",
+                        "InvalidGroup.NotFound", "DBClusterNotFoundFault", "DBInstanceNotFound"])
+
+
 def _ok_if_gone(call, service, op, **kw):
     try:
         return call(service, op, **kw)
     except botocore.exceptions.ClientError as e:
-        if error_code(e) in ("NoSuchEntity", "NoSuchBucket", "InvalidNetworkInterfaceID.NotFound",
-                             "InvalidPermission.NotFound", "InvalidGroup.NotFound", "DBClusterNotFoundFault",
-                             "DBInstanceNotFound"):
+        if error_code(e) in GONE_CODES:
             return None
         raise
 
@@ -692,8 +695,11 @@ class Teardown:
                 try:
                     holders = find_holders(self.c, remedy, ref["type"], ref["physical_id"])
                 except botocore.exceptions.ClientError as e:
-                    raise Failed("%s %s (%s) in stack %s refused (%s) and looking up what holds it failed: %s" % (
-                        ref["type"], ref["logical_id"], ref["physical_id"], ref["stack"], cls, error_message(e)))
+                    if error_code(e) in GONE_CODES:
+                        holders = []  # the refused resource itself is gone now (another run deleted it)
+                    else:
+                        raise Failed("%s %s (%s) in stack %s refused (%s) and looking up what holds it failed: %s" % (
+                            ref["type"], ref["logical_id"], ref["physical_id"], ref["stack"], cls, error_message(e)))
                 if holders is None:
                     if self.retain_unclearable:
                         action = "retain"

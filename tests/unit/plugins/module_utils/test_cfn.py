@@ -217,6 +217,21 @@ def test_a_refusal_found_clear_is_not_claimed_as_cleared():
     assert "DeleteObjects" not in fake.calls and fake.calls.count("DeleteStack") == 2
 
 
+class DeletedByAnotherRun(FakeAWS):
+    """The bucket refused, then another run's delete of the stack removed it before this one looked."""
+
+    def list_object_versions(self, Bucket, **kw):
+        self.objects = 0
+        raise err("NoSuchBucket", "The specified bucket does not exist", "ListObjectVersions")
+
+
+def test_a_refused_resource_gone_when_we_look_is_found_clear_not_a_failure():
+    fake = DeletedByAnotherRun()
+    td, st, msg = run(fake, clear=["empty_buckets"])
+    assert msg is None and st["StackStatus"] == "DELETE_COMPLETE"
+    assert [r["action"] for r in td.refusals] == ["found clear"]
+
+
 def test_bucket_not_empty_stops_when_not_allowed_naming_the_option():
     fake = FakeAWS()
     td, st, msg = run(fake, clear=["detach_iam"])
