@@ -6,7 +6,8 @@ Sits in front of moto (awslayer.Layer calls ``before`` and ``after`` around ever
     address(es)" message, route table, VPC), CannotDelete (a VPC's default group),
     InvalidIPAddress.InUse (an EIP still associated, e.g. held by a NAT gateway not yet deleted),
     DeleteConflict (a managed policy still attached), BucketNotEmpty (versions and delete markers
-    count), InvalidNetworkInterface.InUse (an ELB's ENI);
+    count), InvalidNetworkInterface.InUse (an ELB's ENI), InvalidChangeBatch (a Route 53 record to
+    delete that is not there);
   * state machines: NAT gateway available -> deleting -> deleted (ENI and EIP held until deleted),
     instance shutting-down -> terminated (held while the instance carries the tag
     sandbox.teardown.gates/hold-shutting-down=true), ELB ENIs that linger after their load balancer;
@@ -68,7 +69,7 @@ _NS = {"iam": "https://iam.amazonaws.com/doc/2010-05-08/",
        "sts": "https://sts.amazonaws.com/doc/2011-06-15/",
        "cloudformation": "http://cloudformation.amazonaws.com/doc/2010-05-15/",
        "rds": "http://rds.amazonaws.com/doc/2014-10-31/"}
-_REASONS = {400: "Bad Request", 409: "Conflict", 500: "Internal Server Error", 503: "Service Unavailable"}
+_REASONS = {400: "Bad Request", 404: "Not Found", 409: "Conflict", 500: "Internal Server Error", 503: "Service Unavailable"}
 
 
 def _esc(s):
@@ -565,6 +566,14 @@ class Realism(CfnDeletion):
             policy = iam.managed_policies.get(req.params.get("PolicyArn"))
             if policy is not None and policy.attachment_count > 0:
                 return error(req, 409, "DeleteConflict", "Cannot delete a policy attached to entities.", "refusal")
+        if req.action == "RemoveRoleFromInstanceProfile":  # AWS-24: moto answers a 500 (list.remove)
+            iam = self._backend("iam", None)
+            profile = next((p for p in iam.get_instance_profiles()
+                            if p.name == req.params.get("InstanceProfileName")), None)
+            role = req.params.get("RoleName", "")
+            if profile is not None and role not in [r.name for r in profile.roles]:
+                return error(req, 404, "NoSuchEntity", f"The role with name {role} cannot be found in instance "
+                             f"profile {profile.name}.", "refusal")
         return None
 
     # ---- RDS: a deletion-protected DB instance (the rule CloudFormation's deletes share) ---------
@@ -573,6 +582,35 @@ class Realism(CfnDeletion):
             refusal = self.db_instance_refusal(req.region, req.params.get("DBInstanceIdentifier", ""))
             if refusal:
                 return error(req, 400, refusal[0], refusal[1], "refusal")
+        return None
+
+    # ---- Route 53: deleting a record that is not there is refused ------------------------------
+    def _before_route53(self, req):  # AWS-23
+        if req.action != "ChangeResourceRecordSets":
+            return None
+        parts = [x for x in req.path.split("/") if x]
+        zone = self._backend("route53", None).zones.get(parts[parts.index("hostedzone") + 1]) \
+            if "hostedzone" in parts and len(parts) > parts.index("hostedzone") + 1 else None
+        if zone is None:
+            return None
+        import xml.etree.ElementTree as ET
+        try:
+            root = ET.fromstring(req.body)
+        except ET.ParseError:
+            return None
+        have = {(r.name.rstrip(".").lower(), r.type, r.set_identifier) for r in zone.rrsets}
+        for change in root.iter():
+            if not change.tag.endswith("}Change") and change.tag != "Change":
+                continue
+            fields = {c.tag.split("}")[-1]: c for c in change}
+            rrs = fields.get("ResourceRecordSet")
+            if fields.get("Action") is None or fields["Action"].text != "DELETE" or rrs is None:
+                continue
+            rr = {c.tag.split("}")[-1]: (c.text or "") for c in rrs}
+            name, rtype = rr.get("Name", "").rstrip(".").lower(), rr.get("Type")
+            if (name, rtype, rr.get("SetIdentifier")) not in have:
+                return error(req, 400, "InvalidChangeBatch", f"[Tried to delete resource record set [name='{name}.', "
+                             f"type='{rtype}'] but it was not found]", "refusal")
         return None
 
     # ---- S3: a bucket with versions or delete markers is not empty ---------------------------

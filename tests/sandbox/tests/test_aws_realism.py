@@ -264,6 +264,10 @@ def test_hosted_zone_not_empty():
         r53.delete_hosted_zone(Id=zid)
     assert code_of(e) == "HostedZoneNotEmpty"
     r53.change_resource_record_sets(HostedZoneId=zid, ChangeBatch={"Changes": [{"Action": "DELETE", "ResourceRecordSet": rec}]})
+    # AWS-23: the same delete again names a record that is not there
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        r53.change_resource_record_sets(HostedZoneId=zid, ChangeBatch={"Changes": [{"Action": "DELETE", "ResourceRecordSet": rec}]})
+    assert code_of(e) == "InvalidChangeBatch" and "not found" in str(e.value)
     r53.delete_hosted_zone(Id=zid)
 
 
