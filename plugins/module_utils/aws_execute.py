@@ -1032,17 +1032,20 @@ def _d_zone(ex, rid, obs):
 
 
 def _empty_bucket(ex, bucket, prefix=""):
+    """Delete every version and delete marker (under ``prefix``); returns how many it asked to delete."""
     kw = {"Bucket": bucket}
     if prefix:
         kw["Prefix"] = prefix
+    sent = 0
     while True:
         resp = ex.c.call("s3", "list_object_versions", **kw)
         objs = [{"Key": v["Key"], "VersionId": v["VersionId"]} for v in resp.get("Versions", []) + resp.get(
             "DeleteMarkers", [])]
         for chunk in _chunks(objs, 1000):
             ex.c.call("s3", "delete_objects", Bucket=bucket, Delete={"Objects": chunk, "Quiet": True})
+        sent += len(objs)
         if not resp.get("IsTruncated"):
-            return
+            return sent
         kw["KeyMarker"] = resp.get("NextKeyMarker")
         kw["VersionIdMarker"] = resp.get("NextVersionIdMarker")
 
@@ -1061,8 +1064,8 @@ def _d_bucket(ex, rid, obs):
 
 def _d_prefix(ex, rid, obs):
     bucket, prefix = split_prefix_id(rid)
-    _empty_bucket(ex, bucket, prefix)
-    return "deleted"
+    # nothing left under the prefix (another run emptied it first): gone, but not deleted by us
+    return "deleted" if _empty_bucket(ex, bucket, prefix) else "absent"
 
 
 def _d_endpoint(ex, rid, obs):

@@ -464,3 +464,18 @@ def test_the_ec2_budget_is_the_account_s_shared_by_its_members_per_action():
 
 def code_of_error(e):
     return e.response["Error"]["Code"]
+
+
+def test_removing_a_role_an_instance_profile_no_longer_holds_is_no_such_entity():
+    """AWS-24: the second of two removals is NoSuchEntity (moto's own answer is a 500)."""
+    iam = client("iam", NO_RETRY)
+    name = "p" + uuid.uuid4().hex[:8]
+    iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": []}))
+    iam.create_instance_profile(InstanceProfileName=name)
+    iam.add_role_to_instance_profile(InstanceProfileName=name, RoleName=name)
+    iam.remove_role_from_instance_profile(InstanceProfileName=name, RoleName=name)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        iam.remove_role_from_instance_profile(InstanceProfileName=name, RoleName=name)
+    assert code_of(e) == "NoSuchEntity" and e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 404
+    iam.delete_instance_profile(InstanceProfileName=name)
+    iam.delete_role(RoleName=name)
