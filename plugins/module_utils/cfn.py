@@ -510,8 +510,28 @@ def find_holders(c, remedy, rtype, physical_id):
     return entry[0](c, physical_id)
 
 
+class _Tally:
+    """The clients, counting the mutating calls AWS accepted: a release whose every call found its target
+    already gone (another run let it go first) changed nothing."""
+
+    def __init__(self, c):
+        self.c, self.accepted = c, 0
+
+    def call(self, service, op, **kw):
+        resp = self.c.call(service, op, **kw)
+        if not op.startswith(("list_", "describe_", "get_", "head_")):
+            self.accepted += 1
+        return resp
+
+    def __getattr__(self, name):
+        return getattr(self.c, name)
+
+
 def release(c, remedy, rtype, physical_id, holders):
-    REMEDIES[(remedy, rtype)][1](c, physical_id, holders)
+    """Let go of what holds the resource; returns how many mutating calls AWS accepted."""
+    tally = _Tally(c)
+    REMEDIES[(remedy, rtype)][1](tally, physical_id, holders)
+    return tally.accepted
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -657,6 +677,11 @@ class Teardown:
                                       physical_id=r.get("PhysicalResourceId"), stack=stack["StackName"],
                                       stack_id=stack["StackId"], why="DeletionPolicy (DELETE_SKIPPED)"))
 
+    def _actions_of(self, ref):
+        """The action recorded so far for this refusal (a list of at most one)."""
+        return [r["action"] for r in self.refusals
+                if (r["stack"], r["logical_id"], r["class"]) == (ref["stack"], ref["logical_id"], ref["class_"])]
+
     def _record(self, ref, remedy, action):
         entry = dict(logical_id=ref["logical_id"], type=ref["type"], physical_id=ref["physical_id"],
                      stack=ref["stack"], reason=ref.get("reason"), remedy=remedy, action=action)
@@ -711,19 +736,20 @@ class Teardown:
                 elif not holders:
                     # nothing holds it any more (another run, or its owner, cleared it): retry the delete,
                     # and claim no clear this run did not make
-                    before = [r["action"] for r in self.refusals if (r["stack"], r["logical_id"], r["class"]) ==
-                              (ref["stack"], ref["logical_id"], ref["class_"])]
-                    self._record(ref, remedy, before[0] if before and before[0] == "cleared" else "found clear")
+                    self._record(ref, remedy, "cleared" if "cleared" in self._actions_of(ref) else "found clear")
                     self.attempts[key] = n + 1
                     continue
                 else:
+                    prior = self._actions_of(ref)
                     entry = self._record(ref, remedy, "would clear" if self.check_mode else "cleared")
                     entry["holders"] = [dict((k, v) for k, v in h.items() if k in ("kind", "id", "what"))
                                         for h in holders]
                     self.attempts[key] = n + 1
                     if not self.check_mode:
                         try:
-                            release(self.c, remedy, ref["type"], ref["physical_id"], holders)
+                            if not release(self.c, remedy, ref["type"], ref["physical_id"], holders) and \
+                                    "cleared" not in prior:
+                                entry["action"] = "found clear"  # every holder was gone when we came to it
                         except Unclear as e:
                             if self.retain_unclearable:
                                 action = "retain"

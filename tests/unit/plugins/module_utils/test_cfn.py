@@ -471,3 +471,32 @@ def test_not_found_only_from_the_answer_that_says_so():
     td = cfn.Teardown(Clients(lambda service: fake), sleep=lambda s: None)
     assert td.run("p") == (None, None)
     assert td.observed_status(None) == cfn.NOT_FOUND
+
+
+class GoneIAM:
+    """Every holder of the role already let go (another run came first): each release answers NoSuchEntity."""
+
+    def __init__(self):
+        self.calls = []
+
+    def _gone(self, op):
+        self.calls.append(op)
+        raise err("NoSuchEntity", "gone (fake)", op)
+
+    def detach_role_policy(self, **kw):
+        self._gone("DetachRolePolicy")
+
+    def delete_role_policy(self, **kw):
+        self._gone("DeleteRolePolicy")
+
+    def remove_role_from_instance_profile(self, **kw):
+        self._gone("RemoveRoleFromInstanceProfile")
+
+
+def test_a_release_whose_every_call_finds_its_target_gone_accepted_nothing():
+    holders = [{"kind": "attached_policy", "id": "arn:aws:iam::1:policy/p"}, {"kind": "inline_policy", "id": "i"},
+               {"kind": "instance_profile", "id": "prof"}]
+    fake = GoneIAM()
+    c = Clients(lambda service: fake)
+    assert cfn.release(c, "detach_iam", "AWS::IAM::Role", "r", holders) == 0
+    assert len(fake.calls) == 3
