@@ -19,7 +19,7 @@ help:
 	@echo "make unit | sanity | integration | molecule   one stage, against a running sandbox where needed"
 	@echo "make demo          destroy a seeded hosted cluster on the sandbox with live progress, and print the report"
 	@echo "make bench         the performance suite (not part of make test)"
-	@echo "make chaos         fault campaigns: CHAOS_RUNS runs (default 100) under injected faults, then CHAOS_KILLS (3) SIGKILLed runs per playbook; invariants checked"
+	@echo "make chaos         fault campaigns: CHAOS_RUNS runs (default 150, seed CHAOS_SEED, default 42000) under injected faults, then CHAOS_KILLS (3) SIGKILLed runs per playbook; invariants checked"
 	@echo "make build         ansible-galaxy collection build"
 	@echo "make docs          the antsibull-docs site into build/docs/build/html (lints the docs first)"
 	@echo "make lint          ansible-lint (production profile) and the antsibull-docs lint"

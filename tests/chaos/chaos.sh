@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make chaos`: the fault campaign (tests/chaos/run.py) against the sandbox, then (when its call is
 # here) the interruption campaign (tests/chaos/interrupt.py).
-# Starts the sandbox unless one runs (and then stops it again on exit); CHAOS_RUNS (default 100),
-# CHAOS_SEED (default: from the clock, printed in the results), CHAOS_CASES, CHAOS_RATE, CHAOS_JOBS
+# Starts the sandbox unless one runs (and then stops it again on exit); CHAOS_RUNS (default 150),
+# CHAOS_SEED (default 42000; printed in the results), CHAOS_CASES, CHAOS_RATE, CHAOS_JOBS
 # (runs at a time) and CHAOS_BUDGET_SCALE (the shared EC2 budget) pass through to run.py.
 # The last line is `chaos: runs=N faults=F violations=V`, the sum over both campaigns: run.py's
 # results/latest.json, plus results/interrupt-latest.json when this invocation wrote it (its runs are
@@ -23,7 +23,7 @@ fi
 eval "$("$sandbox" env)"
 t0=$(date +%s)
 marker="$(mktemp)"  # results written after this file are this invocation's
-args=(--runs "${CHAOS_RUNS:-100}")
+args=(--runs "${CHAOS_RUNS:-150}")
 [ -n "${CHAOS_SEED:-}" ] && args+=(--seed "$CHAOS_SEED")
 [ -n "${CHAOS_CASES:-}" ] && args+=(--cases "$CHAOS_CASES")
 [ -n "${CHAOS_RATE:-}" ] && args+=(--rate "$CHAOS_RATE")

@@ -2,7 +2,7 @@
 """Fault campaigns against the sandbox: `tests/chaos/run.py --runs N --seed S [--jobs J]`.
 
 Needs a running sandbox and its environment (eval "$(tests/sandbox/sandbox env)").
-Each run i takes the seed S+i and a case (round-robin over --cases; a case may be listed more than once
+Each run i takes the seed S+i (S: 42000 unless given) and a case (round-robin over --cases; a case may be listed more than once
 to weigh it). Runs go through a pool of J workers (--jobs, CHAOS_JOBS), each run on its own names,
 namespaces and infra IDs, its own fault proxy (port CHAOS_PROXY_PORT or SANDBOX_PORT_BASE+600, plus the
 worker's slot) and its own AWS access key ID, to which its AWS fault rules are scoped (the realism layer
@@ -54,7 +54,7 @@ of both runs is logged), and the invariants are checked:
   aws-silent aws_infra_cleanup with AWS_ENDPOINT_URL on a server that accepts and never answers
              (tests/sandbox/tests/silent_server.py), then the fault-free re-run against the sandbox
   api-silent wait_gate with a kubeconfig on such a server
-  (the two silent cases are not in the default mix yet: --cases aws-silent,api-silent)
+  (both silent cases are in the default mix, as are playbook-silent and concurrent below)
   playbook-silent
              one (playbook, endpoint) pair per run, PAIRS[seed % len(PAIRS)]: each playbook against each
              endpoint it talks to (API server or AWS) on such a server, the rest the sandbox; ends failed
@@ -828,13 +828,16 @@ CASES = {"wait-gate": case_wait_gate, "apiserver-restart": case_apiserver_restar
          "hosted-cluster": case_hosted_cluster, "aws-silent": case_aws_silent, "api-silent": case_api_silent,
          "orphans": case_orphans, "playbook-silent": case_playbook_silent,
          "concurrent": case_concurrent}
-# 50 runs a cycle, weighed by cost (measured on the shared 2-core machine, 4 at a time, load 10-20: a wait-gate
+# 50 runs a cycle, weighed by cost (the figures are from before the #23 cases joined) (measured on the shared 2-core machine, 4 at a time, load 10-20: a wait-gate
 # run ~25 s, aws-infra ~90 s, a prune_releases or clear_cfn_refusals run ~110-170 s, destroy_hosted_cluster
 # ~350 s): per 100 runs 2 hosted-cluster, 4 each of cfn-refusals, releases and twin-crash, 8 apiserver-restart,
 # 16 aws-infra, 62 wait-gate. Long runs first in each half, so that the pool does not end on one of them.
-_HALF = ("{hc},cfn-refusals,wait-gate,releases,wait-gate,twin-crash,wait-gate,aws-infra,wait-gate,wait-gate,"
-         "apiserver-restart,wait-gate,aws-infra,wait-gate,wait-gate,wait-gate,aws-infra,wait-gate,wait-gate,"
-         "apiserver-restart,wait-gate,aws-infra,wait-gate,wait-gate,wait-gate")
+# Each half also holds the fault classes of #23 that need a case of their own: three playbooks against a
+# silent endpoint, two pairs of concurrent runs, one module against a silent API server and one against a
+# silent AWS endpoint (slow answers and the shared EC2 budget come with the proxy and the AWS cases).
+_HALF = ("{hc},cfn-refusals,playbook-silent,releases,concurrent,twin-crash,wait-gate,aws-infra,playbook-silent,"
+         "wait-gate,apiserver-restart,api-silent,aws-infra,wait-gate,concurrent,wait-gate,aws-infra,aws-silent,"
+         "wait-gate,apiserver-restart,playbook-silent,aws-infra,wait-gate,wait-gate,wait-gate")
 DEFAULT_CASES = _HALF.format(hc="hosted-cluster") + "," + _HALF.format(hc="wait-gate")
 
 
@@ -911,8 +914,10 @@ def write_summary(runs, args, cases, t0, planned):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", type=int, default=100)
-    ap.add_argument("--seed", type=int, default=int(time.time()) % 100000)
+    ap.add_argument("--runs", type=int, default=150)
+    # a fixed default, so that "the default seed" names one campaign (42004 is the run that once reported a
+    # DELETE_FAILED stack absent)
+    ap.add_argument("--seed", type=int, default=42000)
     ap.add_argument("--rate", type=float, default=0.15, help="fault probability per Kubernetes request (AWS: half)")
     ap.add_argument("--cases", default=DEFAULT_CASES,
                     help="comma-separated, round-robin; list a case twice to run it twice as often")
