@@ -145,6 +145,26 @@ def test_destroy_hosted_cluster_against_a_silent_aws_endpoint_stops_in_phase_1_s
     assert took < 3 * bound + 2 * START, "the playbook took %.0f s; one AWS call's bound is %.0f s" % (took, bound)
 
 
+def test_clear_cfn_refusals_against_a_silent_aws_endpoint_stops_at_its_listing_naming_it(tmp_path):
+    # its first AWS call is amazon.aws.cloudformation_info, given the collection's bound by the aws_config filter
+    with SilentServer() as server:
+        env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=REPO + "/.venv/collections", AWS_ENDPOINT_URL="http://" + server.url,
+                   AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_REGION="us-east-1",
+                   AWS_DEFAULT_REGION="us-east-1")
+        started = time.monotonic()
+        p = subprocess.run([os.path.join(os.path.dirname(sys.executable), "ansible-playbook"),
+                            "teardown.gates.clear_cfn_refusals", "-e", json.dumps({"cfn_stack_prefix": "silent-"})],
+                           capture_output=True, text=True, env=env, timeout=1800, stdin=subprocess.DEVNULL,
+                           cwd=str(tmp_path))
+        took = time.monotonic() - started
+    out = p.stdout
+    assert p.returncode != 0
+    assert "Listing the CloudFormation stacks" in out and "127.0.0.1:%d" % server.port in out, out[-3000:]
+    assert "Nothing was deleted or changed" in out and "DeleteStack" not in out
+    bound = bounds.aws_call_bound()
+    assert took < 3 * bound + 2 * START, "the playbook took %.0f s; one AWS call's bound is %.0f s" % (took, bound)
+
+
 @SLOW
 def test_a_slow_failing_aws_endpoint_ends_within_the_bound_with_botocore_s_attempts_only(tmp_path):
     # seconds per request, then a 503: botocore's standard mode is the one layer that retries it (4 attempts)

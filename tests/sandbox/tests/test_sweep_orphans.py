@@ -121,6 +121,7 @@ def test_an_unreadable_management_cluster_sweeps_nothing(world, tmp_path):
     assert out.returncode != 0
     assert "nothing was swept" in out.stdout, out.stdout[-3000:]
     assert doc["management_known"] is False and doc["sweeps"] == []
+    assert doc["summary"]["verified"] is False  # nothing was verified: every infra ID is unknown
     want = {i: ("live" if s == "live" else "unknown") for i, s in expected(world).items()}
     assert statuses(doc) == want
     assert mutating(requests) == []
