@@ -172,6 +172,12 @@ class Layer:
         # with "dictionary changed size during iteration" and a 500 AWS never gives for that. One request at a
         # time through moto; the realism layer's delays and faults stay outside the lock.
         with self._moto_lock:
+            late = self.realism.atomic(req) if self.realism is not None else None
+            if late is not None:  # a refusal that must see moto's state as this request finds it
+                status, headers, payload, code, injected = late
+                self._log(req, int(status.split()[0]), code, injected)
+                start_response(status, headers)
+                return [payload]
             chunks = b"".join(self.app(environ, _start))
         status = int(captured.get("status", "500").split()[0])
         if self.realism is not None:

@@ -479,3 +479,26 @@ def test_removing_a_role_an_instance_profile_no_longer_holds_is_no_such_entity()
     assert code_of(e) == "NoSuchEntity" and e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 404
     iam.delete_instance_profile(InstanceProfileName=name)
     iam.delete_role(RoleName=name)
+
+
+def test_two_removals_at_once_get_one_success_and_one_no_such_entity_never_a_500():
+    """AWS-24 under concurrency: the check runs under moto's lock, where the removal happens."""
+    import concurrent.futures
+    iam = client("iam", NO_RETRY)
+    for _ in range(5):
+        name = "q" + uuid.uuid4().hex[:8]
+        iam.create_role(RoleName=name, AssumeRolePolicyDocument=json.dumps({"Version": "2012-10-17", "Statement": []}))
+        iam.create_instance_profile(InstanceProfileName=name)
+        iam.add_role_to_instance_profile(InstanceProfileName=name, RoleName=name)
+
+        def remove(_):
+            try:
+                client("iam", NO_RETRY).remove_role_from_instance_profile(InstanceProfileName=name, RoleName=name)
+                return "ok"
+            except botocore.exceptions.ClientError as e:
+                return code_of_error(e)
+        with concurrent.futures.ThreadPoolExecutor(2) as pool:
+            answers = sorted(pool.map(remove, range(2)))
+        assert answers == ["NoSuchEntity", "ok"], answers
+        iam.delete_instance_profile(InstanceProfileName=name)
+        iam.delete_role(RoleName=name)
