@@ -226,12 +226,17 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
         if not (z.get("Config") or {}).get("PrivateZone"):
             continue
         zid = z["Id"].split("/")[-1]
-        tags = c.call("route53", "list_tags_for_resource", ResourceType="hostedzone",
-                      ResourceId=zid).get("ResourceTagSet", {}).get("Tags", [])
-        owners = set(i for i in (infra_id_from_tag(t["Key"], t.get("Value")) for t in tags) if i)
-        if not owners:
-            vpcs = c.call("route53", "get_hosted_zone", Id=zid).get("VPCs", [])
-            owners = set(vpc_owner[v["VPCId"]] for v in vpcs if v.get("VPCId") in vpc_owner)
+        try:
+            tags = c.call("route53", "list_tags_for_resource", ResourceType="hostedzone",
+                          ResourceId=zid).get("ResourceTagSet", {}).get("Tags", [])
+            owners = set(i for i in (infra_id_from_tag(t["Key"], t.get("Value")) for t in tags) if i)
+            if not owners:
+                vpcs = c.call("route53", "get_hosted_zone", Id=zid).get("VPCs", [])
+                owners = set(vpc_owner[v["VPCId"]] for v in vpcs if v.get("VPCId") in vpc_owner)
+        except botocore.exceptions.ClientError as e:
+            if error_code(e) not in NOT_FOUND:
+                raise
+            continue  # deleted between the list and the read (another teardown in the account)
         for iid in owners:
             found.add(iid, g.ZONE, zid, protected=is_protected(tags))
 
@@ -242,7 +247,9 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
         try:
             tags = c.call("s3", "get_bucket_tagging", Bucket=b["Name"]).get("TagSet", [])
         except botocore.exceptions.ClientError as e:
-            if error_code(e) not in ("NoSuchTagSet",) + tuple(NOT_FOUND):
+            if error_code(e) in NOT_FOUND:
+                continue  # the bucket went between the list and the read
+            if error_code(e) != "NoSuchTagSet":
                 raise
             tags = []
         found.add(iid, g.BUCKET, b["Name"], b.get("CreationDate"), is_protected(tags))

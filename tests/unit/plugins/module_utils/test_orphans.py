@@ -2,6 +2,7 @@
 (live beats everything, an unread management cluster makes every other ID unknown, then protected, young, orphan)."""
 import datetime
 
+import botocore.exceptions
 import pytest
 
 from ansible_collections.teardown.gates.plugins.module_utils import orphans as o
@@ -146,3 +147,21 @@ def test_a_tag_of_what_is_gone_is_not_evidence():
     assert found.ids["inf-b"]["evidence"] == {("EC2 instance", "i-2")}
     # a type the scan has no look for stays evidence
     assert found.ids["inf-c"]["evidence"] == {("EC2 volume", "vol-1")}
+
+
+def test_a_zone_or_bucket_deleted_during_the_scan_is_skipped_not_a_failed_scan():
+    # another teardown in the account deletes a zone and a bucket between our list and our read of each
+    def gone(code, op):
+        def raise_(**kw):
+            raise botocore.exceptions.ClientError({"Error": {"Code": code, "Message": "gone (fake)"}}, op)
+        return raise_
+    c = FakeClients({
+        ("route53", "list_hosted_zones"): {"HostedZones": [{"Id": "/hostedzone/Z1", "Config": {"PrivateZone": True}}]},
+        ("route53", "list_tags_for_resource"): gone("NoSuchHostedZone", "ListTagsForResource"),
+        ("s3", "list_buckets"): {"Buckets": [{"Name": "inf-d-image-registry-us-east-1-x", "CreationDate": OLD},
+                                             {"Name": "inf-f-image-registry-us-east-1-y", "CreationDate": OLD}]},
+        ("s3", "get_bucket_tagging"): lambda Bucket: gone("NoSuchBucket", "GetBucketTagging")() if "inf-d" in Bucket
+        else gone("NoSuchTagSet", "GetBucketTagging")(),
+    })
+    found = o.scan_region(c)
+    assert sorted(found.ids) == ["inf-f"]  # the untagged bucket that is there; nothing of what went
