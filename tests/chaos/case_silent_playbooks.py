@@ -51,19 +51,11 @@ CLAIM_LISTS = ("absent", "already_absent", "deleted", "deletion_requested", "des
                "abandoned")
 
 
-def _silent_kubeconfig(path, address):
-    with open(path, "w") as f:
-        f.write("apiVersion: v1\nkind: Config\n"
-                "clusters: [{name: c, cluster: {server: 'https://%s', insecure-skip-tls-verify: true}}]\n"
-                "users: [{name: u, user: {token: t}}]\n"
-                "contexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n" % address)
-
-
 def _silent_env(env, endpoint, server, workdir):
     env = dict(env)
     if endpoint == "api":
         kc = os.path.join(workdir, "silent-kubeconfig")
-        _silent_kubeconfig(kc, server.url)
+        server.write_kubeconfig(kc)
         for var in [v for v in env if v.startswith("K8S_AUTH_")]:
             env.pop(var)
         env.update(K8S_AUTH_KUBECONFIG=kc, KUBECONFIG=kc)

@@ -796,11 +796,7 @@ def case_api_silent(run, rng, ctx):
         {"api_version": "v1", "kind": "ConfigMap", "namespace": "default", "name": "chaos-" + run["tag"]}]}]}
     violations = []
     with _silent_server() as server:
-        kc = os.path.join(workdir, "silent-kubeconfig")
-        with open(kc, "w") as f:
-            f.write("apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: 'https://%s', "
-                    "insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t}}]\ncontexts: [{name: x, "
-                    "context: {cluster: c, user: u}}]\ncurrent-context: x\n" % server.url)
+        kc = server.write_kubeconfig(os.path.join(workdir, "silent-kubeconfig"))
         started = time.monotonic()
         rc, first = run_module("wait_gate", gate, workdir, "faulty", dict(ctx.env, K8S_AUTH_KUBECONFIG=kc, KUBECONFIG=kc))
         took = time.monotonic() - started

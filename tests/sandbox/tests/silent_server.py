@@ -27,6 +27,15 @@ class SilentServer:
     def url(self):
         return "127.0.0.1:%d" % self.port
 
+    def write_kubeconfig(self, path):
+        """A kubeconfig whose only cluster is this server (TLS unverified, a dummy token); returns ``path``."""
+        with open(path, "w") as f:
+            f.write("apiVersion: v1\nkind: Config\n"
+                    "clusters: [{name: c, cluster: {server: 'https://%s', insecure-skip-tls-verify: true}}]\n"
+                    "users: [{name: u, user: {token: t}}]\n"
+                    "contexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n" % self.url)
+        return path
+
     def __enter__(self):
         self._thread.start()
         return self

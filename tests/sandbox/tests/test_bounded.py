@@ -53,17 +53,9 @@ AWS_CASES = [
 ]
 
 
-def kubeconfig(path, address):
-    with open(path, "w") as f:
-        f.write("apiVersion: v1\nkind: Config\n"
-                "clusters: [{name: c, cluster: {server: 'https://%s', insecure-skip-tls-verify: true}}]\n"
-                "users: [{name: u, user: {token: t}}]\n"
-                "contexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n" % address)
-
-
 def run_module(tmp_path, server, module, args):
     kc = str(tmp_path / "kubeconfig")
-    kubeconfig(kc, server.url)
+    server.write_kubeconfig(kc)
     env = dict(os.environ, K8S_AUTH_KUBECONFIG=kc, KUBECONFIG=kc, ANSIBLE_COLLECTIONS_PATH=REPO + "/.venv/collections",
                AWS_ENDPOINT_URL="http://" + server.url, AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing",
                AWS_REGION="us-east-1", AWS_DEFAULT_REGION="us-east-1", ANSIBLE_LOAD_CALLBACK_PLUGINS="1",
@@ -114,7 +106,7 @@ def run_playbook(tmp_path, env, *extra):
 def test_destroy_hosted_cluster_against_a_silent_api_server_stops_in_phase_1_naming_it(tmp_path):
     with SilentServer() as server:
         kc = str(tmp_path / "kubeconfig")
-        kubeconfig(kc, server.url)
+        server.write_kubeconfig(kc)
         env = dict(os.environ, K8S_AUTH_KUBECONFIG=kc, KUBECONFIG=kc, ANSIBLE_COLLECTIONS_PATH=REPO + "/.venv/collections")
         p, took = run_playbook(tmp_path, env, "-e", "hosted_cluster_name=demo")
     out = p.stdout
