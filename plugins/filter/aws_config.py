@@ -15,9 +15,7 @@ def aws_config(caller):
     """The bound and user agent of bounds.aws_config(), as the plain dict amazon.aws hands to botocore."""
     if not isinstance(caller, str) or not caller.strip():
         raise AnsibleFilterError("aws_config: expects the caller's name (a role or a module), got %r" % (caller,))
-    return {"connect_timeout": bounds.AWS_CONNECT_TIMEOUT, "read_timeout": bounds.AWS_READ_TIMEOUT,
-            "retries": {"mode": "standard", "max_attempts": bounds.AWS_MAX_ATTEMPTS},
-            "user_agent_extra": bounds.user_agent(caller.strip())}
+    return bounds.aws_config_options(caller.strip())
 
 
 class FilterModule(object):

@@ -57,10 +57,14 @@ def aws_call_bound():
     return attempts * (AWS_CONNECT_TIMEOUT + AWS_READ_TIMEOUT) + backoff
 
 
+def aws_config_options(module=None):
+    """The settings of ``aws_config``, as the plain dict an amazon.aws module's ``aws_config`` option takes."""
+    return {"connect_timeout": AWS_CONNECT_TIMEOUT, "read_timeout": AWS_READ_TIMEOUT,
+            "retries": {"mode": "standard", "max_attempts": AWS_MAX_ATTEMPTS},
+            "user_agent_extra": user_agent(module)}
+
+
 def aws_config(module=None):
     """The botocore Config every AWS client of the collection uses (a user's ``aws_config`` merges over it)."""
     import botocore.config
-    return botocore.config.Config(
-        connect_timeout=AWS_CONNECT_TIMEOUT, read_timeout=AWS_READ_TIMEOUT,
-        retries={"mode": "standard", "max_attempts": AWS_MAX_ATTEMPTS},
-        user_agent_extra=user_agent(module))
+    return botocore.config.Config(**aws_config_options(module))

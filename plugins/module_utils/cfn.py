@@ -23,6 +23,8 @@ __metaclass__ = type
 import re
 import time
 
+from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import is_read_operation
+
 try:
     import botocore.exceptions
 except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
@@ -519,7 +521,7 @@ class _Tally:
 
     def call(self, service, op, **kw):
         resp = self.c.call(service, op, **kw)
-        if not op.startswith(("list_", "describe_", "get_", "head_")):
+        if not is_read_operation(op):
             self.accepted += 1
         return resp
 
