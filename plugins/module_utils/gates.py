@@ -28,6 +28,12 @@ Rules the engine keeps:
   ``condition`` and ``finalizers_only`` are never evaluated on stale data. At the deadline one
   verifying list per selector decides between ``timeout`` (the server answered: objects remain)
   and ``unknown`` (it did not). Neither ever passes.
+- Progress is a change that the owners make to what holds the gate: an object gone, newly
+  terminating or new, a changed finalizer list, a changed condition (type, status, reason or
+  message). A status write that changes none of these (a heartbeat, a resourceVersion) is not
+  progress. With ``stall_after``, a gate whose selectors are all known and that has shown no
+  progress for that long ends ``stalled`` (after the same verifying list); a gate with an unknown
+  selector never stalls, since no event may only mean no answer.
 
 Public API:
 
@@ -36,7 +42,7 @@ Public API:
   ``evaluate()``, ``result(state)``); usable without a cluster, e.g. in unit tests.
 - ``run_gate(gate, resources, deadline, request_timeout=10, observer_factory=Observer)``: one
   gate, watched until it passes or ``deadline`` (a ``time.monotonic()`` value); returns its result.
-- ``run_gates(gates, resources, timeout, request_timeout=10, progress=None, on_watching=None)``: the gates in order;
+- ``run_gates(gates, resources, timeout, request_timeout=10, progress=None, on_watching=None, stall_after=None)``: the gates in order;
   stops at the first that does not pass; returns ``(results, failed_index_or_None)``.
 - ``ProgressFile(path, total)``: writes the open gate's state as JSON for a progress display.
 """
@@ -68,7 +74,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import (
 from ansible_collections.teardown.gates.plugins.module_utils.finalizers import validate_finalizer_name
 
 UNTIL_CHOICES = ("absent", "condition", "finalizers_only")
-PASSED, TIMEOUT, UNKNOWN, NOT_STARTED = "passed", "timeout", "unknown", "not_started"
+PASSED, TIMEOUT, UNKNOWN, NOT_STARTED, STALLED = "passed", "timeout", "unknown", "not_started", "stalled"
 TIMELINE_LIMIT = 200
 
 
@@ -139,6 +145,24 @@ def _uid(obj):
     return (obj.get("metadata") or {}).get("uid")
 
 
+def _progress_marks(summary):
+    """What an owner changes when it makes progress on an object (see the module doc)."""
+    conds = sorted((str(c.get("type")), str(c.get("status")), str(c.get("reason")), str(c.get("message")))
+                   for c in summary.get("conditions") or [])
+    return (summary.get("deletion_timestamp"), tuple(summary.get("finalizers") or []), tuple(conds))
+
+
+def _what_changed(old, new):
+    parts = []
+    if old.get("deletion_timestamp") != new.get("deletion_timestamp"):
+        parts.append("terminating")
+    if list(old.get("finalizers") or []) != list(new.get("finalizers") or []):
+        parts.append("finalizers now %s" % (", ".join(new.get("finalizers") or []) or "none"))
+    if _progress_marks(old)[2] != _progress_marks(new)[2]:
+        parts.append("conditions")
+    return ", ".join(parts)
+
+
 def _condition_matches(obj, want):
     for c in status_conditions(obj):
         if not isinstance(c, dict) or c.get("type") != want.get("type"):
@@ -166,6 +190,7 @@ class GateState(object):
         self.timeline = []
         self.counts = {"lists": 0, "events": 0, "errors": 0}
         self.passed_at = None
+        self.last_progress, self.last_progress_what = self.started, "gate opened"
         self._note(self.started, "gate opened", detail=self.until)
 
     # -- feeding ---------------------------------------------------------------------------
@@ -182,10 +207,15 @@ class GateState(object):
             entry["detail"] = detail
         self.timeline.append(entry)
 
+    def _progress(self, at, what):
+        self.last_progress, self.last_progress_what = at, what
+
     def _see(self, key, obj, at, via):
         uid = _uid(obj)
         s = object_summary(obj)
         rec = self.records.get(uid)
+        if rec is not None and _progress_marks(rec) != _progress_marks(s):
+            self._progress(at, "%s %s changed (%s)" % (s["kind"], s["name"], _what_changed(rec, s)))
         if rec is None:
             rec = {"kind": s["kind"], "api_version": s["api_version"], "name": s["name"], "namespace": s["namespace"],
                    "uid": uid, "first_observed": utc_iso(at), "first_observed_terminating": None,
@@ -206,6 +236,7 @@ class GateState(object):
         if rec is not None and not rec["first_observed_absent"]:
             rec["first_observed_absent"] = utc_iso(at)
             rec["absence_proven_by"] = via
+            self._progress(at, "%s %s gone" % (rec.get("kind"), rec.get("name")))
             self._note(at, "observed absent", rec.get("_obj"), detail="by %s" % via)
 
     def _new(self, key, obj, at):
@@ -217,6 +248,7 @@ class GateState(object):
         same = [r["uid"] for r in self.records.values()
                 if r["uid"] != uid and r["name"] == name and r["uid"] in self.sel[key]["initial"]]
         rec = self.records[uid]
+        self._progress(at, "new %s %s" % (rec.get("kind"), rec.get("name")))
         if same:
             rec["recreates_uid"] = same[0]
         self._note(at, "new object (not tracked)" if not same else "recreated with a new UID", obj,
@@ -305,6 +337,13 @@ class GateState(object):
     def unknown_selectors(self):
         return [i for i, st in enumerate(self.sel) if not st["known"]]
 
+    def stalled(self, stall_after, at=None):
+        """True when every selector is known and nothing has progressed for ``stall_after`` seconds."""
+        at = at if at is not None else self.now()
+        if stall_after is None or not all(st["listed"] for st in self.sel) or self.unknown_selectors():
+            return False
+        return at - self.last_progress >= stall_after
+
     def mark_passed(self, at=None):
         at = at if at is not None else self.now()
         self.passed_at = at
@@ -336,6 +375,8 @@ class GateState(object):
             "remaining": [clean(r) for r in self.remaining()] if state != PASSED else [],
             "new_objects": [clean(self.records[u]) for u in self.new_uids],
             "queries": dict(self.counts),
+            "last_progress": utc_iso(self.last_progress),
+            "last_progress_what": self.last_progress_what,
             "unknown_selectors": [
                 dict(self.gate["resources"][i], error=(self.sel[i]["last_error"] or {}).get("error"))
                 for i in self.unknown_selectors()],
@@ -392,7 +433,7 @@ class ProgressFile(object):
 
 
 def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=Observer, final_check=True,
-             progress=None, on_watching=None):
+             progress=None, on_watching=None, stall_after=None):
     """Watch one gate until it passes or ``deadline`` (time.monotonic()). Returns its result dict.
 
     ``resources`` are the resolved dynamic-client Resources, one per selector, in order.
@@ -425,7 +466,7 @@ def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=O
         elif kind == "error":
             state.on_error(key, msg[2])
 
-    passed = False
+    passed = stalled = False
     report(state)
     try:
         while True:
@@ -440,8 +481,14 @@ def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=O
             left = deadline - time.monotonic()
             if left <= 0:
                 break
+            if state.stalled(stall_after):
+                stalled = True
+                break
+            wait = min(left, 1.0) if progress else left
+            if stall_after is not None:  # wake when a stall would be due
+                wait = max(0.05, min(wait, stall_after - (state.now() - state.last_progress)))
             try:  # with a progress hook, wake every second to refresh it
-                msg = sink.get(timeout=min(left, 1.0) if progress else left)
+                msg = sink.get(timeout=wait)
             except queue.Empty:
                 report(state)
                 continue
@@ -471,20 +518,21 @@ def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=O
             state.mark_passed()
             report(state, PASSED)
             return state.result(PASSED)
-    final = UNKNOWN if state.unknown_selectors() else TIMEOUT
+    # progress seen by the verifying list itself means the owner is not stalled after all
+    final = UNKNOWN if state.unknown_selectors() else (STALLED if stalled and state.stalled(stall_after) else TIMEOUT)
     report(state, final)
     return state.result(final)
 
 
 def run_gates(gates, resources, timeout, request_timeout=10.0, observer_factory=Observer, progress=None,
-              on_watching=None):
+              on_watching=None, stall_after=None):
     """Run ``gates`` in order within ``timeout`` seconds overall (a gate's own ``timeout`` caps it).
 
     ``resources[i]`` is the list of resolved Resources for ``gates[i]``. Returns
     ``(results, failed_index)``; ``failed_index`` is None when every gate passed. Gates after a
     failed one are reported with state ``not_started``. ``progress`` is an optional
     ``ProgressFile`` (or any ``f(index, gate_state, final_state=None)``). ``on_watching`` is called
-    once the first gate is watched (see ``run_gate``).
+    once the first gate is watched (see ``run_gate``); ``stall_after`` applies to every gate.
     """
     overall = time.monotonic() + float(timeout)
     results = []
@@ -501,7 +549,7 @@ def run_gates(gates, resources, timeout, request_timeout=10.0, observer_factory=
             def hook(st, final_state=None, _i=i):
                 progress(_i, st, final_state)
         res = run_gate(gate, resources[i], deadline, request_timeout=request_timeout, observer_factory=observer_factory,
-                       progress=hook, on_watching=on_watching if i == 0 else None)
+                       progress=hook, on_watching=on_watching if i == 0 else None, stall_after=stall_after)
         results.append(res)
         if res["state"] != PASSED:
             failed = i

@@ -103,6 +103,16 @@ options:
     description: Seconds one list may take before it counts as failed (the state is then unknown).
     type: float
     default: 10
+  stall_after:
+    description:
+      - End a gate as V(stalled) when its objects have shown no progress by their owners for this many seconds.
+      - Progress is an object gone, newly terminating or new, a changed finalizer list, or a changed condition
+        (type, status, reason or message). A status write that changes none of these is not progress.
+      - A gate with a selector whose last query failed never stalls (no event may only mean no answer); it
+        waits, and ends V(timeout) or V(unknown) as usual.
+      - Omitted, gates never stall. C(teardown.gates.destroy_hosted_cluster) sets it from C(take_over_after)
+        when C(take_over_cleanup) is on.
+    type: float
   delete:
     description:
       - An object to delete once the first gate is watched (every selector of it has listed successfully),
@@ -228,8 +238,15 @@ gates:
       type: str
     state:
       description:
-        - V(passed), V(timeout) (objects remain), V(unknown) (the last query failed, or the API server did not
-          answer at all), or V(not_started) (an earlier gate failed, or the client could not be configured).
+        - V(passed), V(timeout) (objects remain), V(stalled) (objects remain and showed no progress for
+          O(stall_after) seconds), V(unknown) (the last query failed, or the API server did not answer at all), or
+          V(not_started) (an earlier gate failed, or the client could not be configured).
+      type: str
+    last_progress:
+      description: When the gate last saw progress (see O(stall_after)); its opening when it saw none.
+      type: str
+    last_progress_what:
+      description: What that progress was, for example C(NodePool demo-a changed (terminating)) or C(gate opened).
       type: str
     started:
       description: When the gate opened.
@@ -297,6 +314,7 @@ from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import An
 from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import deleting_condition, inspect_next, kind_label
 from ansible_collections.teardown.gates.plugins.module_utils.gates import (
     NOT_STARTED,
+    STALLED,
     UNKNOWN,
     ProgressFile,
     run_gates,
@@ -333,6 +351,7 @@ def argument_spec():
         gates=dict(type="list", elements="dict", required=True, options=GATE_SPEC),
         timeout=dict(type="float", default=300),
         request_timeout=dict(type="float", default=10),
+        stall_after=dict(type="float"),
         progress_file=dict(type="path"),
         delete=dict(type="dict", options=dict(
             api_version=dict(type="str", required=True),
@@ -420,6 +439,8 @@ def main():
     errors = validate_gates(gates, p["timeout"])
     if p["request_timeout"] <= 0:
         errors.append("request_timeout: must be more than 0 seconds")
+    if p["stall_after"] is not None and p["stall_after"] <= 0:
+        errors.append("stall_after: must be more than 0 seconds, got %s" % p["stall_after"])
     if errors:
         module.fail_json(msg="invalid input: " + "; ".join(errors))
 
@@ -460,7 +481,7 @@ def main():
         progress = ProgressFile(path, len(gates))
     try:
         results, failed = run_gates(gates, resources, p["timeout"], request_timeout=p["request_timeout"],
-                                    progress=progress, on_watching=send_delete)
+                                    progress=progress, on_watching=send_delete, stall_after=p["stall_after"])
     except DeleteFailed as e:
         module.fail_json(msg=str(e), changed=False, deletion=deletion, gates=not_evaluated(NOT_STARTED))
     extra = {"deletion": deletion} if deletion else {}
@@ -486,8 +507,10 @@ def main():
                % (res["name"], res["duration"], errs))
     else:
         left = res.get("remaining") or []
-        msg = "gate %r: timeout after %.1f s; %d object(s) hold it: %s" % (
-            res["name"], res["duration"], len(left), "; ".join(describe(r) for r in left[:10]))
+        how = "timeout" if res["state"] != STALLED else "stalled (no progress since %s: %s)" % (
+            res.get("last_progress"), res.get("last_progress_what"))
+        msg = "gate %r: %s after %.1f s; %d object(s) hold it: %s" % (
+            res["name"], how, res["duration"], len(left), "; ".join(describe(r) for r in left[:10]))
         for rec in left:
             for h in rec["inspect_next"]:
                 if h not in hints:

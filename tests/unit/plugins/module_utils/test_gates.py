@@ -354,3 +354,75 @@ def test_run_gates_gives_on_watching_to_the_first_gate_only(keyed):
     assert failed is None and [r["state"] for r in results] == ["passed", "passed"]
     assert len(seen) == 1 and seen[0] == [first]  # called while only the first gate was watched
     assert [ob.resource for ob in keyed.instances] == [first, second]
+
+
+# --- stall: no progress by the owners for stall_after seconds -----------------------------------------
+
+class Clock(object):
+    def __init__(self):
+        self.t = 1000.0
+
+    def __call__(self):
+        return self.t
+
+
+def test_a_heartbeat_is_not_progress_but_a_finalizer_change_is():
+    clock = Clock()
+    st = G.GateState(gate(), now=clock)
+    st.on_listed(0, listed(k8s("np", "u1", fins=["a/b", "c/d"])))
+    clock.t += 30
+    beat = k8s("np", "u1", fins=["a/b", "c/d"])
+    beat["metadata"]["resourceVersion"] = "7"
+    st.on_event(0, "MODIFIED", beat)
+    assert st.stalled(30) and st.last_progress == 1000.0
+    clock.t += 1
+    st.on_event(0, "MODIFIED", k8s("np", "u1", fins=["a/b"]))
+    assert not st.stalled(30)
+    assert st.last_progress == 1031.0 and "finalizers now a/b" in st.last_progress_what
+
+
+@pytest.mark.parametrize("change", ["deleting", "condition", "gone", "new"])
+def test_each_kind_of_progress_resets_the_stall(change):
+    clock = Clock()
+    st = G.GateState(gate(), now=clock)
+    st.on_listed(0, listed(k8s("np", "u1")))
+    clock.t += 50
+    if change == "deleting":
+        st.on_event(0, "MODIFIED", k8s("np", "u1", deleting=True))
+    elif change == "condition":
+        st.on_event(0, "MODIFIED", k8s("np", "u1", conditions=[{"type": "Deleting", "status": "True",
+                                                                  "reason": "WaitingForWorkersDeletion"}]))
+    elif change == "gone":
+        st.on_event(0, "DELETED", k8s("np", "u1"))
+    else:
+        st.on_event(0, "ADDED", k8s("np2", "u2"))
+    assert st.last_progress == 1050.0
+    assert not st.stalled(10)
+
+
+def test_an_unknown_selector_never_stalls():
+    clock = Clock()
+    st = G.GateState(gate(), now=clock)
+    assert not st.stalled(1)  # nothing listed yet
+    st.on_listed(0, listed(k8s("np", "u1")))
+    st.on_error(0, {"error": "watch dropped"})
+    clock.t += 100
+    assert not st.stalled(1)
+    st.on_listed(0, listed(k8s("np", "u1")))
+    assert st.stalled(1)
+
+
+def test_run_gate_ends_stalled_before_its_deadline_and_says_since_when():
+    ScriptedObserver.script = [("listed", listed(k8s("np", "old")))]
+    t0 = time.monotonic()
+    res = G.run_gate(gate(), [FakeResource(fail=False)], t0 + 30, observer_factory=ScriptedObserver, stall_after=0.3)
+    assert res["state"] == G.STALLED
+    assert time.monotonic() - t0 < 20
+    assert res["remaining"][0]["uid"] == "old"
+    assert res["last_progress_what"] == "gate opened" and res["last_progress"]
+
+
+def test_without_stall_after_the_same_gate_times_out():
+    ScriptedObserver.script = [("listed", listed(k8s("np", "old")))]
+    res = G.run_gate(gate(), [FakeResource(fail=False)], time.monotonic() + 0.3, observer_factory=ScriptedObserver)
+    assert res["state"] == G.TIMEOUT
