@@ -184,8 +184,11 @@ def split_manifest(manifest):
 
 def build_report(cluster, options, gates=None, aws_resources=None, verification=None, milestones=None,
                  hcp_conditions=None, namespace_retained=False, retained=None, stopped=None, versions=None,
-                 check_mode=False, plan=None, aws_cleanup_ran=None, aws_lookup_ran=None):
+                 check_mode=False, plan=None, aws_cleanup_ran=None, aws_lookup_ran=None, taken_over=None):
     """The report dict. ``verification`` is {checks: [{what, state, ...}], aws_verified: bool}.
+
+    ``taken_over``: the take-overs of this run (take_over_cleanup), each ``{owner, part, reason, started, ended,
+    verified, finalizers_removed: [...]}``; every finalizer removed is listed with its evidence.
 
     ``aws_cleanup_ran`` and ``aws_lookup_ran`` say whether the AWS cleanup and the verification's lookups by
     ID ran at all (None: inferred from ``aws_resources`` and ``verification``); a count no look produced is
@@ -228,6 +231,7 @@ def build_report(cluster, options, gates=None, aws_resources=None, verification=
         "command_succeeded": command_succeeded,
         "verified": verified,
         "stopped": stopped,
+        "taken_over": [t for t in taken_over or [] if t],
         "versions": dict(versions or {}),
     }
     if plan is not None:
@@ -255,6 +259,7 @@ def summary(report):
         "iam_retained": len(report["iam"]["retained"]),
         "namespace_retained": report["namespace_retained"],
         "stopped_at": (report.get("stopped") or {}).get("gate"),
+        "finalizers_taken_over": sum(len(t.get("finalizers_removed") or []) for t in report.get("taken_over") or []),
     }
 
 
@@ -268,8 +273,10 @@ def outcome(report, markdown_path, html_path):
     s = summary(report)
     stop_gate = s["stopped_at"] or ""
     if stop_gate:
+        # a gate's own name carries no phase: the stop record says which phase it was in
         m = re.match(r"Phase (\d)", stop_gate)
-        stop_phase = int(m.group(1)) if m else 0
+        phase = str((report.get("stopped") or {}).get("phase") or "")
+        stop_phase = int(phase) if phase.isdigit() else (int(m.group(1)) if m else 0)
         never = ["%d %s" % (n, PHASES[n - 1]) for n in range(stop_phase + 1, 7)]
         head = "STOPPED at %s; phases that never ran: %s;" % (stop_gate, ", ".join(never) or "none")
     else:
@@ -293,6 +300,38 @@ def outcome(report, markdown_path, html_path):
     return "%s: %s teardown %s; AWS %s, remaining %s; namespace %s; report %s, page %s%s" % (
         s["cluster"], head, "VERIFIED" if s["verified"] else "not verified", aws_said, remaining, ns_state,
         markdown_path, html_path, " (check mode: not written)" if s["check_mode"] else "")
+
+
+def removed_finalizer_rows(report):
+    """One row per finalizer a take-over removed: object, UID, finalizer, owner, evidence of absence, time."""
+    rows = []
+    for t in report.get("taken_over") or []:
+        for r in t.get("finalizers_removed") or []:
+            o = r.get("object") or {}
+            evidence = "; ".join("%s (absent at %s)" % (e.get("what"), e.get("verified_absent_at"))
+                                 for e in r.get("evidence") or [])
+            rows.append(("%s %s%s" % (o.get("kind"), (o["namespace"] + "/") if o.get("namespace") else "", o.get("name")),
+                         r.get("uid"), r.get("finalizer"), r.get("owner"), evidence, r.get("at")))
+    return rows
+
+
+def taken_over_lines(report):
+    if not report.get("taken_over"):
+        return []
+    lines = ["", "## Taken over (take_over_cleanup)", ""]
+    for t in report["taken_over"]:
+        why = t.get("reason") or {}
+        lines.append("- %s, part %s, %s to %s, %s. %s" % (
+            t.get("owner"), t.get("part"), t.get("started"), t.get("ended"),
+            "verified" if t.get("verified") else "NOT verified",
+            ("Why: gate '%s' %s, no progress since %s (last: %s)." % (why.get("gate"), why.get("state"),
+                                                                      why.get("last_progress"),
+                                                                      why.get("last_progress_what"))) if why else ""))
+    rows = removed_finalizer_rows(report)
+    lines += ["", "| object | uid | finalizer removed | owner | evidence of absence | at |",
+              "| --- | --- | --- | --- | --- | --- |"]
+    lines += ["| %s |" % " | ".join(_md_escape(c) for c in row) for row in rows] or ["| none | | | | | |"]
+    return lines
 
 
 def _fmt(v):
@@ -375,6 +414,7 @@ def render_markdown(report, mermaid=None):
         lines.append("")
         aws_said = "every non-retained ID absent or terminal" if report["verification"]["aws_verified"] else "NOT verified"
         lines.append("AWS lookups by ID: %s" % aws_said)
+    lines += taken_over_lines(report)
     st = report.get("stopped")
     if st:
         lines += ["", "## Stopped", "", "At: %s" % st.get("gate"), "", _fmt(st.get("message"))]

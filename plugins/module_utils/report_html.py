@@ -16,6 +16,7 @@ import datetime
 from html import escape
 
 from ansible_collections.teardown.gates.plugins.module_utils import timeline as tl
+from ansible_collections.teardown.gates.plugins.module_utils.report import removed_finalizer_rows
 
 WIDTH = 1100
 LABEL_W = 270
@@ -191,6 +192,10 @@ def hosted_cluster_body(report):
         if st.get("resume"):
             items.append("resume: <code>%s</code>" % _e(st["resume"]))
         parts += ["<h2>Stopped: what held it</h2>", _list(items)]
+    if report.get("taken_over"):
+        parts += ["<h2>Taken over (take_over_cleanup)</h2>",
+                  _table(["object", "uid", "finalizer removed", "owner", "evidence of absence", "at"],
+                         removed_finalizer_rows(report))]
     parts += ["<h2>Gates</h2>", _table(["gate", "state", "started", "first terminating", "passed", "seconds"], [
         (g.get("name"), g.get("state"), g.get("started"), g.get("first_observed_terminating"), g.get("passed_at"),
          g.get("duration_s")) for g in report.get("gates") or []])]

@@ -90,8 +90,18 @@ options:
     elements: dict
     default: []
   stopped:
-    description: Where and why the run stopped (C(gate), C(message), C(inspect_next), C(resume)), when it did.
+    description:
+      - Where and why the run stopped (C(gate), C(phase) (the playbook phase it stopped in, for the phases that never
+        ran), C(message), C(inspect_next), C(resume)), when it did.
     type: dict
+  taken_over:
+    description:
+      - The take-overs of this run (C(take_over_cleanup)) - each C(teardown.gates.hosted_cluster_take_over) result's
+        C(taken_over) with its C(finalizers_removed). The report lists every finalizer removed - object, UID, owner,
+        evidence of absence, time - in RV(report.taken_over), the Markdown and the HTML page.
+    type: list
+    elements: dict
+    default: []
   versions:
     description: Versions of what ran (the module adds the Python libraries it can see).
     type: dict
@@ -309,6 +319,7 @@ def main():
             namespace_retained=dict(type="bool", default=False),
             retained=dict(type="list", elements="dict", default=[]),
             stopped=dict(type="dict"),
+            taken_over=dict(type="list", elements="dict", default=[]),
             versions=dict(type="dict", default={}),
             plan=dict(type="raw"),
             baseline=dict(type="dict"),
@@ -331,7 +342,7 @@ def main():
                               hcp_conditions=p["hcp_conditions"], namespace_retained=p["namespace_retained"],
                               retained=p["retained"], stopped=p["stopped"], versions=versions,
                               check_mode=module.check_mode, plan=p["plan"], aws_cleanup_ran=p["aws_cleanup_ran"],
-                              aws_lookup_ran=p["aws_lookup_ran"])
+                              aws_lookup_ran=p["aws_lookup_ran"], taken_over=p["taken_over"])
     base = os.path.join(p["report_dir"], rpt.base_name(p["cluster"]["namespace"], p["cluster"]["name"]))
     json_path, md_path, html_path = base + ".json", base + ".md", base + ".html"
     index_path = os.path.join(p["report_dir"], "index.html")

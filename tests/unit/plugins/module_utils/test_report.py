@@ -159,6 +159,15 @@ def test_a_run_stopped_before_aws_says_what_it_did_not_observe():
     assert "The AWS cleanup did not run" in md and "remaining: 0" not in md
 
 
+def test_a_stop_at_a_gate_names_only_the_phases_after_it():
+    """A gate's name carries no phase ("NodePools and Machines gone"): the stop record's phase says where it was."""
+    r = R.build_report(CLUSTER, {}, stopped={"gate": "NodePools and Machines gone", "phase": 3, "message": "timed out"},
+                       aws_cleanup_ran=False, aws_lookup_ran=False)
+    line = R.outcome(r, "/r/x.md", "/r/x.html")
+    assert "phases that never ran: 4 AWS infrastructure and IAM, 5 release the CLI finalizer, 6 verify;" in line
+    assert "1 baseline" not in line
+
+
 def test_the_outcome_counts_only_what_a_look_produced():
     ran = R.build_report(CLUSTER, {}, aws_resources=RESOURCES, milestones={"command_succeeded": True},
                          verification={"checks": [{"what": "Namespace clusters-demo", "state": "absent"}],
@@ -168,3 +177,26 @@ def test_the_outcome_counts_only_what_a_look_produced():
     assert "remaining 1 (looked up by ID)" in line and "namespace deleted (a read answered absent)" in line
     cleanup_only = R.build_report(CLUSTER, {}, aws_resources=RESOURCES, aws_lookup_ran=False)
     assert "remaining 1 (by the cleanup's own reads, not looked up by ID)" in R.outcome(cleanup_only, "a", "b")
+
+
+def test_every_finalizer_a_take_over_removed_is_listed_with_its_evidence():
+    removed = {"object": {"api_version": "hypershift.openshift.io/v1beta1", "kind": "NodePool", "namespace": "clusters",
+                          "name": "demo-a"}, "uid": "np-uid", "finalizer": "hypershift.openshift.io/finalizer",
+               "owner": "hypershift-operator", "evidence": [{"what": "Machine clusters-demo/m1",
+                                                             "verified_absent_at": "2026-01-01T00:01:00.000Z"}],
+               "at": "2026-01-01T00:01:01.000Z"}
+    taken = {"owner": "hypershift-operator (HostedCluster and NodePool controllers)", "part": "operator",
+             "reason": {"gate": "NodePools and Machines gone", "state": "stalled",
+                        "last_progress": "2026-01-01T00:00:00.000Z", "last_progress_what": "gate opened"},
+             "verified": True, "finalizers_removed": [removed]}
+    r = R.build_report(CLUSTER, {}, taken_over=[taken, {}])
+    assert r["taken_over"] == [taken] and R.summary(r)["finalizers_taken_over"] == 1
+    md = R.render_markdown(r)
+    assert "## Taken over (take_over_cleanup)" in md
+    assert "| NodePool clusters/demo-a | np-uid | hypershift.openshift.io/finalizer | hypershift-operator |" in md
+    assert "Machine clusters-demo/m1 (absent at 2026-01-01T00:01:00.000Z)" in md
+    assert "no progress since 2026-01-01T00:00:00.000Z" in md
+    from ansible_collections.teardown.gates.plugins.module_utils import report_html as H
+    page = H.hosted_cluster_body(r)
+    assert "Taken over (take_over_cleanup)" in page and "np-uid" in page
+    assert "Taken over" not in R.render_markdown(R.build_report(CLUSTER, {}))
