@@ -98,7 +98,7 @@ options:
     description:
       - The take-overs of this run (C(take_over_cleanup)) - each C(teardown.gates.hosted_cluster_take_over) result's
         C(taken_over) with its C(finalizers_removed). The report lists every finalizer removed - object, UID, owner,
-        evidence of absence, time - in RV(report.taken_over), the Markdown and the HTML page.
+        evidence of absence, time - in the report's C(taken_over), the Markdown and the HTML page.
     type: list
     elements: dict
     default: []

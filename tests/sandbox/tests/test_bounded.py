@@ -44,6 +44,8 @@ K8S_CASES = [
     ("convoy_delete", {"namespace": "x", "objects": [{"name": "r", "uid": "00000000-0000-4000-8000-000000000000"}],
                        "request_timeout": RT}, CLIENT, "unknown"),
     ("held_deletion", {"name": "tc", "namespace": "x"}, HELD_CLIENT, "unknown"),
+    ("hosted_cluster_take_over", {"name": "x", "namespace": "clusters", "uid": "00000000-0000-4000-8000-000000000000",
+                                  "infra_id": "x-1", "timeout": 30, "request_timeout": RT}, CLIENT, "nothing was taken over"),
 ]
 AWS_CASES = [
     ("aws_infra_inventory", {"infra_id": "abc"}, AWS_CALL, "no manifest is returned"),

@@ -390,8 +390,8 @@ def test_each_kind_of_progress_resets_the_stall(change):
     if change == "deleting":
         st.on_event(0, "MODIFIED", k8s("np", "u1", deleting=True))
     elif change == "condition":
-        st.on_event(0, "MODIFIED", k8s("np", "u1", conditions=[{"type": "Deleting", "status": "True",
-                                                                  "reason": "WaitingForWorkersDeletion"}]))
+        deleting = {"type": "Deleting", "status": "True", "reason": "WaitingForWorkersDeletion"}
+        st.on_event(0, "MODIFIED", k8s("np", "u1", conditions=[deleting]))
     elif change == "gone":
         st.on_event(0, "DELETED", k8s("np", "u1"))
     else:

@@ -1,0 +1,324 @@
+# -*- coding: utf-8 -*-
+# Copyright: teardown.gates contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""Take over the HyperShift operator's part of one HostedCluster's teardown, by ID, and release its
+finalizers only on verified absence.
+
+The HostedCluster controller (HO) and the NodePool controller run in one process, the
+hypershift-operator Deployment: when it is down, both are. Their delete path, as HyperShift's
+source has it (hostedcluster_controller.go ``delete()``, nodepool_controller.go ``delete()``;
+the rules HS-4 to HS-11 and HS-15 of tests/sandbox/spec/hypershift.md):
+
+1. request deletion of every NodePool of the HostedCluster (HS-4);
+2. per NodePool, delete its MachineDeployments and MachineSets (annotated
+   ``hypershift.openshift.io/nodePool: <ns>/<name>``) and wait until none of its Machines remains;
+   then its finalizer ``hypershift.openshift.io/finalizer`` comes off (HS-15);
+3. request deletion of the CAPI Cluster named after the infra ID and wait for its absence (HS-5);
+4. delete the AWSEndpointServices of the HCP namespace and wait while any remain (HS-6);
+5. delete the HostedControlPlane if it is still there and wait (HS-7);
+6. unless the skip annotation is "true", delete the HCP namespace and wait (HS-9);
+7. then the HostedCluster's ``hypershift.openshift.io/finalizer`` comes off (HS-11).
+
+The OIDC documents (HS-8, finalizer ``hypershift.io/aws-oidc-discovery``) are in S3: the AWS
+phase deletes them and verifies them gone by ID, and only that verification releases the OIDC
+finalizer (``release_oidc``).
+
+Each wait is a poll of successful reads within one deadline. A finalizer comes off only when a
+successful read shows what it guards absent, by a JSON patch that tests the UID and the value at
+its index (finalizers.build_remove_patch). A step whose objects remain at the deadline stops the
+take-over: they are named as blockers with their finalizers' owners, and no finalizer that guards
+them comes off. A read that fails is unknown, never absent.
+
+``TakeOver(kube, ...)`` does the work; ``kube`` is the narrow interface to the API server
+(``list``, ``get``, ``delete``, ``remove_finalizers``), so the logic is testable without one.
+"""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import (
+    deleting_condition,
+    finalizer_owner,
+    kind_label,
+    status_conditions,
+)
+from ansible_collections.teardown.gates.plugins.module_utils.aws_graph import PREFIX
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import utc_iso
+
+HS = "hypershift.openshift.io/v1beta1"
+CAPI = "cluster.x-k8s.io/v1beta1"
+OWNER = "hypershift-operator (HostedCluster and NodePool controllers)"
+HO_FINALIZER = "hypershift.openshift.io/finalizer"
+OIDC_FINALIZER = "hypershift.io/aws-oidc-discovery"
+NODEPOOL_ANN = "hypershift.openshift.io/nodePool"
+SKIP_NS_ANN = "hypershift.openshift.io/skip-delete-hosted-controlplane-namespace"
+WORKER_KINDS = ("MachineDeployment", "MachineSet", "Machine")
+PREFIX_TYPE = PREFIX  # the OIDC documents' prefix, as the inventory names it
+
+
+class Unknown(Exception):
+    """A read failed: what it was to show is unknown, and the take-over stops there."""
+
+
+def _meta(obj):
+    return (obj or {}).get("metadata") or {}
+
+
+def _ref(obj, api_version=None):
+    m = _meta(obj)
+    out = {"kind": obj.get("kind"), "api_version": obj.get("apiVersion") or api_version, "name": m.get("name"),
+           "uid": m.get("uid")}
+    if m.get("namespace"):
+        out["namespace"] = m.get("namespace")
+    return out
+
+
+def describe_blocker(obj, api_version=None):
+    """What holds a step: the object, its finalizers with their owners, and what it says it waits for."""
+    out = _ref(obj, api_version)
+    out["kind_label"] = kind_label(out["api_version"], out["kind"])
+    out["deleting"] = bool(_meta(obj).get("deletionTimestamp"))
+    out["finalizers"] = [finalizer_owner(f) for f in _meta(obj).get("finalizers") or []]
+    if obj.get("kind") == "Namespace":
+        out["spec_finalizers"] = list((obj.get("spec") or {}).get("finalizers") or [])
+    why = deleting_condition(status_conditions(obj))
+    if why:
+        out["waiting_for"] = why
+    return out
+
+
+def blocker_text(b):
+    where = ("%s/" % b["namespace"]) if b.get("namespace") else ""
+    fins = ", ".join("%s (%s)" % (f["name"], f["owner"]) for f in b.get("finalizers") or [])
+    return "%s %s%s (uid %s%s%s)" % (b.get("kind_label") or b.get("kind"), where, b.get("name"), b.get("uid"),
+                                     ", finalizers: " + fins if fins else ", no finalizers",
+                                     "; " + b["waiting_for"] if b.get("waiting_for") else "")
+
+
+class TakeOver(object):
+    """One HostedCluster's take-over. ``hc`` is ``{"namespace", "name", "uid"}``; ``deadline`` a time.monotonic()."""
+
+    def __init__(self, kube, hc, infra_id, hcp_namespace, deadline, check_mode=False, poll=2.0,
+                 clock=time.monotonic, sleep=time.sleep):
+        self.kube, self.hc, self.infra_id, self.hcp_ns = kube, hc, infra_id, hcp_namespace
+        self.deadline, self.check_mode, self.poll, self.clock, self.sleep = deadline, check_mode, poll, clock, sleep
+        self.steps = []
+        self.removed = []
+        self.blockers = []
+        self.planned = []
+
+    # -- bookkeeping ------------------------------------------------------------------------------
+    def _step(self, step, detail, **extra):
+        entry = {"at": utc_iso(), "step": step, "detail": detail}
+        entry.update(extra)
+        self.steps.append(entry)
+
+    def _list(self, api_version, kind, namespace=None):
+        r = self.kube.list(api_version, kind, namespace)
+        if not r["ok"]:
+            raise Unknown("listing %s in %s failed (%s): its state is unknown" % (
+                kind_label(api_version, kind), namespace or "the cluster", r["query"].get("error")))
+        return r["items"]
+
+    def _get(self, api_version, kind, name, namespace=None):
+        r = self.kube.get(api_version, kind, name, namespace)
+        if r["state"] == "unknown":
+            raise Unknown("reading %s %s%s failed (%s): its state is unknown" % (
+                kind_label(api_version, kind), (namespace + "/") if namespace else "", name, r["query"].get("error")))
+        return r["object"]
+
+    def _delete(self, api_version, obj, why):
+        """Request deletion of ``obj`` (UID precondition) unless it is already deleting."""
+        m = _meta(obj)
+        if m.get("deletionTimestamp"):
+            return
+        what = "%s %s%s" % (kind_label(api_version, obj.get("kind")), (m["namespace"] + "/") if m.get("namespace")
+                            else "", m.get("name"))
+        if self.check_mode:
+            self.planned.append("would delete %s (%s)" % (what, why))
+            return
+        r = self.kube.delete(api_version, obj.get("kind"), m.get("name"), m.get("namespace"), m.get("uid"))
+        if r["state"] in ("deleted", "absent"):
+            self._step("delete", "requested deletion of %s (%s)" % (what, why), object=_ref(obj, api_version),
+                       answer=r["state"])
+            return
+        raise Unknown("the deletion of %s was %s (%s)" % (what, r["state"], r["query"].get("error")))
+
+    def _wait(self, what, probe):
+        """Poll ``probe()`` -> list of holding objects (empty: absent, by a successful read) until the deadline.
+        Returns ``(holders, verified_at)``: holders empty and verified_at set when absence was read."""
+        while True:
+            holders = probe()
+            if not holders:
+                at = utc_iso()
+                self._step("verified", "%s: absent (a successful read at %s found none)" % (what, at))
+                return [], at
+            if self.check_mode:  # nothing was deleted, so nothing is waited for: the plan says what would be
+                self.planned.append("would wait until %s are gone (%d now)" % (what, len(holders)))
+                return [], "not verified (check mode)"
+            if self.clock() >= self.deadline:
+                return holders, None
+            self.sleep(min(self.poll, max(0.0, self.deadline - self.clock())))
+
+    def _release(self, api_version, kind, name, namespace, uid, finalizer, evidence):
+        """Remove one owner finalizer from one object, with the UID and the list value tested."""
+        what = "%s %s%s" % (kind_label(api_version, kind), (namespace + "/") if namespace else "", name)
+        if self.check_mode:
+            self.planned.append("would remove %s from %s, after verifying absent: %s" % (
+                finalizer, what, "; ".join(e["what"] for e in evidence)))
+            return None
+        r = self.kube.remove_finalizers(api_version, kind, name, namespace, uid, [finalizer])
+        if r["state"] == "unknown":
+            raise Unknown("removing %s from %s got no answer (%s)" % (finalizer, what, r.get("error")))
+        if r["state"] == "refused":
+            raise Unknown("removing %s from %s was refused: %s" % (finalizer, what, r.get("error")))
+        if r["state"] in ("absent", "not_held"):
+            self._step("release", "%s: %s already gone (%s)" % (what, finalizer, r["state"]))
+            return None
+        entry = {"object": {"api_version": api_version, "kind": kind, "namespace": namespace, "name": name},
+                 "uid": uid, "finalizer": finalizer, "owner": finalizer_owner(finalizer)["owner"],
+                 "taken_over_from": OWNER, "evidence": evidence, "at": utc_iso()}
+        self.removed.append(entry)
+        self._step("release", "removed %s from %s (uid %s)" % (finalizer, what, uid))
+        return entry
+
+    # -- the operator's delete path ---------------------------------------------------------------
+    def nodepools(self):
+        return [np for np in self._list(HS, "NodePool", self.hc["namespace"])
+                if (np.get("spec") or {}).get("clusterName") == self.hc["name"]]
+
+    def _workers_of(self, key):
+        out = []
+        for kind in WORKER_KINDS:
+            out += [o for o in self._list(CAPI, kind, self.hcp_ns)
+                    if ((_meta(o).get("annotations") or {}).get(NODEPOOL_ANN)) == key]
+        return out
+
+    def take_over_nodepools(self):
+        """Steps 1 and 2. Returns True when every NodePool's workers are verified gone."""
+        pools = self.nodepools()
+        for np in pools:
+            self._delete(HS, np, "HS-4: the HostedCluster is deleting")
+        all_clear = True
+        for np in pools:
+            m = _meta(np)
+            key = "%s/%s" % (m["namespace"], m["name"])
+            first = self._workers_of(key)
+            for o in first:
+                if o.get("kind") != "Machine":
+                    self._delete(CAPI, o, "HS-15: NodePool %s is deleting" % key)
+            holders, at = self._wait("the MachineDeployments, MachineSets and Machines of NodePool %s" % key,
+                                     lambda k=key: self._workers_of(k))
+            if holders:
+                all_clear = False
+                self.blockers += [dict(describe_blocker(h, CAPI), guarded_by="%s on NodePool %s" % (HO_FINALIZER, key))
+                                  for h in holders]
+                continue
+            if HO_FINALIZER in (m.get("finalizers") or []):
+                evidence = [{"what": "%s %s/%s" % (o.get("kind"), self.hcp_ns, _meta(o).get("name")),
+                             "uid": _meta(o).get("uid"), "verified_absent_at": at} for o in first]
+                evidence.append({"what": "every MachineDeployment, MachineSet and Machine annotated %s=%s in %s"
+                                 % (NODEPOOL_ANN, key, self.hcp_ns), "verified_absent_at": at})
+                self._release(HS, "NodePool", m["name"], m["namespace"], m["uid"], HO_FINALIZER, evidence)
+        return all_clear
+
+    def _one(self, api_version, kind, name, namespace):
+        def probe():
+            obj = self._get(api_version, kind, name, namespace)
+            return [obj] if obj else []
+        return probe
+
+    def _all(self, api_version, kind, namespace):
+        def probe():
+            return self._list(api_version, kind, namespace)
+        return probe
+
+    def take_over_hosted_cluster(self, hc_obj):
+        """Steps 3 to 7. Returns True when the HostedCluster's operator finalizer is released (or was gone)."""
+        ann = _meta(hc_obj).get("annotations") or {}
+        steps = [("CAPI Cluster %s/%s" % (self.hcp_ns, self.infra_id), CAPI, "Cluster", self.infra_id, "HS-5"),
+                 ("the AWSEndpointServices of %s" % self.hcp_ns, HS, "AWSEndpointService", None, "HS-6"),
+                 ("HostedControlPlane %s/%s" % (self.hcp_ns, self.hc["name"]), HS, "HostedControlPlane",
+                  self.hc["name"], "HS-7")]
+        if ann.get(SKIP_NS_ANN) != "true":
+            steps.append(("namespace %s" % self.hcp_ns, "v1", "Namespace", self.hcp_ns, "HS-9"))
+        evidence = []
+        for what, api_version, kind, name, rule in steps:
+            namespace = None if kind == "Namespace" else self.hcp_ns
+            probe = self._all(api_version, kind, namespace) if name is None else self._one(api_version, kind, name, namespace)
+            for obj in probe():
+                self._delete(api_version, obj, "%s: the HostedCluster is deleting" % rule)
+            holders, at = self._wait(what, probe)
+            if holders:
+                self.blockers += [dict(describe_blocker(h, api_version),
+                                       guarded_by="%s on HostedCluster %s/%s" % (HO_FINALIZER, self.hc["namespace"],
+                                                                                 self.hc["name"])) for h in holders]
+                return False
+            evidence.append({"what": what, "verified_absent_at": at})
+        pools = self.nodepools()
+        if pools:
+            self.blockers += [dict(describe_blocker(np, HS), guarded_by="%s on HostedCluster %s/%s" % (
+                HO_FINALIZER, self.hc["namespace"], self.hc["name"])) for np in pools]
+            return False
+        evidence.append({"what": "every NodePool of HostedCluster %s/%s" % (self.hc["namespace"], self.hc["name"]),
+                         "verified_absent_at": utc_iso()})
+        if HO_FINALIZER in (_meta(hc_obj).get("finalizers") or []):
+            self._release(HS, "HostedCluster", self.hc["name"], self.hc["namespace"], self.hc["uid"], HO_FINALIZER,
+                          evidence)
+        return True
+
+    def hosted_cluster(self):
+        obj = self._get(HS, "HostedCluster", self.hc["name"], self.hc["namespace"])
+        if obj is not None and _meta(obj).get("uid") != self.hc["uid"]:
+            raise Unknown("HostedCluster %s/%s has uid %s, not %s: it was recreated; nothing taken over" % (
+                self.hc["namespace"], self.hc["name"], _meta(obj).get("uid"), self.hc["uid"]))
+        return obj
+
+    def run(self):
+        """The whole delete path. Returns True when nothing blocks (the operator finalizers are released)."""
+        hc_obj = self.hosted_cluster()
+        if hc_obj is None:
+            self._step("verified", "HostedCluster %s/%s is gone: nothing to take over" % (
+                self.hc["namespace"], self.hc["name"]))
+            return True
+        if not _meta(hc_obj).get("deletionTimestamp") and not self.check_mode:
+            raise Unknown("HostedCluster %s/%s is not deleting: a take-over only finishes a deletion that was "
+                          "requested" % (self.hc["namespace"], self.hc["name"]))
+        pools_clear = self.take_over_nodepools()
+        done = self.take_over_hosted_cluster(hc_obj)
+        return pools_clear and done and not self.blockers
+
+    def release_oidc(self, verified_absent, how):
+        """Remove the OIDC finalizer once the AWS phase verified the OIDC documents gone."""
+        hc_obj = self.hosted_cluster()
+        if hc_obj is None or OIDC_FINALIZER not in (_meta(hc_obj).get("finalizers") or []):
+            return True
+        if not verified_absent:
+            self.blockers.append({"kind": "S3 prefix", "name": how, "finalizers": [finalizer_owner(OIDC_FINALIZER)],
+                                  "guarded_by": "%s on HostedCluster %s/%s" % (OIDC_FINALIZER, self.hc["namespace"],
+                                                                               self.hc["name"])})
+            return False
+        self._release(HS, "HostedCluster", self.hc["name"], self.hc["namespace"], self.hc["uid"], OIDC_FINALIZER,
+                      [{"what": how, "verified_absent_at": utc_iso()}])
+        return True
+
+
+def oidc_evidence(cleanup_resources, manifest, bucket, infra_id):
+    """Whether the AWS phase verified ``s3://bucket/infra_id/`` empty, and how, from its results.
+
+    ``cleanup_resources``: aws_infra_cleanup's ``resources``; ``manifest``: the baseline's (type -> IDs). A prefix
+    the inventory listed and found empty was read absent; one it held must come back from the cleanup with
+    ``verified_state: absent``. Without a bucket nothing can be read: not verified."""
+    if not bucket:
+        return False, "no OIDC bucket is known (oidc_bucket, spec.issuerURL): the OIDC documents cannot be read"
+    prefix_id = "%s/%s/" % (bucket, infra_id)
+    if prefix_id not in ((manifest or {}).get(PREFIX_TYPE) or []):
+        return True, "s3://%s: the inventory's listing found no OIDC document" % prefix_id
+    done = [r for r in cleanup_resources or [] if r.get("type") == PREFIX_TYPE and r.get("id") == prefix_id]
+    if done and done[0].get("verified_state") == "absent":
+        return True, "s3://%s: the AWS cleanup deleted the OIDC documents and read them gone" % prefix_id
+    return False, "s3://%s: the AWS cleanup did not verify the OIDC documents gone (%s)" % (
+        prefix_id, (done[0].get("outcome") if done else "not in its results"))

@@ -1,0 +1,196 @@
+# -*- coding: utf-8 -*-
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.teardown.gates.plugins.module_utils import take_over as T
+
+NS, NAME, INFRA = "clusters", "demo", "demo-x1"
+HCP = "clusters-demo"
+KEY = "%s/%s-a" % (NS, NAME)
+
+
+def obj(kind, name, namespace=None, fins=(), ann=None, spec=None, uid=None):
+    meta = {"name": name, "uid": uid or "uid-%s-%s" % (kind, name), "finalizers": list(fins),
+            "annotations": dict(ann or {})}
+    if namespace:
+        meta["namespace"] = namespace
+    return {"kind": kind, "metadata": meta, "spec": dict(spec or {})}
+
+
+class FakeCluster(object):
+    """The API server plus the controllers that still run: Cluster API (a deleting MachineSet's Machines go,
+    then a deleting Cluster goes once no Machine is left, taking the HostedControlPlane with it), and the
+    namespace controller. The hypershift-operator is down: nothing drops its finalizers."""
+
+    def __init__(self, foreign_machine=False, fail_list=None):
+        self.objs = {}
+        self.fail_list = fail_list
+        self.requests = []
+        hc = obj("HostedCluster", NAME, NS, fins=["openshift.io/destroy-cluster", T.HO_FINALIZER, T.OIDC_FINALIZER],
+                 uid="hc-uid")
+        hc["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+        self.add(hc)
+        self.add(obj("NodePool", NAME + "-a", NS, fins=[T.HO_FINALIZER], spec={"clusterName": NAME}))
+        self.add(obj("NodePool", "other-a", NS, fins=[T.HO_FINALIZER], spec={"clusterName": "other"}))
+        self.add(obj("MachineSet", "ms1", HCP, ann={T.NODEPOOL_ANN: KEY}))
+        self.add(obj("Machine", "m1", HCP, fins=["machine.cluster.x-k8s.io"], ann={T.NODEPOOL_ANN: KEY}))
+        if foreign_machine:
+            self.add(obj("Machine", "m2", HCP, fins=["example.com/foreign-hold"], ann={T.NODEPOOL_ANN: KEY}))
+        self.add(obj("Cluster", INFRA, HCP, fins=["cluster.cluster.x-k8s.io"]))
+        self.add(obj("HostedControlPlane", NAME, HCP, fins=[T.HO_FINALIZER]))
+        self.add(obj("Namespace", HCP))
+
+    def add(self, o):
+        self.objs[(o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"])] = o
+
+    def _controllers(self):
+        def deleting(o):
+            return bool(o["metadata"].get("deletionTimestamp"))
+        for k, o in list(self.objs.items()):
+            if not deleting(o):
+                continue
+            if o["kind"] == "MachineSet":
+                for mk, m in list(self.objs.items()):
+                    if m["kind"] == "Machine":
+                        m["metadata"]["deletionTimestamp"] = "now"
+                        m["metadata"]["finalizers"] = [f for f in m["metadata"]["finalizers"]
+                                                       if f != "machine.cluster.x-k8s.io"]
+                self.objs.pop(k)
+            elif o["kind"] == "Cluster" and not any(m["kind"] == "Machine" for m in self.objs.values()):
+                self.objs.pop(k)
+                self.objs.pop(("HostedControlPlane", HCP, NAME), None)
+            elif o["kind"] == "Namespace" and not any(x["metadata"].get("namespace") == HCP for x in self.objs.values()):
+                self.objs.pop(k)
+        for k, o in list(self.objs.items()):  # finalizers all gone: the object goes
+            if deleting(o) and not o["metadata"]["finalizers"]:
+                self.objs.pop(k)
+
+    def list(self, api_version, kind, namespace=None):
+        self._controllers()
+        if kind == self.fail_list:
+            return {"ok": False, "items": [], "query": {"error": "read timed out"}}
+        return {"ok": True, "items": [o for o in self.objs.values() if o["kind"] == kind
+                                      and (namespace is None or o["metadata"].get("namespace") == namespace)],
+                "query": {}}
+
+    def get(self, api_version, kind, name, namespace=None):
+        self._controllers()
+        o = self.objs.get((kind, namespace, name))
+        return {"state": "present" if o else "absent", "object": o, "query": {}}
+
+    def delete(self, api_version, kind, name, namespace, uid):
+        self.requests.append(("delete", kind, name))
+        o = self.objs.get((kind, namespace, name))
+        if o is None:
+            return {"state": "absent", "query": {}}
+        assert o["metadata"]["uid"] == uid
+        o["metadata"]["deletionTimestamp"] = "now"
+        return {"state": "deleted", "query": {}}
+
+    def remove_finalizers(self, api_version, kind, name, namespace, uid, names):
+        self.requests.append(("unfinalize", kind, name, tuple(names)))
+        o = self.objs.get((kind, namespace, name))
+        if o is None:
+            return {"state": "absent"}
+        assert o["metadata"]["uid"] == uid
+        if not set(names) & set(o["metadata"]["finalizers"]):
+            return {"state": "not_held"}
+        o["metadata"]["finalizers"] = [f for f in o["metadata"]["finalizers"] if f not in names]
+        return {"state": "removed"}
+
+
+class Clock(object):
+    def __init__(self):
+        self.t = 0.0
+
+    def __call__(self):
+        return self.t
+
+    def sleep(self, s):
+        self.t += max(s, 0.01)
+
+
+def job(kube, timeout=60, check_mode=False):
+    clock = Clock()
+    return T.TakeOver(kube, {"namespace": NS, "name": NAME, "uid": "hc-uid"}, INFRA, HCP, timeout,
+                      check_mode=check_mode, poll=2, clock=clock, sleep=clock.sleep)
+
+
+def test_the_operator_part_in_its_order_and_only_its_finalizers_come_off():
+    kube = FakeCluster()
+    j = job(kube)
+    assert j.run() is True and not j.blockers
+    released = [(r["object"]["kind"], r["object"]["name"], r["finalizer"]) for r in j.removed]
+    assert released == [("NodePool", NAME + "-a", T.HO_FINALIZER), ("HostedCluster", NAME, T.HO_FINALIZER)]
+    hc = kube.objs[("HostedCluster", NS, NAME)]
+    # the CLI's finalizer and the OIDC one (its documents are in S3, for the AWS phase) stay
+    assert hc["metadata"]["finalizers"] == ["openshift.io/destroy-cluster", T.OIDC_FINALIZER]
+    assert ("NodePool", NS, "other-a") in kube.objs  # another cluster's NodePool is not touched
+    deletes = [r[1] for r in kube.requests if r[0] == "delete"]
+    assert deletes == ["NodePool", "MachineSet", "Cluster", "Namespace"]
+    np_evidence = [e["what"] for e in j.removed[0]["evidence"]]
+    assert any("Machine %s/m1" % HCP in w for w in np_evidence)
+    assert all(e["verified_absent_at"] for e in j.removed[1]["evidence"])
+    assert j.removed[1]["uid"] == "hc-uid" and j.removed[1]["owner"] != "unknown"
+
+
+def test_a_foreign_blocker_keeps_every_finalizer_that_guards_it_and_is_named():
+    kube = FakeCluster(foreign_machine=True)
+    j = job(kube, timeout=20)
+    assert j.run() is False
+    assert j.removed == []  # neither the NodePool's nor the HostedCluster's finalizer came off
+    names = [(b["kind"], b["name"]) for b in j.blockers]
+    assert ("Machine", "m2") in names
+    m2 = [b for b in j.blockers if b["name"] == "m2"][0]
+    assert m2["finalizers"] == [{"name": "example.com/foreign-hold", "owner": "unknown"}]
+    assert "example.com/foreign-hold (unknown)" in T.blocker_text(m2)
+    assert T.HO_FINALIZER in kube.objs[("HostedCluster", NS, NAME)]["metadata"]["finalizers"]
+    assert T.HO_FINALIZER in kube.objs[("NodePool", NS, NAME + "-a")]["metadata"]["finalizers"]
+
+
+def test_a_failed_read_is_unknown_and_nothing_is_released():
+    kube = FakeCluster(fail_list="Machine")
+    j = job(kube)
+    with pytest.raises(T.Unknown, match="unknown"):
+        j.run()
+    assert j.removed == []
+    assert not [r for r in kube.requests if r[0] == "unfinalize"]
+
+
+def test_check_mode_sends_no_write_and_plans_both_releases():
+    kube = FakeCluster()
+    j = job(kube, check_mode=True)
+    j.run()
+    assert kube.requests == []
+    assert j.removed == []
+    assert any("would remove %s from NodePool" % T.HO_FINALIZER in p for p in j.planned)
+    assert any("would delete Cluster.cluster.x-k8s.io %s/%s" % (HCP, INFRA) in p for p in j.planned)
+
+
+def test_a_recreated_hosted_cluster_is_not_touched():
+    kube = FakeCluster()
+    kube.objs[("HostedCluster", NS, NAME)]["metadata"]["uid"] = "newer"
+    with pytest.raises(T.Unknown, match="recreated"):
+        job(kube).run()
+    assert kube.requests == []
+
+
+def test_the_oidc_finalizer_needs_the_aws_phase_s_verification():
+    prefix = {"type": "Custom::S3Prefix", "id": "oidc-bucket/%s/" % INFRA}
+    manifest = {"Custom::S3Prefix": [prefix["id"]]}
+    ok, how = T.oidc_evidence([dict(prefix, outcome="deleted", verified_state="absent")], manifest, "oidc-bucket", INFRA)
+    assert ok and "read them gone" in how
+    ok, how = T.oidc_evidence([dict(prefix, outcome="failed", verified_state="present")], manifest, "oidc-bucket", INFRA)
+    assert not ok and "failed" in how
+    assert not T.oidc_evidence([], manifest, "oidc-bucket", INFRA)[0]  # held documents, no cleanup result
+    assert T.oidc_evidence([], {}, "oidc-bucket", INFRA)[0]  # the inventory read the prefix empty
+    assert not T.oidc_evidence([], {}, "", INFRA)[0]  # no bucket: nothing was read
+    kube = FakeCluster()
+    j = job(kube)
+    assert j.release_oidc(False, "s3://oidc-bucket/x/: not verified") is False
+    assert T.OIDC_FINALIZER in kube.objs[("HostedCluster", NS, NAME)]["metadata"]["finalizers"]
+    assert j.release_oidc(True, "verified") is True
+    assert T.OIDC_FINALIZER not in kube.objs[("HostedCluster", NS, NAME)]["metadata"]["finalizers"]
