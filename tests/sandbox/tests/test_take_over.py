@@ -50,6 +50,7 @@ def test_the_operator_down_stops_without_the_option_and_finishes_verified_with_i
     text = first.stdout + first.stderr
     assert first.returncode != 0, text[-3000:]
     assert "take_over_cleanup=true" in text and "NodePools and Machines gone" in text, text[-3000:]
+    assert "phases that never ran: 4 AWS infrastructure and IAM, 5 release the CLI finalizer, 6 verify" in text, text[-3000:]
     assert HO_FINALIZER in _finalizers(dyn, HS, "NodePool", nodepool, ns)
     assert HO_FINALIZER in _finalizers(dyn, HS, "HostedCluster", name, ns)
 
