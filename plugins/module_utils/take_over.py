@@ -13,7 +13,9 @@ the rules HS-4 to HS-11 and HS-15 of tests/sandbox/spec/hypershift.md):
 2. per NodePool, delete its MachineDeployments and MachineSets (annotated
    ``hypershift.openshift.io/nodePool: <ns>/<name>``) and wait until none of its Machines remains;
    then its finalizer ``hypershift.openshift.io/finalizer`` comes off (HS-15);
-3. request deletion of the CAPI Cluster named after the infra ID and wait for its absence (HS-5);
+3. copy the cleanup annotation (``hypershift.openshift.io/cleanup-cloud-resources: "true"``) from the
+   HostedCluster to the HostedControlPlane, so that CPO and HCCO remove the guest's cloud resources (HS-3);
+   request deletion of the CAPI Cluster named after the infra ID and wait for its absence (HS-5);
 4. delete the AWSEndpointServices of the HCP namespace and wait while any remain (HS-6);
 5. delete the HostedControlPlane if it is still there and wait (HS-7);
 6. unless the skip annotation is "true", delete the HCP namespace and wait (HS-9);
@@ -30,7 +32,7 @@ take-over: they are named as blockers with their finalizers' owners, and no fina
 them comes off. A read that fails is unknown, never absent.
 
 ``TakeOver(kube, ...)`` does the work; ``kube`` is the narrow interface to the API server
-(``list``, ``get``, ``delete``, ``remove_finalizers``), so the logic is testable without one.
+(``list``, ``get``, ``delete``, ``annotate``, ``remove_finalizers``), so the logic is testable without one.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -55,6 +57,7 @@ HO_FINALIZER = "hypershift.openshift.io/finalizer"
 OIDC_FINALIZER = "hypershift.io/aws-oidc-discovery"
 NODEPOOL_ANN = "hypershift.openshift.io/nodePool"
 SKIP_NS_ANN = "hypershift.openshift.io/skip-delete-hosted-controlplane-namespace"
+CLEANUP_ANN = "hypershift.openshift.io/cleanup-cloud-resources"
 WORKER_KINDS = ("MachineDeployment", "MachineSet", "Machine")
 PREFIX_TYPE = PREFIX  # the OIDC documents' prefix, as the inventory names it
 
@@ -236,9 +239,27 @@ class TakeOver(object):
             return self._list(api_version, kind, namespace)
         return probe
 
+    def propagate_cleanup(self, hc_obj):
+        """HS-3: the HostedCluster's cleanup annotation, when "true", onto the HostedControlPlane (never cleared)."""
+        if (_meta(hc_obj).get("annotations") or {}).get(CLEANUP_ANN) != "true":
+            return
+        hcp = self._get(HS, "HostedControlPlane", self.hc["name"], self.hcp_ns)
+        if hcp is None or (_meta(hcp).get("annotations") or {}).get(CLEANUP_ANN) == "true":
+            return
+        what = "HostedControlPlane %s/%s" % (self.hcp_ns, self.hc["name"])
+        if self.check_mode:
+            self.planned.append("would set %s: \"true\" on %s (HS-3)" % (CLEANUP_ANN, what))
+            return
+        r = self.kube.annotate(HS, "HostedControlPlane", self.hc["name"], self.hcp_ns, _meta(hcp).get("uid"),
+                               CLEANUP_ANN, "true")
+        if r["state"] != "done":
+            raise Unknown("setting %s on %s failed (%s)" % (CLEANUP_ANN, what, r.get("error")))
+        self._step("annotate", "set %s: \"true\" on %s, as the HostedCluster asks (HS-3)" % (CLEANUP_ANN, what))
+
     def take_over_hosted_cluster(self, hc_obj):
         """Steps 3 to 7. Returns True when the HostedCluster's operator finalizer is released (or was gone)."""
         ann = _meta(hc_obj).get("annotations") or {}
+        self.propagate_cleanup(hc_obj)
         steps = [("CAPI Cluster %s/%s" % (self.hcp_ns, self.infra_id), CAPI, "Cluster", self.infra_id, "HS-5"),
                  ("the AWSEndpointServices of %s" % self.hcp_ns, HS, "AWSEndpointService", None, "HS-6"),
                  ("HostedControlPlane %s/%s" % (self.hcp_ns, self.hc["name"]), HS, "HostedControlPlane",

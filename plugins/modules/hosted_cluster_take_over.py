@@ -20,8 +20,10 @@ description:
   - "O(part=operator): requests deletion of the NodePools; per NodePool deletes its MachineDeployments and
     MachineSets and waits until none of its Machines remains (Cluster API and its infrastructure provider delete
     them), then removes C(hypershift.openshift.io/finalizer) from it; requests deletion of the CAPI Cluster named
-    after the infra ID, the AWSEndpointServices, the HostedControlPlane and (unless the HostedCluster's skip
-    annotation is C(true)) the HCP namespace, waiting for each in turn; then removes
+    after the infra ID (first copying the HostedCluster's C(hypershift.openshift.io/cleanup-cloud-resources) annotation
+    to the HostedControlPlane, as the operator does, so that the guest's cloud resources are removed), the
+    AWSEndpointServices, the HostedControlPlane and (unless the HostedCluster's skip annotation is C(true)) the HCP
+    namespace, waiting for each in turn; then removes
     C(hypershift.openshift.io/finalizer) from the HostedCluster."
   - "O(part=oidc_finalizer): removes C(hypershift.io/aws-oidc-discovery) from the HostedCluster once the AWS
     phase has verified its OIDC documents gone (O(aws_cleanup) and O(aws_manifest) are that evidence)."
@@ -217,6 +219,31 @@ class Kube(object):
     def delete(self, api_version, kind, name, namespace, uid):
         return delete_object(self.resource(api_version, kind), name, namespace=namespace, uid=uid,
                              request_timeout=self.rt)
+
+    def annotate(self, api_version, kind, name, namespace, uid, key, value):
+        """One annotation, by a JSON patch that tests the UID first (the object's other annotations stay)."""
+        res = self.resource(api_version, kind)
+        r = get_object(res, name, namespace, request_timeout=self.rt, attempts=3)
+        if r["state"] != "present":
+            return {"state": r["state"], "error": r["query"].get("error") or "not found"}
+        meta = r["object"].get("metadata") or {}
+        if meta.get("uid") != uid:
+            return {"state": "refused", "error": "%s %s was recreated (uid %s)" % (kind, name, meta.get("uid"))}
+        ops = [{"op": "test", "path": "/metadata/uid", "value": uid}]
+        if meta.get("annotations") is None:
+            ops.append({"op": "add", "path": "/metadata/annotations", "value": {key: value}})
+        else:
+            ops.append({"op": "add", "path": "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1"),
+                        "value": value})
+        kwargs = {"name": name, "body": ops, "content_type": PATCH_CONTENT_TYPE, "_request_timeout": k8s_timeout(self.rt)}
+        if res.namespaced:
+            kwargs["namespace"] = namespace
+        try:
+            res.patch(**kwargs)
+        except Exception as e:  # pylint: disable=broad-except
+            return {"state": "refused" if getattr(e, "status", None) else "unknown",
+                    "error": "%s" % (getattr(e, "reason", None) or e)}
+        return {"state": "done"}
 
     def remove_finalizers(self, api_version, kind, name, namespace, uid, names):
         res = self.resource(api_version, kind)

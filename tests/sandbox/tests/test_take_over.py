@@ -12,7 +12,10 @@
 """
 import json
 import os
+import subprocess
+import sys
 
+from conftest import REPO
 from privilege import LogTail, run_playbook, seed
 
 HO_FINALIZER = "hypershift.openshift.io/finalizer"
@@ -71,6 +74,15 @@ def test_the_operator_down_stops_without_the_option_and_finishes_verified_with_i
             assert all(e["verified_absent_at"] for e in r["evidence"]), r
     first_take = report["taken_over"][0]
     assert first_take["reason"]["gate"] == "NodePools and Machines gone" and first_take["reason"]["state"] == "stalled"
+    # nothing the seed made in AWS is left, the guest's volume, load balancer and registry bucket included:
+    # the take-over copied the cleanup annotation to the HostedControlPlane, so HCCO removed them
+    seed_file = tmp_path / "seed.json"
+    seed_file.write_text(json.dumps(info))
+    left = json.loads(subprocess.run([sys.executable, os.path.join(REPO, "tests", "integration", "targets",
+                                                                    "setup_hosted_cluster", "files", "hc_check.py"),
+                                      "aws", str(seed_file)], capture_output=True, text=True, timeout=120,
+                                     check=True).stdout)
+    assert left["present"] == [] and left["unknown"] == [], left
     md = open(os.path.join(args["report_dir"], "%s-%s.md" % (ns, name))).read()
     assert "## Taken over (take_over_cleanup)" in md and nodepool in md
 

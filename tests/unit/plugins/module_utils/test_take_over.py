@@ -32,6 +32,7 @@ class FakeCluster(object):
         hc = obj("HostedCluster", NAME, NS, fins=["openshift.io/destroy-cluster", T.HO_FINALIZER, T.OIDC_FINALIZER],
                  uid="hc-uid")
         hc["metadata"]["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+        hc["metadata"]["annotations"][T.CLEANUP_ANN] = "true"
         self.add(hc)
         self.add(obj("NodePool", NAME + "-a", NS, fins=[T.HO_FINALIZER], spec={"clusterName": NAME}))
         self.add(obj("NodePool", "other-a", NS, fins=[T.HO_FINALIZER], spec={"clusterName": "other"}))
@@ -60,6 +61,8 @@ class FakeCluster(object):
                                                        if f != "machine.cluster.x-k8s.io"]
                 self.objs.pop(k)
             elif o["kind"] == "Cluster" and not any(m["kind"] == "Machine" for m in self.objs.values()):
+                hcp = self.objs.get(("HostedControlPlane", HCP, NAME))
+                self.hcp_cleanup = hcp is not None and hcp["metadata"]["annotations"].get(T.CLEANUP_ANN) == "true"
                 self.objs.pop(k)
                 self.objs.pop(("HostedControlPlane", HCP, NAME), None)
             elif o["kind"] == "Namespace" and not any(x["metadata"].get("namespace") == HCP for x in self.objs.values()):
@@ -89,6 +92,13 @@ class FakeCluster(object):
         assert o["metadata"]["uid"] == uid
         o["metadata"]["deletionTimestamp"] = "now"
         return {"state": "deleted", "query": {}}
+
+    def annotate(self, api_version, kind, name, namespace, uid, key, value):
+        self.requests.append(("annotate", kind, name, key))
+        o = self.objs[(kind, namespace, name)]
+        assert o["metadata"]["uid"] == uid
+        o["metadata"]["annotations"][key] = value
+        return {"state": "done"}
 
     def remove_finalizers(self, api_version, kind, name, namespace, uid, names):
         self.requests.append(("unfinalize", kind, name, tuple(names)))
@@ -131,6 +141,9 @@ def test_the_operator_part_in_its_order_and_only_its_finalizers_come_off():
     assert ("NodePool", NS, "other-a") in kube.objs  # another cluster's NodePool is not touched
     deletes = [r[1] for r in kube.requests if r[0] == "delete"]
     assert deletes == ["NodePool", "MachineSet", "Cluster", "Namespace"]
+    # the cleanup annotation reached the HostedControlPlane before its deletion (HS-3), so CPO cleans the guest
+    assert kube.hcp_cleanup is True
+    assert [r for r in kube.requests if r[0] == "annotate"] == [("annotate", "HostedControlPlane", NAME, T.CLEANUP_ANN)]
     np_evidence = [e["what"] for e in j.removed[0]["evidence"]]
     assert any("Machine %s/m1" % HCP in w for w in np_evidence)
     assert all(e["verified_absent_at"] for e in j.removed[1]["evidence"])
@@ -168,6 +181,7 @@ def test_check_mode_sends_no_write_and_plans_both_releases():
     assert j.removed == []
     assert any("would remove %s from NodePool" % T.HO_FINALIZER in p for p in j.planned)
     assert any("would delete Cluster.cluster.x-k8s.io %s/%s" % (HCP, INFRA) in p for p in j.planned)
+    assert any("would set %s" % T.CLEANUP_ANN in p for p in j.planned)
 
 
 def test_a_recreated_hosted_cluster_is_not_touched():
