@@ -184,6 +184,8 @@ class TakeOver(object):
         entry = {"object": {"api_version": api_version, "kind": kind, "namespace": namespace, "name": name},
                  "uid": uid, "finalizer": finalizer, "owner": finalizer_owner(finalizer)["owner"],
                  "taken_over_from": OWNER, "evidence": evidence, "at": utc_iso()}
+        if r.get("note"):
+            entry["note"] = r["note"]
         self.removed.append(entry)
         self._step("release", "removed %s from %s (uid %s)" % (finalizer, what, uid))
         return entry

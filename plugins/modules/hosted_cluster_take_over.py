@@ -277,7 +277,18 @@ class Kube(object):
             return {"state": "unknown", "error": str(e)}
         except Exception as e:  # pylint: disable=broad-except
             status = getattr(e, "status", None)
-            return {"state": "refused" if status else "unknown", "error": "%s" % (getattr(e, "reason", None) or e)}
+            error = "%s" % (getattr(e, "reason", None) or e)
+            if status:
+                return {"state": "refused", "error": error}
+            # no answer: the patch may have been applied. A re-read that shows the finalizer gone from the same
+            # object makes it ours, and it is recorded as removed, so the report does not lose it
+            r = get_object(res, name, namespace, request_timeout=self.rt, attempts=3)
+            meta = (r["object"] or {}).get("metadata") or {}
+            if r["state"] == "absent":
+                return {"state": "removed", "note": "the answer was lost (%s); a re-read finds the object gone" % error}
+            if r["state"] == "present" and meta.get("uid") == uid and not set(names) & set(meta.get("finalizers") or []):
+                return {"state": "removed", "note": "the answer was lost (%s); a re-read shows it gone" % error}
+            return {"state": "unknown", "error": error}
         if after is None:
             return {"state": "absent" if not seen.get("obj") else "not_held"}
         return {"state": "removed"}

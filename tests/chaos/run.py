@@ -31,6 +31,11 @@ before the pool starts.
              playbooks/destroy_hosted_cluster.yml through the proxy, with AWS faults on the run's key
              and one owner killed and restarted at a random point: the hypershift twin, or the real
              CAPI or CAPA manager (`sandbox restart capi-manager|capa-manager`)
+  take-over  the hosted-cluster job on a cluster whose hypershift-operator (HO and the NodePool
+             controller) is down from the start, with take_over_cleanup (take_over_after 10 s): the run
+             takes over the operator's part; the finalizer invariant also allows the operator's finalizers
+             (hypershift.openshift.io/finalizer, hypershift.io/aws-oidc-discovery), and only where one of the
+             two reports lists that removal with its evidence of absence
 
 Then the faults stop and the same job runs again (through the proxy at rate 0, so that every request
 of both runs is logged), and the invariants are checked:
@@ -641,15 +646,20 @@ def _report_ids(report):
     return out
 
 
-def case_hosted_cluster(run, rng, ctx):
-    """destroy_hosted_cluster on a small hosted cluster, through the proxy, AWS faults, the HO twin crashing."""
+def case_hosted_cluster(run, rng, ctx, take_over=False):
+    """destroy_hosted_cluster on a small hosted cluster, through the proxy, AWS faults, the HO twin crashing.
+
+    ``take_over``: the hypershift-operator (HO and the NodePool controller) is down from the start and the runs
+    pass take_over_cleanup; the finalizer invariant then also allows the operator's finalizers, but only where
+    one of the two reports lists that removal with its evidence of absence."""
     from kubernetes import client, config, dynamic
     workdir, rate = ctx.workdir, ctx.rate
-    name = f"hc{run['seed']}{run['tag']}"
+    name = f"{'to' if take_over else 'hc'}{run['seed']}{run['tag']}"
     ns = f"chaos-{name}"
+    down = ["--knob", "ho=down", "--knob", "nodepool=down"] if take_over else []
     seeded = seed_scenario("hosted-cluster", "--name", name, "--namespace", ns, "--knob", "nodepools=1",
                            "--knob", "replicas=1", "--knob", "zones=1", "--knob", "nat_seconds=1",
-                           "--knob", "grace_period=1s", "--knob", "requeue=1s")
+                           "--knob", "grace_period=1s", "--knob", "requeue=1s", *down)
     manifest_ids = {i for lst in seeded["aws"].values() for i in lst}
     hc_uid = seeded["uid"]
     # the playbook makes a few hundred requests and its Phase 1 reads stop the run at the first error: a
@@ -660,8 +670,10 @@ def case_hosted_cluster(run, rng, ctx):
         env = dict(ctx.env, KUBECONFIG=proxy.kubeconfig, K8S_AUTH_KUBECONFIG=proxy.kubeconfig)
         extra = {"hosted_cluster_name": name, "hosted_cluster_namespace": ns, "cluster_grace_period": 120,
                  "aws_cleanup_timeout": 180}
+        if take_over:
+            extra.update(take_over_cleanup=True, take_over_after=10, cluster_grace_period=180)
         run["aws_rules"] = ctx.aws.start(rng, rate / 4, run["seed"])
-        # one owner crashes: HyperShift's twin, or one of the real CAPI and CAPA managers
+        # one owner crashes: HyperShift's twin (its CPO and HCCO still run), or one of the real CAPI and CAPA managers
         victim = rng.choice(["twin-hypershift", "capi-manager", "capa-manager"])
         crash = at_random_point(rng, 3.0, 25.0, ctx.crash, run, victim, rng.uniform(0.5, 3.0))
         try:
@@ -720,11 +732,61 @@ def case_hosted_cluster(run, rng, ctx):
         if rc2 != 0 or not second.get("verified"):
             violations.append({"invariant": "verified", "what": f"fault-free re-run: rc={rc2} verified="
                                f"{second.get('verified')} remaining={str(second.get('remaining'))[:300]}"})
-        for w in finalizer_writes(proxy.entries(), allowed_removals={CLI_FINALIZER}):
+        allowed = {CLI_FINALIZER} | (set(TAKE_OVER_FINALIZERS) if take_over else set())
+        for w in finalizer_writes(proxy.entries(), allowed_removals=allowed):
             violations.append({"invariant": "finalizer", "what": f"{w['method']} {w['path']}: {w['body']}"})
+        if take_over:
+            violations += unrecorded_take_overs(proxy.entries(), [first, second])
+            run["taken_over"] = sum(len(t.get("finalizers_removed") or []) for r in (first, second)
+                                    for t in r.get("taken_over") or [])
     finally:
         proxy.stop()
     return violations
+
+
+TAKE_OVER_FINALIZERS = ("hypershift.openshift.io/finalizer", "hypershift.io/aws-oidc-discovery")
+
+
+def unrecorded_take_overs(entries, reports):
+    """An operator finalizer removed through the proxy that no report lists as taken over, with evidence.
+
+    Both runs' reports are read (the faulty run's may have been overwritten by the re-run's, which keeps the
+    earlier one archived: a removal the faulty run made and recorded is then in neither; the check counts
+    the removals a report lists against the removals sent, per object and finalizer)."""
+    listed = {}
+    for report in reports:
+        for t in report.get("taken_over") or []:
+            for r in t.get("finalizers_removed") or []:
+                if not r.get("evidence"):
+                    continue
+                key = ((r.get("object") or {}).get("name"), r.get("finalizer"))
+                listed[key] = listed.get(key, 0) + 1
+    out = []
+    for e in entries:
+        body = e.get("body") or ""
+        if e.get("method") != "PATCH" or not any(f in body for f in TAKE_OVER_FINALIZERS):
+            continue
+        try:
+            ops = json.loads(body)
+        except ValueError:
+            continue
+        tested = {op.get("path"): op.get("value") for op in ops if isinstance(op, dict) and op.get("op") == "test"}
+        for op in ops:
+            if isinstance(op, dict) and op.get("op") == "remove" and tested.get(op.get("path")) in TAKE_OVER_FINALIZERS:
+                key = (e["path"].rstrip("/").split("?")[0].rsplit("/", 1)[-1], tested[op["path"]])
+                # a request the proxy answered itself (a 5xx, a 429) or dropped unsent never reached the server
+                reached = e.get("fault") not in ("status-500", "status-503", "status-429", "drop")
+                if reached and listed.get(key, 0) <= 0:
+                    out.append({"invariant": "finalizer", "what": f"PATCH {e['path']} removed {key[1]}, and no "
+                                "report lists that removal with its evidence of absence"})
+                if reached:
+                    listed[key] = listed.get(key, 0) - 1
+    return out
+
+
+def case_take_over(run, rng, ctx):
+    """destroy_hosted_cluster with take_over_cleanup on a hosted cluster whose hypershift-operator is down."""
+    return case_hosted_cluster(run, rng, ctx, take_over=True)
 
 
 def _aws_checks():
@@ -841,15 +903,17 @@ CASES = {"wait-gate": case_wait_gate, "apiserver-restart": case_apiserver_restar
          "releases": case_releases, "twin-crash": case_twin_crash, "cfn-refusals": case_cfn,
          "hosted-cluster": case_hosted_cluster, "aws-silent": case_aws_silent, "api-silent": case_api_silent,
          "orphans": case_orphans, "playbook-silent": case_playbook_silent,
-         "concurrent": case_concurrent}
+         "concurrent": case_concurrent, "take-over": case_take_over}
 # 50 runs a cycle, weighed by cost (the figures are from before the #23 cases joined) (measured on the shared 2-core machine, 4 at a time, load 10-20: a wait-gate
 # run ~25 s, aws-infra ~90 s, a prune_releases or clear_cfn_refusals run ~110-170 s, destroy_hosted_cluster
 # ~350 s): per 100 runs 2 hosted-cluster, 4 each of cfn-refusals, releases and twin-crash, 8 apiserver-restart,
 # 16 aws-infra, 62 wait-gate. Long runs first in each half, so that the pool does not end on one of them.
 # Each half also holds the fault classes of #23 that need a case of their own: three playbooks against a
 # silent endpoint, two pairs of concurrent runs, one module against a silent API server and one against a
-# silent AWS endpoint (slow answers and the shared EC2 budget come with the proxy and the AWS cases).
-_HALF = ("{hc},cfn-refusals,playbook-silent,releases,concurrent,twin-crash,wait-gate,aws-infra,playbook-silent,"
+# silent AWS endpoint (slow answers and the shared EC2 budget come with the proxy and the AWS cases), and one
+# take-over (#20: the operator down, take_over_cleanup; about 120-180 s a run). The orphan sweep is not in the mix:
+# it scans the whole region, where the other runs' infra IDs are orphans too.
+_HALF = ("{hc},cfn-refusals,playbook-silent,releases,concurrent,twin-crash,take-over,aws-infra,playbook-silent,"
          "wait-gate,apiserver-restart,api-silent,aws-infra,wait-gate,concurrent,wait-gate,aws-infra,aws-silent,"
          "wait-gate,apiserver-restart,playbook-silent,aws-infra,wait-gate,wait-gate,wait-gate")
 DEFAULT_CASES = _HALF.format(hc="hosted-cluster") + "," + _HALF.format(hc="wait-gate")
