@@ -1000,23 +1000,50 @@ def _d_record(ex, rid, obs):
     zone, rr = _find_record(ex, rid) if not obs.get("record") else (split_record_id(rid)[0], obs["record"])
     if rr is None:
         return "absent"
-    ex.c.call("route53", "change_resource_record_sets", HostedZoneId=zone,
-              ChangeBatch={"Changes": [{"Action": "DELETE", "ResourceRecordSet": rr}]})
+    try:
+        ex.c.call("route53", "change_resource_record_sets", HostedZoneId=zone,
+                  ChangeBatch={"Changes": [{"Action": "DELETE", "ResourceRecordSet": rr}]})
+    except botocore.exceptions.ClientError as e:
+        if not _record_vanished(e):
+            raise
+        # someone else deleted it between our read and our DELETE: only a fresh read may say absent
+        if _find_record(ex, rid)[1] is None:
+            return "absent"
+        raise
     return "deleted"
 
 
-def _empty_zone(ex, zone):
-    changes = []
+def _record_vanished(exc):
+    """Route53 refuses a whole change batch when one DELETE names a record that is no longer there."""
+    return error_code(exc) == "InvalidChangeBatch" and "not found" in str(exc)
+
+
+# how often a zone is re-listed when a concurrent run deleted a record between our list and our DELETE
+ZONE_RELIST_ATTEMPTS = 3
+
+
+def _zone_records(ex, zone):
+    records = []
     marker = {}
     while True:
         resp = ex.c.call("route53", "list_resource_record_sets", HostedZoneId=zone, **marker)
-        changes += [{"Action": "DELETE", "ResourceRecordSet": rr} for rr in resp.get("ResourceRecordSets", [])
-                    if rr["Type"] not in ("NS", "SOA")]
+        records += [rr for rr in resp.get("ResourceRecordSets", []) if rr["Type"] not in ("NS", "SOA")]
         if not resp.get("IsTruncated"):
-            break
+            return records
         marker = {"StartRecordName": resp["NextRecordName"], "StartRecordType": resp["NextRecordType"]}
-    for chunk in _chunks(changes, 500):
-        ex.c.call("route53", "change_resource_record_sets", HostedZoneId=zone, ChangeBatch={"Changes": chunk})
+
+
+def _empty_zone(ex, zone):
+    for attempt in range(ZONE_RELIST_ATTEMPTS):
+        changes = [{"Action": "DELETE", "ResourceRecordSet": rr} for rr in _zone_records(ex, zone)]
+        try:
+            for chunk in _chunks(changes, 500):
+                ex.c.call("route53", "change_resource_record_sets", HostedZoneId=zone,
+                          ChangeBatch={"Changes": chunk})
+            return
+        except botocore.exceptions.ClientError as e:
+            if not _record_vanished(e) or attempt == ZONE_RELIST_ATTEMPTS - 1:
+                raise
 
 
 def _d_zone(ex, rid, obs):

@@ -150,3 +150,75 @@ def test_an_error_we_cannot_place_is_absent_only_when_a_read_finds_it_gone():
     verified, dummy = ex.run()
     res = ex.results[(g.SUBNET, "subnet-1")]
     assert not verified and res["outcome"] == "failed" and "InvalidRoute.NotFound" in res["error"]
+
+
+class RacedZone:
+    """A private zone whose record another run deletes between our list and our DELETE (chaos seed 42089):
+    Route53 then refuses the whole batch with InvalidChangeBatch "... but it was not found"."""
+
+    def __init__(self, races=1):
+        self.zone = True
+        self.records = {("api.c.local.", "A"), ("*.apps.c.local.", "A")}
+        self.races = races
+        self.calls = []
+
+    def get_hosted_zone(self, Id):
+        self.calls.append("GetHostedZone")
+        if not self.zone:
+            raise err("NoSuchHostedZone", "GetHostedZone")
+        return {"HostedZone": {"Id": Id, "Name": "c.local."}}
+
+    def list_resource_record_sets(self, HostedZoneId, **kw):
+        self.calls.append("ListResourceRecordSets")
+        rrs = [{"Name": n, "Type": t, "TTL": 60, "ResourceRecords": [{"Value": "10.0.0.1"}]} for n, t in sorted(self.records)]
+        return {"ResourceRecordSets": [{"Name": "c.local.", "Type": "SOA"}] + rrs, "IsTruncated": False}
+
+    def change_resource_record_sets(self, HostedZoneId, ChangeBatch):
+        self.calls.append("ChangeResourceRecordSets")
+        if self.races:
+            self.races -= 1
+            self.records.discard(min(self.records))  # the other run's DELETE lands first
+        names = [(c["ResourceRecordSet"]["Name"], c["ResourceRecordSet"]["Type"]) for c in ChangeBatch["Changes"]]
+        missing = [n for n in names if n not in self.records]
+        if missing:
+            raise botocore.exceptions.ClientError({"Error": {"Code": "InvalidChangeBatch", "Message": (
+                "[Tried to delete resource record set [name='%s', type='%s'] but it was not found]" % missing[0])}},
+                "ChangeResourceRecordSets")
+        self.records.difference_update(names)
+
+    def delete_hosted_zone(self, Id):
+        self.calls.append("DeleteHostedZone")
+        if self.records:
+            raise err("HostedZoneNotEmpty", "DeleteHostedZone")
+        self.zone = False
+
+
+def test_a_zone_another_run_is_emptying_is_re_listed_and_deleted():
+    fake = RacedZone(races=1)
+    ex, dummy = run(fake, {g.ZONE: ["Z1"]})
+    verified, dummy = ex.run()
+    assert verified and ex.results[(g.ZONE, "Z1")]["outcome"] == "deleted"
+    assert fake.calls.count("ListResourceRecordSets") == 2 and not fake.records and not fake.zone
+
+
+def test_a_zone_whose_records_keep_vanishing_fails_after_a_bounded_number_of_re_lists():
+    fake = RacedZone(races=99)
+    fake.records |= {("a%d.c.local." % i, "A") for i in range(5)}
+    ex, dummy = run(fake, {g.ZONE: ["Z1"]})
+    verified, dummy = ex.run()
+    res = ex.results[(g.ZONE, "Z1")]
+    assert not verified and res["outcome"] == "failed" and "not found" in res["error"]
+
+
+def test_a_change_batch_refused_for_another_reason_is_not_retried_and_fails():
+    fake = RacedZone(races=0)
+
+    def refuse(HostedZoneId, ChangeBatch):
+        fake.calls.append("ChangeResourceRecordSets")
+        raise err("InvalidChangeBatch", "ChangeResourceRecordSets")  # no "not found": a real refusal
+    fake.change_resource_record_sets = refuse
+    ex, dummy = run(fake, {g.ZONE: ["Z1"]})
+    verified, dummy = ex.run()
+    res = ex.results[(g.ZONE, "Z1")]
+    assert not verified and res["outcome"] == "failed" and "InvalidChangeBatch" in res["error"]
+    assert fake.zone and fake.records and fake.calls.count("ChangeResourceRecordSets") == 1
