@@ -33,6 +33,7 @@ notes:
     is an unknown answer, not a failure.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - teardown.gates.k8s_request_timeout
 options:
   api_version:
     description: API version of the object.
@@ -77,10 +78,6 @@ options:
       - Set V(false) to skip these lists on large clusters.
     type: bool
     default: true
-  request_timeout:
-    description: Seconds one request may take before it counts as failed (the state is then unknown).
-    type: float
-    default: 10
 seealso:
   - module: teardown.gates.wait_gate
   - module: teardown.gates.finalizer

@@ -27,6 +27,7 @@ description:
   - Check mode sends no mutating request; C(--diff) shows the finalizers before and after.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - teardown.gates.k8s_request_timeout
 options:
   state:
     description: Whether the finalizers must be on the object (V(present)) or off it (V(absent)).
@@ -76,10 +77,6 @@ options:
     description: How many times to read, compute and send when the object changes under the module.
     type: int
     default: 5
-  request_timeout:
-    description: Seconds one request may take before it counts as failed (the state is then unknown).
-    type: float
-    default: 10
 notes:
   - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout), every
     later request at most O(request_timeout) (connect at most 5 s), and a read is sent again only after a

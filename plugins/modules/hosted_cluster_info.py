@@ -31,11 +31,8 @@ notes:
     O(request_timeout).
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - teardown.gates.hosted_cluster
 options:
-  name:
-    description: The HostedCluster's name.
-    type: str
-    required: true
   namespace:
     description: The HostedCluster's namespace.
     type: str

@@ -42,11 +42,8 @@ notes:
     C(delete())); docs/runbook-destroy-hosted-cluster.md has the take-over section.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - teardown.gates.hosted_cluster
 options:
-  name:
-    description: The HostedCluster's name.
-    type: str
-    required: true
   namespace:
     description: The HostedCluster's namespace.
     type: str
