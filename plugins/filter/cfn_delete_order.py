@@ -7,13 +7,13 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.teardown.gates.plugins.module_utils import cfn
+from ansible_collections.teardown.gates.plugins.module_utils import cfn_classify
 
 
 def cfn_delete_order(info, names=None):
     try:
-        return cfn.order_from_info(info, names=names)
-    except cfn.OrderError as e:
+        return cfn_classify.order_from_info(info, names=names)
+    except cfn_classify.OrderError as e:
         raise AnsibleFilterError("cfn_delete_order: %s" % e)
 
 

@@ -31,8 +31,8 @@ except ImportError:  # pragma: no cover
     pass
 
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import error_code, NOT_FOUND
-from ansible_collections.teardown.gates.plugins.module_utils import aws_execute as x
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, NOT_FOUND
+from ansible_collections.teardown.gates.plugins.module_utils import aws_probes as x
 
 ROLE_SUFFIXES = ("openshift-ingress", "openshift-image-registry", "aws-ebs-csi-driver-controller",
                  "cloud-controller", "node-pool", "control-plane-operator", "cloud-network-config-controller",
@@ -108,7 +108,7 @@ def _parallel(*fns):
 
 
 def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None, region="us-east-1"):
-    """Return (manifest, details) for ``infra_id`` using ``c`` (aws_execute.Clients)."""
+    """Return (manifest, details) for ``infra_id`` using ``c`` (aws_client.Clients)."""
     tag_key = "kubernetes.io/cluster/%s" % infra_id
     tag = [{"Name": "tag:" + tag_key, "Values": ["owned"]}]
 
@@ -129,7 +129,7 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
         for r in _pages(c, "ec2", "describe_instances", "Reservations", Filters=tag):
             for i in r.get("Instances", []):
                 if i.get("State", {}).get("Name") != "terminated" and owned(i):
-                    keep(g.INSTANCE, i["InstanceId"], i, x._instance_state(i))
+                    keep(g.INSTANCE, i["InstanceId"], i, x.instance_state(i))
 
     gateways = []
 
@@ -172,7 +172,7 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
         def nats():
             for n in _pages(c, "ec2", "describe_nat_gateways", "NatGateways", Filter=vf):
                 if n.get("State") not in ("deleted", "failed"):
-                    keep(g.NAT, n["NatGatewayId"], n, x._nat_state(n))
+                    keep(g.NAT, n["NatGatewayId"], n, x.nat_state(n))
 
         def endpoints():
             for e in _pages(c, "ec2", "describe_vpc_endpoints", "VpcEndpoints", Filters=vf):

@@ -27,7 +27,8 @@ except ImportError:  # pragma: no cover
     pass
 
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import error_code, NOT_FOUND, PROBES
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, NOT_FOUND
+from ansible_collections.teardown.gates.plugins.module_utils.aws_probes import PROBES
 from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import ROLE_SUFFIXES
 
 CLUSTER_TAG = "kubernetes.io/cluster/"

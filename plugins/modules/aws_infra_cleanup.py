@@ -186,7 +186,8 @@ import time
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Clients, Executor
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Executor
 from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
 
 try:

@@ -153,7 +153,7 @@ import datetime
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 from ansible_collections.teardown.gates.plugins.module_utils import orphans as o
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients
 from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (

@@ -194,8 +194,9 @@ import time
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 from ansible_collections.teardown.gates.plugins.module_utils import cfn
+from ansible_collections.teardown.gates.plugins.module_utils.cfn_classify import CLEAR_CHOICES
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import CheckModeViolation, Clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import CheckModeViolation, Clients
 
 try:
     import botocore.exceptions
@@ -206,7 +207,7 @@ except ImportError:
 def main():
     argument_spec = dict(
         stack_name=dict(type="str", required=True, aliases=["name"]),
-        clear=dict(type="list", elements="str", default=[], choices=list(cfn.CLEAR_CHOICES)),
+        clear=dict(type="list", elements="str", default=[], choices=list(CLEAR_CHOICES)),
         retain_unclearable=dict(type="bool", default=False),
         disable_termination_protection=dict(type="bool", default=False),
         wait_timeout=dict(type="int", default=900),

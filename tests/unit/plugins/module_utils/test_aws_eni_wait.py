@@ -7,8 +7,9 @@ import threading
 import botocore.exceptions
 
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import (
-    Clients, Executor, eni_signals, elb_eni_description)
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws_deletes import elb_eni_description, eni_signals
+from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Executor
 
 VPC = "vpc-1"
 

@@ -4,7 +4,8 @@ import botocore.exceptions
 import pytest
 
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import CheckModeViolation, Clients, Executor
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import CheckModeViolation, Clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Executor
 
 
 def err(code, op):

@@ -10,7 +10,8 @@ import botocore.exceptions
 from botocore.parsers import ResponseParserError
 
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Clients, Executor
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Executor
 
 
 def err(code, op):

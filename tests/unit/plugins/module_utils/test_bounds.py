@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from ansible_collections.teardown.gates.plugins.module_utils import aws_inventory, bounds, k8s_observe
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Clients, Unanswered
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients, Unanswered
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 

@@ -3,74 +3,74 @@ set of stacks, and the delete loop against a fake CloudFormation that refuses un
 import botocore.exceptions
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import cfn
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import CheckModeViolation, Clients
+from ansible_collections.teardown.gates.plugins.module_utils import cfn, cfn_classify, cfn_remedies
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import CheckModeViolation, Clients
 
 
 @pytest.mark.parametrize("reason,rtype,expected", [
     ("The bucket you tried to delete is not empty (Service: Amazon S3; Status Code: 409; Error Code: BucketNotEmpty;"
-     " Request ID: 1)", "AWS::S3::Bucket", cfn.BUCKET_NOT_EMPTY),
+     " Request ID: 1)", "AWS::S3::Bucket", cfn_classify.BUCKET_NOT_EMPTY),
     ('Resource handler returned message: "The bucket you tried to delete is not empty (Service: S3, Status Code: 409)"',
-     "AWS::S3::Bucket", cfn.BUCKET_NOT_EMPTY),
+     "AWS::S3::Bucket", cfn_classify.BUCKET_NOT_EMPTY),
     ("Cannot delete entity, must detach all policies first. (Service: AmazonIdentityManagement; Status Code: 409; "
-     "Error Code: DeleteConflict; Request ID: 2)", "AWS::IAM::Role", cfn.DELETE_CONFLICT),
-    ("Cannot delete entity, must remove roles from instance profile first.", "AWS::IAM::Role", cfn.DELETE_CONFLICT),
-    ("Cannot delete entity, must delete policies first.", "AWS::IAM::Role", cfn.DELETE_CONFLICT),
+     "Error Code: DeleteConflict; Request ID: 2)", "AWS::IAM::Role", cfn_classify.DELETE_CONFLICT),
+    ("Cannot delete entity, must remove roles from instance profile first.", "AWS::IAM::Role", cfn_classify.DELETE_CONFLICT),
+    ("Cannot delete entity, must delete policies first.", "AWS::IAM::Role", cfn_classify.DELETE_CONFLICT),
     ("resource sg-0abc has a dependent object (Service: AmazonEC2; Status Code: 400; Error Code: "
-     "DependencyViolation)", "AWS::EC2::SecurityGroup", cfn.DEPENDENCY_VIOLATION),
-    ("The subnet 'subnet-1' has dependencies and cannot be deleted.", "AWS::EC2::Subnet", cfn.DEPENDENCY_VIOLATION),
+     "DependencyViolation)", "AWS::EC2::SecurityGroup", cfn_classify.DEPENDENCY_VIOLATION),
+    ("The subnet 'subnet-1' has dependencies and cannot be deleted.", "AWS::EC2::Subnet", cfn_classify.DEPENDENCY_VIOLATION),
     ("Cannot delete protected Cluster, please disable deletion protection and try again. (Service: Rds, Status "
-     "Code: 400)", "AWS::RDS::DBCluster", cfn.DELETION_PROTECTION),
+     "Code: 400)", "AWS::RDS::DBCluster", cfn_classify.DELETION_PROTECTION),
     ("Cannot delete protected DB Instance, please disable deletion protection and try again.",
-     "AWS::RDS::DBInstance", cfn.DELETION_PROTECTION),
+     "AWS::RDS::DBInstance", cfn_classify.DELETION_PROTECTION),
     ("Embedded stack arn:aws:cloudformation:us-east-1:123:stack/p-parent-Child-1/x was not successfully deleted: "
-     "The following resource(s) failed to delete: [Bucket]. ", "AWS::CloudFormation::Stack", cfn.CHILD_STACK_FAILED),
-    ("The following resource(s) failed to delete: [Bucket].", "AWS::CloudFormation::Stack", cfn.CHILD_STACK_FAILED),
-    ("Export p-exporter-VpcId cannot be deleted as it is in use by p-importer", None, cfn.EXPORT_IN_USE),
+     "The following resource(s) failed to delete: [Bucket]. ", "AWS::CloudFormation::Stack", cfn_classify.CHILD_STACK_FAILED),
+    ("The following resource(s) failed to delete: [Bucket].", "AWS::CloudFormation::Stack", cfn_classify.CHILD_STACK_FAILED),
+    ("Export p-exporter-VpcId cannot be deleted as it is in use by p-importer", None, cfn_classify.EXPORT_IN_USE),
     ("Stack [p-protected] cannot be deleted while TerminationProtection is enabled", None,
-     cfn.TERMINATION_PROTECTION),
+     cfn_classify.TERMINATION_PROTECTION),
     ("Rate exceeded (Service: AmazonEC2; Status Code: 400; Error Code: RequestLimitExceeded)",
-     "AWS::EC2::SecurityGroup", cfn.TRANSIENT),
+     "AWS::EC2::SecurityGroup", cfn_classify.TRANSIENT),
     ("We encountered an internal error (Service: Amazon S3; Status Code: 500; Error Code: InternalError)",
-     "AWS::S3::Bucket", cfn.TRANSIENT),
-    ("Access Denied (Service: Amazon S3; Status Code: 403; Error Code: AccessDenied)", "AWS::S3::Bucket", cfn.OTHER),
-    ("", "AWS::S3::Bucket", cfn.OTHER),
+     "AWS::S3::Bucket", cfn_classify.TRANSIENT),
+    ("Access Denied (Service: Amazon S3; Status Code: 403; Error Code: AccessDenied)", "AWS::S3::Bucket", cfn_classify.OTHER),
+    ("", "AWS::S3::Bucket", cfn_classify.OTHER),
 ])
 def test_classify(reason, rtype, expected):
-    assert cfn.classify(reason, rtype) == expected
+    assert cfn_classify.classify(reason, rtype) == expected
 
 
 def test_error_code_wins_over_wording():
     # the wording mentions a dependent object, the service's code says the bucket is not empty
-    assert cfn.classify("x has a dependent object (Error Code: BucketNotEmpty)") == cfn.BUCKET_NOT_EMPTY
+    assert cfn_classify.classify("x has a dependent object (Error Code: BucketNotEmpty)") == cfn_classify.BUCKET_NOT_EMPTY
 
 
 @pytest.mark.parametrize("cls,clear,kw,expected", [
-    (cfn.BUCKET_NOT_EMPTY, ["empty_buckets"], {}, "clear"),
-    (cfn.BUCKET_NOT_EMPTY, ["detach_iam"], {}, "stop"),
-    (cfn.BUCKET_NOT_EMPTY, [], {"retain_unclearable": True}, "retain"),
-    (cfn.DELETE_CONFLICT, ["detach_iam"], {"attempts": 3}, "stop"),
-    (cfn.DELETE_CONFLICT, ["detach_iam"], {"attempts": 3, "retain_unclearable": True}, "retain"),
-    (cfn.TRANSIENT, [], {}, "retry"),
-    (cfn.TRANSIENT, [], {"attempts": 3}, "stop"),
-    (cfn.TERMINATION_PROTECTION, [], {}, "stop"),
-    (cfn.TERMINATION_PROTECTION, [], {"disable_termination_protection": True}, "clear"),
-    (cfn.EXPORT_IN_USE, list(cfn.CLEAR_CHOICES), {"retain_unclearable": True}, "stop"),
-    (cfn.OTHER, list(cfn.CLEAR_CHOICES), {}, "stop"),
-    (cfn.CHILD_STACK_FAILED, ["nested"], {}, "clear"),
+    (cfn_classify.BUCKET_NOT_EMPTY, ["empty_buckets"], {}, "clear"),
+    (cfn_classify.BUCKET_NOT_EMPTY, ["detach_iam"], {}, "stop"),
+    (cfn_classify.BUCKET_NOT_EMPTY, [], {"retain_unclearable": True}, "retain"),
+    (cfn_classify.DELETE_CONFLICT, ["detach_iam"], {"attempts": 3}, "stop"),
+    (cfn_classify.DELETE_CONFLICT, ["detach_iam"], {"attempts": 3, "retain_unclearable": True}, "retain"),
+    (cfn_classify.TRANSIENT, [], {}, "retry"),
+    (cfn_classify.TRANSIENT, [], {"attempts": 3}, "stop"),
+    (cfn_classify.TERMINATION_PROTECTION, [], {}, "stop"),
+    (cfn_classify.TERMINATION_PROTECTION, [], {"disable_termination_protection": True}, "clear"),
+    (cfn_classify.EXPORT_IN_USE, list(cfn_classify.CLEAR_CHOICES), {"retain_unclearable": True}, "stop"),
+    (cfn_classify.OTHER, list(cfn_classify.CLEAR_CHOICES), {}, "stop"),
+    (cfn_classify.CHILD_STACK_FAILED, ["nested"], {}, "clear"),
 ])
 def test_decide(cls, clear, kw, expected):
-    assert cfn.decide(cls, clear, **kw)[0] == expected
+    assert cfn_classify.decide(cls, clear, **kw)[0] == expected
 
 
 @pytest.mark.parametrize("cls,option", [
-    (cfn.BUCKET_NOT_EMPTY, "clear: [empty_buckets]"), (cfn.DELETE_CONFLICT, "clear: [detach_iam]"),
-    (cfn.DELETION_PROTECTION, "clear: [disable_deletion_protection]"),
-    (cfn.DEPENDENCY_VIOLATION, "clear: [release_dependencies]"), (cfn.CHILD_STACK_FAILED, "clear: [nested]"),
-    (cfn.TERMINATION_PROTECTION, "disable_termination_protection=true"), (cfn.OTHER, "retain_unclearable=true"),
+    (cfn_classify.BUCKET_NOT_EMPTY, "clear: [empty_buckets]"), (cfn_classify.DELETE_CONFLICT, "clear: [detach_iam]"),
+    (cfn_classify.DELETION_PROTECTION, "clear: [disable_deletion_protection]"),
+    (cfn_classify.DEPENDENCY_VIOLATION, "clear: [release_dependencies]"), (cfn_classify.CHILD_STACK_FAILED, "clear: [nested]"),
+    (cfn_classify.TERMINATION_PROTECTION, "disable_termination_protection=true"), (cfn_classify.OTHER, "retain_unclearable=true"),
 ])
 def test_stop_names_the_option(cls, option):
-    action, detail = cfn.decide(cls, [])
+    action, detail = cfn_classify.decide(cls, [])
     assert action == "stop" and option in detail
 
 
@@ -83,7 +83,7 @@ def s(name, **kw):
 def test_order_importers_before_exporters():
     stacks = [s("exporter", exports=["vpc"]), s("importer", imports=["vpc"], exports=["sub"]),
               s("leaf", imports=["sub"]), s("alone")]
-    ordered, handled = cfn.order_stacks(stacks)
+    ordered, handled = cfn_classify.order_stacks(stacks)
     names = [x["name"] for x in ordered]
     assert names.index("leaf") < names.index("importer") < names.index("exporter")
     assert set(names) == {"exporter", "importer", "leaf", "alone"} and handled == []
@@ -91,19 +91,19 @@ def test_order_importers_before_exporters():
 
 def test_order_parent_handles_child_and_child_imports_count_for_parent():
     stacks = [s("exporter", exports=["vpc"]), s("parent"), s("child", parent_id="arn:parent", imports=["vpc"])]
-    ordered, handled = cfn.order_stacks(stacks)
+    ordered, handled = cfn_classify.order_stacks(stacks)
     assert [x["name"] for x in ordered] == ["parent", "exporter"]
     assert [x["name"] for x in handled] == ["child"]
 
 
 def test_order_child_without_parent_in_set_runs_alone():
-    ordered, handled = cfn.order_stacks([s("child", parent_id="arn:elsewhere")])
+    ordered, handled = cfn_classify.order_stacks([s("child", parent_id="arn:elsewhere")])
     assert [x["name"] for x in ordered] == ["child"] and handled == []
 
 
 def test_order_cycle_is_an_error():
-    with pytest.raises(cfn.OrderError, match="a, b"):
-        cfn.order_stacks([s("a", exports=["x"], imports=["y"]), s("b", exports=["y"], imports=["x"])])
+    with pytest.raises(cfn_classify.OrderError, match="a, b"):
+        cfn_classify.order_stacks([s("a", exports=["x"], imports=["y"]), s("b", exports=["y"], imports=["x"])])
 
 
 # ---- the loop against a fake CloudFormation + S3
@@ -255,7 +255,7 @@ def test_retain_ignored_by_the_endpoint_is_reported():
 
 def test_back_to_complete_after_delete_is_a_failure():
     fake = FakeAWS(back_to_complete=True)
-    td, st, msg = run(fake, clear=list(cfn.CLEAR_CHOICES))
+    td, st, msg = run(fake, clear=list(cfn_classify.CLEAR_CHOICES))
     assert "went back to UPDATE_COMPLETE" in msg and "not a success" in msg and "in use by q" in msg
 
 
@@ -298,13 +298,13 @@ def test_timeout_is_bounded():
 
 
 def test_template_imports_from_dict_json_and_yaml():
-    assert cfn.template_imports({"Resources": {"P": {"Properties": {"Value": {"Fn::ImportValue": "x-Arn"}}}}}) == [
+    assert cfn_classify.template_imports({"Resources": {"P": {"Properties": {"Value": {"Fn::ImportValue": "x-Arn"}}}}}) == [
         "x-Arn"]
-    assert cfn.template_imports('{"Resources": {"P": {"Properties": {"V": {"Fn::ImportValue": "y"}}}}}') == ["y"]
+    assert cfn_classify.template_imports('{"Resources": {"P": {"Properties": {"V": {"Fn::ImportValue": "y"}}}}}') == ["y"]
     yaml_text = "Resources:\n  P:\n    Properties:\n      V: !ImportValue z-Vpc\n      W:\n        Fn::ImportValue: w\n"
-    assert sorted(cfn.template_imports(yaml_text)) == ["w", "z-Vpc"]
+    assert sorted(cfn_classify.template_imports(yaml_text)) == ["w", "z-Vpc"]
     # built at run time: unknown, said so
-    assert cfn.template_imports({"R": {"Fn::ImportValue": {"Fn::Sub": "${Env}-vpc"}}}) == [None]
+    assert cfn_classify.template_imports({"R": {"Fn::ImportValue": {"Fn::Sub": "${Env}-vpc"}}}) == [None]
 
 
 def test_order_from_info():
@@ -317,12 +317,12 @@ def test_order_from_info():
             "imp": facts("imp", template={"R": {"Fn::ImportValue": "exp-Arn"}}),
             "par": facts("par"), "par-Child-1": facts("par-Child-1", parent="arn:par"),
             "other": facts("other")}
-    out = cfn.order_from_info(info)
+    out = cfn_classify.order_from_info(info)
     names = [s["name"] for s in out["order"]]
     assert names.index("imp") < names.index("exp") and "par-Child-1" not in names
     assert [s["after"] for s in out["order"] if s["name"] == "exp"] == [["imp"]]
     assert out["handled_by_parent"] == [{"name": "par-Child-1", "id": "arn:par-Child-1", "parent_id": "arn:par"}]
-    chosen = cfn.order_from_info(info, names=["par", "arn:exp"])
+    chosen = cfn_classify.order_from_info(info, names=["par", "arn:exp"])
     assert [s["name"] for s in chosen["order"]] == ["par", "exp"] or [s["name"] for s in chosen["order"]] == [
         "exp", "par"]
     assert [s["name"] for s in chosen["handled_by_parent"]] == ["par-Child-1"]
@@ -333,7 +333,7 @@ def test_order_from_info_finds_children_without_parent_id():
                     "stack_resource_list": [{"resource_type": "AWS::CloudFormation::Stack",
                                              "physical_resource_id": "arn:kid"}]},
             "kid": {"stack_description": {"stack_id": "arn:kid", "stack_status": "DELETE_FAILED"}}}
-    out = cfn.order_from_info(info)
+    out = cfn_classify.order_from_info(info)
     assert [s["name"] for s in out["order"]] == ["par"]
     assert [s["name"] for s in out["handled_by_parent"]] == ["kid"]
 
@@ -368,12 +368,12 @@ class FakeVersionedS3:
 def test_empty_buckets_deletes_every_version_and_delete_marker():
     s3 = FakeVersionedS3()
     c = Clients(lambda service: s3)
-    holders = cfn.find_holders(c, "empty_buckets", "AWS::S3::Bucket", "b")
+    holders = cfn_remedies.find_holders(c, "empty_buckets", "AWS::S3::Bucket", "b")
     assert holders and "3+" in holders[0]["what"]
-    cfn.release(c, "empty_buckets", "AWS::S3::Bucket", "b", holders)
+    cfn_remedies.release(c, "empty_buckets", "AWS::S3::Bucket", "b", holders)
     assert s3.versions == [] and s3.markers == []
     assert sorted(s3.deleted) == [("gone", "m1"), ("gone", "v3"), ("keep", "v1"), ("keep", "v2")]
-    assert cfn.find_holders(c, "empty_buckets", "AWS::S3::Bucket", "b") == []
+    assert cfn_remedies.find_holders(c, "empty_buckets", "AWS::S3::Bucket", "b") == []
 
 
 class _RecordingClients:
@@ -390,9 +390,9 @@ class _RecordingClients:
 
 def test_iam_principals_are_released_with_the_call_each_holder_needs():
     c = _RecordingClients()
-    cfn.release(c, "detach_iam", "AWS::IAM::Role", "r", [
+    cfn_remedies.release(c, "detach_iam", "AWS::IAM::Role", "r", [
         dict(kind="attached_policy", id="arn:p"), dict(kind="inline_policy", id="i"), dict(kind="instance_profile", id="ip")])
-    cfn.release(c, "detach_iam", "AWS::IAM::User", "u", [dict(kind="attached_policy", id="arn:p"), dict(kind="group", id="g")])
+    cfn_remedies.release(c, "detach_iam", "AWS::IAM::User", "u", [dict(kind="attached_policy", id="arn:p"), dict(kind="group", id="g")])
     assert c.calls == [
         ("iam", "detach_role_policy", {"RoleName": "r", "PolicyArn": "arn:p"}),
         ("iam", "delete_role_policy", {"RoleName": "r", "PolicyName": "i"}),
@@ -410,8 +410,8 @@ def test_iam_principals_holders_are_listed_with_the_call_each_kind_needs():
              "list_user_policies": {"PolicyNames": []},
              "list_groups_for_user": {"Groups": [{"GroupName": "g"}]}}
     c = _RecordingClients(lists)
-    role = cfn.find_holders(c, "detach_iam", "AWS::IAM::Role", "r")
-    user = cfn.find_holders(c, "detach_iam", "AWS::IAM::User", "u")
+    role = cfn_remedies.find_holders(c, "detach_iam", "AWS::IAM::Role", "r")
+    user = cfn_remedies.find_holders(c, "detach_iam", "AWS::IAM::User", "u")
     assert [(h["kind"], h["id"], h["what"]) for h in role] == [
         ("attached_policy", "arn:rp", "managed policy attached to role r"),
         ("inline_policy", "ri", "inline policy of role r"),
@@ -452,7 +452,7 @@ def test_a_failed_read_after_a_refusal_is_unknown_not_not_found(answer):
     assert fake.status == "DELETE_FAILED"
     # the last answer that said anything said CREATE_COMPLETE (before DeleteStack): never NOT_FOUND
     assert td.observed_status(None) == "CREATE_COMPLETE"
-    assert td.observed_status(ARN) != cfn.NOT_FOUND
+    assert td.observed_status(ARN) != cfn_classify.NOT_FOUND
 
 
 def test_no_answer_at_all_is_unknown():
@@ -462,7 +462,7 @@ def test_no_answer_at_all_is_unknown():
     td = cfn.Teardown(Clients(lambda service: Down()), sleep=lambda s: None)
     with pytest.raises(botocore.exceptions.ClientError):
         td.run("p")
-    assert td.observed_status(None) == cfn.UNKNOWN
+    assert td.observed_status(None) == cfn_classify.UNKNOWN
 
 
 def test_not_found_only_from_the_answer_that_says_so():
@@ -470,7 +470,7 @@ def test_not_found_only_from_the_answer_that_says_so():
     fake.status = "DELETE_COMPLETE"
     td = cfn.Teardown(Clients(lambda service: fake), sleep=lambda s: None)
     assert td.run("p") == (None, None)
-    assert td.observed_status(None) == cfn.NOT_FOUND
+    assert td.observed_status(None) == cfn_classify.NOT_FOUND
 
 
 class GoneIAM:
@@ -498,5 +498,5 @@ def test_a_release_whose_every_call_finds_its_target_gone_accepted_nothing():
                {"kind": "instance_profile", "id": "prof"}]
     fake = GoneIAM()
     c = Clients(lambda service: fake)
-    assert cfn.release(c, "detach_iam", "AWS::IAM::Role", "r", holders) == 0
+    assert cfn_remedies.release(c, "detach_iam", "AWS::IAM::Role", "r", holders) == 0
     assert len(fake.calls) == 3

@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-"""The check-mode guard of aws_execute.Clients allows reads only.
+"""The check-mode guard of aws_client.Clients allows reads only.
 
 OPERATIONS is every AWS operation this collection names in plugins/ (collected by
 test_the_table_names_every_operation_the_collection_calls, which fails when a new one is not
@@ -16,7 +16,7 @@ import re
 
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import CheckModeViolation, Clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import CheckModeViolation, Clients
 
 READ, WRITE = "read", "write"
 

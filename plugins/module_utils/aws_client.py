@@ -1,0 +1,200 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, teardown.gates contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The AWS call layer every AWS module shares: one wrapper over amazon.aws's clients that counts
+requests, refuses anything but reads in check mode (an allow-list of AWS's read verbs), names a silent
+endpoint, and classifies AWS's error codes (not found, refusal, throttle).
+
+Retries are botocore's alone (standard mode, ``bounds.AWS_MAX_ATTEMPTS``; ``bounds.aws_config``), so one
+silent endpoint costs one call's bound, not a product of layers."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import functools
+import threading
+import time
+
+try:
+    import botocore.exceptions
+    from botocore.parsers import ResponseParserError
+except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
+    ResponseParserError = None
+
+from ansible_collections.teardown.gates.plugins.module_utils import bounds
+
+NOT_FOUND = frozenset([
+    "InvalidInstanceID.NotFound", "InvalidVpcID.NotFound", "InvalidSubnetID.NotFound", "InvalidGroup.NotFound",
+    "InvalidGroupId.NotFound", "InvalidRouteTableID.NotFound", "InvalidInternetGatewayID.NotFound",
+    "NatGatewayNotFound", "InvalidAllocationID.NotFound", "InvalidVpcEndpointId.NotFound",
+    "InvalidDhcpOptionID.NotFound", "InvalidDhcpOptionsID.NotFound", "InvalidNetworkInterfaceID.NotFound",
+    "InvalidAssociationID.NotFound", "Gateway.NotAttached", "NoSuchEntity", "NoSuchBucket", "NoSuchHostedZone",
+    "LoadBalancerNotFound", "TargetGroupNotFound", "AccessPointNotFound", "NoSuchKey", "404",
+])
+REFUSALS = frozenset([
+    "DependencyViolation", "InvalidIPAddress.InUse", "DeleteConflict", "HostedZoneNotEmpty", "BucketNotEmpty",
+    "ResourceInUse", "InvalidNetworkInterface.InUse", "CannotDelete",
+])
+# AuthFailure, UnauthorizedOperation, AccessDenied are not refusals: no blocker explains them and a
+# retry cannot clear them, so they fail at once, by ID, with AWS's words (the state stays unknown).
+# reads answered with something botocore cannot parse: botocore does not retry these (it raises before its
+# retry check), so this is not a second layer over its retries for the same failure
+PARSER_ATTEMPTS = 3
+# answers that ask the caller to slow down (botocore retries them; the executor's waits also space out)
+THROTTLE_CODES = frozenset([
+    "Throttling", "ThrottlingException", "ThrottledException", "RequestThrottled", "RequestThrottledException",
+    "RequestLimitExceeded", "SlowDown", "TooManyRequestsException", "PriorRequestNotComplete",
+    "EC2ThrottledException", "BandwidthLimitExceeded",
+])
+# Check mode sends reads only. An allow-list, not a deny-list of verbs: an operation whose name does
+# not start with one of AWS's read verbs (botocore's snake_case names) is refused, so a new kind of
+# call (update_termination_protection, stop_instances, set_stack_policy ...) cannot slip through.
+READ_PREFIXES = ("describe_", "list_", "get_", "head_")
+
+
+def is_read_operation(operation):
+    """True when ``operation`` (botocore's snake_case name, e.g. ``describe_vpcs``) only reads."""
+    return isinstance(operation, str) and operation.startswith(READ_PREFIXES)
+
+
+def error_code(exc):
+    try:
+        return exc.response["Error"]["Code"]
+    except (AttributeError, KeyError, TypeError):
+        return None
+
+
+def error_text(exc):
+    try:
+        err = exc.response["Error"]
+        return "%s: %s" % (err.get("Code"), err.get("Message"))
+    except (AttributeError, KeyError, TypeError):
+        return "%s: %s" % (type(exc).__name__, exc)
+
+
+class CheckModeViolation(Exception):
+    pass
+
+
+# botocore's words for "no answer came in time" (after all its attempts): nothing was learned, the request may or
+# may not have been applied. A refused or dropped connection is not here: it fails fast on its own.
+try:
+    UNANSWERED = (botocore.exceptions.ConnectTimeoutError, botocore.exceptions.ReadTimeoutError)
+
+    class Unanswered(botocore.exceptions.BotoCoreError):
+        """A service's endpoint gave no answer within its bound; the module's later calls to it are not sent."""
+        fmt = "{msg}"
+except NameError:  # pragma: no cover - botocore missing, AnsibleAWSModule reports it
+    UNANSWERED = ()
+    Unanswered = Exception
+
+
+def unanswered_text(service, op_name, endpoint, exc):
+    return ("the AWS endpoint %s did not answer %s %s (%s) within %d s (%d attempts, connect timeout %d s and read "
+            "timeout %d s each): what AWS holds is unknown, and no further request to it was sent. Check the endpoint "
+            "(AWS_ENDPOINT_URL or endpoint_url), the network path and any proxy, and a VPC endpoint's security "
+            "group" % (endpoint, service, op_name, exc, bounds.aws_call_bound(), bounds.AWS_MAX_ATTEMPTS,
+                       bounds.AWS_CONNECT_TIMEOUT, bounds.AWS_READ_TIMEOUT))
+
+
+class Clients:
+    """boto3 clients shared by the executor's threads: a bound on requests in flight, a count of every HTTP
+    attempt by service and action (and of the throttled ones), and a guard that no mutating call leaves in
+    check mode. ``config`` (``bounds.aws_config(module)``) is passed to ``factory`` (AnsibleAWSModule.client):
+    its timeouts, its one retry policy and the user agent."""
+
+    def __init__(self, factory, concurrency=8, check_mode=False, config=None):
+        self._factory = factory
+        self._config = config
+        self._clients = {}
+        self._lock = threading.Lock()
+        self.sem = threading.BoundedSemaphore(max(1, int(concurrency)))
+        self.check_mode = check_mode
+        self.calls = {}
+        self.errors = {}
+        self.throttled = 0  # attempts AWS answered with a throttling code, botocore's own retries included
+        self.unanswered = {}  # endpoint URL -> why it is taken as silent (no later call to it is sent, by any service)
+
+    def client(self, service):
+        with self._lock:
+            if service not in self._clients:
+                c = self._factory(service, config=self._config) if self._config is not None else self._factory(service)
+                inner = getattr(c, "client", c)  # RetryingBotoClientWrapper keeps the boto3 client here
+                events = getattr(getattr(inner, "meta", None), "events", None)
+                if events is not None:
+                    events.register("before-send", functools.partial(self._count, service))
+                    events.register("needs-retry", self._note_throttle)
+                self._clients[service] = inner
+            return self._clients[service]
+
+    def _count(self, service, **kwargs):
+        action = kwargs.get("event_name", "").split(".")[-1]
+        with self._lock:
+            svc = self.calls.setdefault(service, {})
+            svc[action] = svc.get(action, 0) + 1
+        return None
+
+    def _note_throttle(self, response=None, **kwargs):
+        """Called by botocore after every attempt; returns None so that its own retry decision stands."""
+        parsed = response[1] if isinstance(response, tuple) and len(response) > 1 else None
+        code = parsed.get("Error", {}).get("Code") if isinstance(parsed, dict) else None
+        if code in THROTTLE_CODES:
+            with self._lock:
+                self.throttled += 1
+        return None
+
+    def call(self, service, operation, **params):
+        method = getattr(self.client(service), operation)
+        op_name = "".join(w.capitalize() for w in operation.split("_"))
+        reads = is_read_operation(operation)
+        if self.check_mode and not reads:
+            raise CheckModeViolation("check mode sends reads only (Describe, List, Get, Head): refusing %s.%s"
+                                     % (service, op_name))
+
+        def do():
+            for attempt in range(PARSER_ATTEMPTS):
+                try:
+                    return method(**params)
+                except ResponseParserError:
+                    # an answer that is neither AWS's XML nor its JSON (an HTML 5xx page from a front end):
+                    # botocore says a retry may succeed; a read is safe to send again, a change is left to
+                    # the verification by ID
+                    if not reads or attempt + 1 >= PARSER_ATTEMPTS:
+                        raise
+                    time.sleep(0.5 * 3 ** attempt)
+
+        endpoint = getattr(getattr(self.client(service), "meta", None), "endpoint_url", None) or service
+        gone = self.unanswered.get(endpoint)
+        if gone is not None:  # this endpoint already failed to answer: the run's bound is one call's, not one per call
+            raise Unanswered(msg=gone)
+        try:
+            with self.sem:
+                return do()
+        except UNANSWERED as e:
+            text = unanswered_text(service, op_name, endpoint, e)
+            with self._lock:
+                self.unanswered.setdefault(endpoint, text)
+            raise Unanswered(msg=text)
+        except botocore.exceptions.ClientError as e:
+            code = error_code(e)
+            with self._lock:
+                self.errors[code] = self.errors.get(code, 0) + 1
+            raise
+
+
+
+
+ENI = "AWS::EC2::NetworkInterface"
+
+
+def chunks(seq, n):
+    seq = list(seq)
+    for i in range(0, len(seq), n):
+        yield seq[i:i + n]
+
+
+def wall_iso():
+    """Now, UTC, ISO-8601 with milliseconds (the report's format)."""
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + ".%03dZ" % (int(now * 1000) % 1000)
+

@@ -1,0 +1,349 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, teardown.gates contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""What holds a resource that CloudFormation refused to delete, and how each remedy releases it. A
+remedy first finds the holders (reads only, so check mode can show them) and then releases them
+(mutating, never in check mode); ``release`` counts what AWS accepted."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+try:
+    import botocore.exceptions
+except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
+    pass
+
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, is_read_operation
+
+
+def error_message(exc):
+    try:
+        return exc.response["Error"].get("Message") or str(exc)
+    except (AttributeError, KeyError, TypeError):
+        return str(exc)
+
+
+def is_missing_stack(exc):
+    return error_code(exc) == "ValidationError" and "does not exist" in error_message(exc)
+
+
+def utc(ts):
+    if ts is None:
+        return None
+    if hasattr(ts, "strftime"):
+        try:
+            return ts.astimezone(_UTC).strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (ts.microsecond // 1000)
+        except (ValueError, TypeError):
+            return str(ts)
+    return str(ts)
+
+
+try:
+    from datetime import timezone as _tz
+    _UTC = _tz.utc
+except ImportError:  # pragma: no cover
+    _UTC = None
+
+
+class Unclear(Exception):
+    """A remedy found something it cannot release."""
+
+
+def paginate(c, service, op, key, **kw):
+    out = []
+    token_in, token_out = {
+        "list_object_versions": (None, None),
+    }.get(op, ("NextToken", "NextToken"))
+    marker_style = op in ("list_attached_role_policies", "list_role_policies", "list_instance_profiles_for_role",
+                          "list_entities_for_policy", "list_attached_user_policies", "list_user_policies",
+                          "list_groups_for_user", "list_access_keys", "list_attached_group_policies",
+                          "list_group_policies", "get_group", "list_policy_versions")
+    while True:
+        resp = c.call(service, op, **kw)
+        if isinstance(key, tuple):
+            for k in key:
+                out.extend(resp.get(k, []))
+        else:
+            out.extend(resp.get(key, []))
+        if marker_style:
+            if resp.get("IsTruncated"):
+                kw["Marker"] = resp["Marker"]
+                continue
+            return out
+        tok = resp.get(token_out) if token_out else None
+        if not tok:
+            return out
+        kw[token_in] = tok
+
+
+# Each finder returns a list of holders: dicts {kind, id, what} (read-only). Each releaser undoes them.
+
+def _bucket_holders(c, bucket):
+    kw = {"Bucket": bucket, "MaxKeys": 1000}
+    resp = c.call("s3", "list_object_versions", **kw)
+    n = len(resp.get("Versions", [])) + len(resp.get("DeleteMarkers", []))
+    if n == 0:
+        resp2 = c.call("s3", "list_objects_v2", Bucket=bucket, MaxKeys=1)
+        n = resp2.get("KeyCount", 0)
+    if n == 0:
+        return []
+    more = "+" if resp.get("IsTruncated") else ""
+    return [dict(kind="objects", id=bucket, what="%d%s object versions and delete markers" % (n, more))]
+
+
+def _empty_bucket(c, bucket):
+    deleted = 0
+    while True:
+        resp = c.call("s3", "list_object_versions", Bucket=bucket, MaxKeys=1000)
+        objs = [{"Key": v["Key"], "VersionId": v["VersionId"]}
+                for v in resp.get("Versions", []) + resp.get("DeleteMarkers", [])]
+        if not objs:
+            plain = c.call("s3", "list_objects_v2", Bucket=bucket, MaxKeys=1000).get("Contents", [])
+            objs = [{"Key": o["Key"]} for o in plain]
+        if not objs:
+            return deleted
+        for i in range(0, len(objs), 1000):
+            resp = c.call("s3", "delete_objects", Bucket=bucket, Delete={"Objects": objs[i:i + 1000], "Quiet": True})
+            errors = resp.get("Errors") or []
+            if errors:
+                raise Unclear("bucket %s: %d objects could not be deleted, first %s: %s" % (
+                    bucket, len(errors), errors[0].get("Key"), errors[0].get("Message") or errors[0].get("Code")))
+        deleted += len(objs)
+
+
+# A role's or a user's holders, one row per kind: how the holders are listed (IAM call, response key, the
+# field naming each holder, or None for a list of names), how they are described, and how each is let go
+# (IAM call, parameter naming the holder).
+_PRINCIPALS = {
+    "RoleName": ("role", (
+        ("attached_policy", "list_attached_role_policies", "AttachedPolicies", "PolicyArn",
+         "managed policy attached to", "detach_role_policy", "PolicyArn"),
+        ("inline_policy", "list_role_policies", "PolicyNames", None,
+         "inline policy of", "delete_role_policy", "PolicyName"),
+        ("instance_profile", "list_instance_profiles_for_role", "InstanceProfiles", "InstanceProfileName",
+         "instance profile holding", "remove_role_from_instance_profile", "InstanceProfileName"),
+    )),
+    "UserName": ("user", (
+        ("attached_policy", "list_attached_user_policies", "AttachedPolicies", "PolicyArn",
+         "managed policy attached to", "detach_user_policy", "PolicyArn"),
+        ("inline_policy", "list_user_policies", "PolicyNames", None,
+         "inline policy of", "delete_user_policy", "PolicyName"),
+        ("group", "list_groups_for_user", "Groups", "GroupName",
+         "group membership of", "remove_user_from_group", "GroupName"),
+    )),
+}
+
+
+def _principal_holders(c, key, name):
+    noun, rows = _PRINCIPALS[key]
+    h = []
+    for kind, op, resp_key, field, what, dummy_op, dummy_param in rows:
+        for item in paginate(c, "iam", op, resp_key, **{key: name}):
+            h.append(dict(kind=kind, id=item[field] if field else item, what="%s %s %s" % (what, noun, name)))
+    return h
+
+
+def _release_principal(c, key, name, holders):
+    release = dict((row[0], row[5:]) for row in _PRINCIPALS[key][1])
+    for x in holders:
+        op, param = release[x["kind"]]
+        _ok_if_gone(c.call, "iam", op, **{key: name, param: x["id"]})
+
+
+def _policy_holders(c, arn):
+    h = []
+    resp_kw = {"PolicyArn": arn}
+    for r in paginate(c, "iam", "list_entities_for_policy", "PolicyRoles", **resp_kw):
+        h.append(dict(kind="role", id=r["RoleName"], what="role with policy %s attached" % arn))
+    for u in paginate(c, "iam", "list_entities_for_policy", "PolicyUsers", **resp_kw):
+        h.append(dict(kind="user", id=u["UserName"], what="user with policy %s attached" % arn))
+    for g in paginate(c, "iam", "list_entities_for_policy", "PolicyGroups", **resp_kw):
+        h.append(dict(kind="group", id=g["GroupName"], what="group with policy %s attached" % arn))
+    for v in paginate(c, "iam", "list_policy_versions", "Versions", PolicyArn=arn):
+        if not v.get("IsDefaultVersion"):
+            h.append(dict(kind="version", id=v["VersionId"], what="non-default version of policy %s" % arn))
+    return h
+
+
+def _release_policy(c, arn, holders):
+    for x in holders:
+        op, key = {"role": ("detach_role_policy", "RoleName"), "user": ("detach_user_policy", "UserName"),
+                   "group": ("detach_group_policy", "GroupName"), "version": ("delete_policy_version", "VersionId")}[
+            x["kind"]]
+        _ok_if_gone(c.call, "iam", op, PolicyArn=arn, **{key: x["id"]})
+
+
+def _profile_holders(c, name):
+    try:
+        ip = c.call("iam", "get_instance_profile", InstanceProfileName=name)["InstanceProfile"]
+    except botocore.exceptions.ClientError as e:
+        if error_code(e) == "NoSuchEntity":
+            return []
+        raise
+    return [dict(kind="role", id=r["RoleName"], what="role in instance profile %s" % name) for r in ip.get("Roles", [])]
+
+
+def _release_profile(c, name, holders):
+    for x in holders:
+        _ok_if_gone(c.call, "iam", "remove_role_from_instance_profile", InstanceProfileName=name, RoleName=x["id"])
+
+
+# what a remedy's target (or the refused resource itself) answers once it is already gone
+GONE_CODES = frozenset(["NoSuchEntity", "NoSuchBucket", "InvalidNetworkInterfaceID.NotFound", "InvalidPermission.NotFound",
+                        "InvalidGroup.NotFound", "DBClusterNotFoundFault", "DBInstanceNotFound"])
+
+
+def _ok_if_gone(call, service, op, **kw):
+    try:
+        return call(service, op, **kw)
+    except botocore.exceptions.ClientError as e:
+        if error_code(e) in GONE_CODES:
+            return None
+        raise
+
+
+def _rds_holders(c, rtype, ident):
+    try:
+        if rtype == "AWS::RDS::DBCluster":
+            items = c.call("rds", "describe_db_clusters", DBClusterIdentifier=ident).get("DBClusters", [])
+        else:
+            items = c.call("rds", "describe_db_instances", DBInstanceIdentifier=ident).get("DBInstances", [])
+    except botocore.exceptions.ClientError as e:
+        if error_code(e) in ("DBClusterNotFoundFault", "DBInstanceNotFound"):
+            return []
+        raise
+    if items and items[0].get("DeletionProtection"):
+        return [dict(kind="deletion_protection", id=ident, what="DeletionProtection=true")]
+    return []
+
+
+def _release_rds(c, rtype, ident, holders):
+    if not holders:
+        return
+    if rtype == "AWS::RDS::DBCluster":
+        c.call("rds", "modify_db_cluster", DBClusterIdentifier=ident, DeletionProtection=False, ApplyImmediately=True)
+    else:
+        c.call("rds", "modify_db_instance", DBInstanceIdentifier=ident, DeletionProtection=False,
+               ApplyImmediately=True)
+
+
+def _sg_holders(c, gid):
+    h = []
+    for f in ("ip-permission.group-id", "egress.ip-permission.group-id"):
+        for sg in paginate(c, "ec2", "describe_security_groups", "SecurityGroups",
+                            Filters=[{"Name": f, "Values": [gid]}]):
+            if sg["GroupId"] == gid:
+                continue
+            for direction, key in (("ingress", "IpPermissions"), ("egress", "IpPermissionsEgress")):
+                for perm in sg.get(key, []):
+                    pairs = [p for p in perm.get("UserIdGroupPairs", []) if p.get("GroupId") == gid]
+                    if pairs:
+                        rule = dict((k, v) for k, v in perm.items() if k in ("IpProtocol", "FromPort", "ToPort"))
+                        rule["UserIdGroupPairs"] = [{"GroupId": gid}]
+                        h.append(dict(kind="sg_rule_" + direction, id=sg["GroupId"], rule=rule,
+                                      what="%s rule of %s refers to %s" % (direction, sg["GroupId"], gid)))
+    for eni in paginate(c, "ec2", "describe_network_interfaces", "NetworkInterfaces",
+                         Filters=[{"Name": "group-id", "Values": [gid]}]):
+        h.append(dict(kind="eni", id=eni["NetworkInterfaceId"], status=eni.get("Status"),
+                      attached=bool(eni.get("Attachment")), vpc=eni.get("VpcId"),
+                      groups=[g["GroupId"] for g in eni.get("Groups", [])],
+                      requester_managed=bool(eni.get("RequesterManaged")),
+                      what="network interface %s (%s) uses %s" % (eni["NetworkInterfaceId"], eni.get("Status"), gid)))
+    # dedupe rules that appear under both filters
+    seen, out = set(), []
+    for x in h:
+        k = (x["kind"], x["id"], repr(x.get("rule")))
+        if k not in seen:
+            seen.add(k)
+            out.append(x)
+    return out
+
+
+def _release_sg(c, gid, holders):
+    for x in holders:
+        if x["kind"] == "sg_rule_ingress":
+            _ok_if_gone(c.call, "ec2", "revoke_security_group_ingress", GroupId=x["id"], IpPermissions=[x["rule"]])
+        elif x["kind"] == "sg_rule_egress":
+            _ok_if_gone(c.call, "ec2", "revoke_security_group_egress", GroupId=x["id"], IpPermissions=[x["rule"]])
+        elif x["kind"] == "eni":
+            if x["requester_managed"]:
+                raise Unclear("%s is managed by an AWS service; delete the service resource that owns it" % x["id"])
+            if not x["attached"] and x.get("status") in ("available", None):
+                _ok_if_gone(c.call, "ec2", "delete_network_interface", NetworkInterfaceId=x["id"])
+                continue
+            others = [g for g in x["groups"] if g != gid]
+            if not others:
+                default = c.call("ec2", "describe_security_groups", Filters=[
+                    {"Name": "vpc-id", "Values": [x["vpc"]]}, {"Name": "group-name", "Values": ["default"]}]).get(
+                    "SecurityGroups", [])
+                if not default:
+                    raise Unclear("%s: no other group to move the attached interface to" % x["id"])
+                others = [default[0]["GroupId"]]
+            c.call("ec2", "modify_network_interface_attribute", NetworkInterfaceId=x["id"], Groups=others)
+
+
+def _subnet_holders(c, sid):
+    return [dict(kind="eni", id=e["NetworkInterfaceId"], status=e.get("Status"), attached=bool(e.get("Attachment")),
+                 requester_managed=bool(e.get("RequesterManaged")), groups=[], vpc=e.get("VpcId"),
+                 what="network interface %s (%s) in %s" % (e["NetworkInterfaceId"], e.get("Status"), sid))
+            for e in paginate(c, "ec2", "describe_network_interfaces", "NetworkInterfaces",
+                               Filters=[{"Name": "subnet-id", "Values": [sid]}])]
+
+
+def _release_enis(c, rid, holders):
+    for x in holders:
+        if x["attached"] or x["requester_managed"]:
+            raise Unclear("%s is attached or managed by a service; it goes with its instance or service" % x["id"])
+        _ok_if_gone(c.call, "ec2", "delete_network_interface", NetworkInterfaceId=x["id"])
+
+
+# (remedy, resource type) -> (finder, releaser)
+REMEDIES = {
+    ("empty_buckets", "AWS::S3::Bucket"): (_bucket_holders, lambda c, rid, h: _empty_bucket(c, rid)),
+    ("detach_iam", "AWS::IAM::Role"): (lambda c, rid: _principal_holders(c, "RoleName", rid),
+                                       lambda c, rid, h: _release_principal(c, "RoleName", rid, h)),
+    ("detach_iam", "AWS::IAM::User"): (lambda c, rid: _principal_holders(c, "UserName", rid),
+                                       lambda c, rid, h: _release_principal(c, "UserName", rid, h)),
+    ("detach_iam", "AWS::IAM::ManagedPolicy"): (_policy_holders, _release_policy),
+    ("detach_iam", "AWS::IAM::InstanceProfile"): (_profile_holders, _release_profile),
+    ("disable_deletion_protection", "AWS::RDS::DBCluster"): (
+        lambda c, rid: _rds_holders(c, "AWS::RDS::DBCluster", rid),
+        lambda c, rid, h: _release_rds(c, "AWS::RDS::DBCluster", rid, h)),
+    ("disable_deletion_protection", "AWS::RDS::DBInstance"): (
+        lambda c, rid: _rds_holders(c, "AWS::RDS::DBInstance", rid),
+        lambda c, rid, h: _release_rds(c, "AWS::RDS::DBInstance", rid, h)),
+    ("release_dependencies", "AWS::EC2::SecurityGroup"): (_sg_holders, _release_sg),
+    ("release_dependencies", "AWS::EC2::Subnet"): (_subnet_holders, _release_enis),
+}
+
+
+def find_holders(c, remedy, rtype, physical_id):
+    """Read-only: what holds the resource, for a remedy; None when the remedy does not cover that type."""
+    entry = REMEDIES.get((remedy, rtype))
+    if entry is None or not physical_id:
+        return None
+    return entry[0](c, physical_id)
+
+
+class _Tally:
+    """The clients, counting the mutating calls AWS accepted: a release whose every call found its target
+    already gone (another run let it go first) changed nothing."""
+
+    def __init__(self, c):
+        self.c, self.accepted = c, 0
+
+    def call(self, service, op, **kw):
+        resp = self.c.call(service, op, **kw)
+        if not is_read_operation(op):
+            self.accepted += 1
+        return resp
+
+    def __getattr__(self, name):
+        return getattr(self.c, name)
+
+
+def release(c, remedy, rtype, physical_id, holders):
+    """Let go of what holds the resource; returns how many mutating calls AWS accepted."""
+    tally = _Tally(c)
+    REMEDIES[(remedy, rtype)][1](tally, physical_id, holders)
+    return tally.accepted
