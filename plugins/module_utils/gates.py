@@ -60,12 +60,8 @@ try:
 except ImportError:  # pragma: no cover
     import Queue as queue  # noqa: N813
 
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
-    Observer,
-    list_objects,
-    object_summary,
-    utc_iso,
-)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import list_objects, object_summary, utc_iso
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_watch import Observer
 from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import (
     deleting_condition,
     kind_label,

@@ -156,8 +156,9 @@ from ansible_collections.teardown.gates.plugins.module_utils import orphans as o
 from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients
 from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
-    READ_ATTEMPTS, ResourceLookupError, api_client, list_objects, resolve_resource)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
+    READ_ATTEMPTS, ResourceLookupError, api_client, resolve_resource)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import list_objects
 
 try:
     import botocore.exceptions

@@ -101,7 +101,8 @@ from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import An
 
 from ansible_collections.teardown.gates.plugins.module_utils.convoy import API_VERSION
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import api_client, missing_permission, retry_read
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
+    api_client, missing_permission, retry_read)
 
 
 def utc_iso(ts=None):

@@ -205,12 +205,8 @@ from ansible_collections.kubernetes.core.plugins.module_utils.args_common import
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
-    ResourceLookupError,
-    api_client,
-    missing_permission,
-    retry_read,
-)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
+    ResourceLookupError, api_client, missing_permission, retry_read)
 from ansible_collections.teardown.gates.plugins.module_utils.convoy import (
     ABSENT,
     API_VERSION,

@@ -184,16 +184,10 @@ from ansible_collections.kubernetes.core.plugins.module_utils.args_common import
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import finalizer_owner, inspect_next
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
+    ResourceLookupError, api_client, resolve_resource)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
-    PRESENT,
-    UNKNOWN,
-    ResourceLookupError,
-    api_client,
-    get_object,
-    list_contents,
-    object_summary,
-    resolve_resource,
-)
+    PRESENT, UNKNOWN, get_object, list_contents, object_summary)
 
 NS_CONTENT_CONDITIONS = ("NamespaceContentRemaining", "NamespaceFinalizersRemaining")
 

@@ -168,7 +168,6 @@ from ansible_collections.kubernetes.core.plugins.module_utils.args_common import
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.teardown.gates.plugins.module_utils.finalizers import (
-    PATCH_CONTENT_TYPE,
     apply_with_retry,
     build_patch,
     desired_finalizers,
@@ -177,14 +176,9 @@ from ansible_collections.teardown.gates.plugins.module_utils.finalizers import (
     validate_finalizer_name,
 )
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
-    ABSENT,
-    UNKNOWN,
-    ResourceLookupError,
-    api_client,
-    get_object,
-    resolve_resource,
-)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
+    ResourceLookupError, api_client, resolve_resource)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ABSENT, UNKNOWN, get_object, patch_object
 
 
 class Refused(Exception):
@@ -310,11 +304,7 @@ def main():
             path = "/api/v1/namespaces/%s/finalize" % p["name"]
             return client.client.request("put", path, body=payload,
                                          _request_timeout=k8s_timeout(p["request_timeout"])).to_dict()
-        kwargs = {"name": p["name"], "body": payload, "content_type": PATCH_CONTENT_TYPE,
-                  "_request_timeout": k8s_timeout(p["request_timeout"])}
-        if resource.namespaced:
-            kwargs["namespace"] = p["namespace"]
-        return resource.patch(**kwargs).to_dict()
+        return patch_object(resource, p["name"], payload, namespace=p["namespace"], request_timeout=p["request_timeout"])
 
     try:
         before, after, rounds = apply_with_retry(fetch, compute, send, attempts=p["retries"])

@@ -32,11 +32,13 @@ description:
 author:
   - teardown.gates contributors (@teardown-gates)
 notes:
-  - Time bound - every request takes at most 10 seconds (connect at most 5 s) and building the client
-    (C(/version) and discovery) at most 30 seconds. Against an API server that accepts and never answers the
-    task fails as unknown, naming the server, after about 30 seconds.
+  - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout), every
+    later request at most O(request_timeout) (connect at most 5 s), and a read is sent again only after a
+    transient answer (429, 5xx, a lost connection; 3 tries at most), so against an API server that accepts and
+    never answers the task fails as unknown, naming the server, after about 3 x O(request_timeout).
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - teardown.gates.k8s_request_timeout
 options:
   action:
     description:
@@ -180,13 +182,15 @@ from ansible.module_utils.common.text.converters import to_native
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.teardown.gates.plugins.module_utils import captf
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
+    ResourceLookupError, api_client, missing_permission)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import READ_ATTEMPTS
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
-    ResourceLookupError, api_client, missing_permission,
-)
+    ABSENT, PRESENT, get_object, list_objects, patch_object)
 
 try:
     from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
-    from kubernetes.dynamic.exceptions import DynamicApiError, NotFoundError
+    from kubernetes.dynamic.exceptions import DynamicApiError
     HAS_K8S = True
     K8S_ERR = None
 except ImportError as e:  # pragma: no cover - reported by the module
@@ -200,10 +204,12 @@ def now_iso():
 
 
 class Reader:
-    """Reads with three outcomes: the object, None (absent, by a 404), or captf.UNKNOWN (an error)."""
+    """k8s_observe's bounded reads, in captf's three outcomes: the object, None (absent, by a 404), or
+    captf.UNKNOWN (no answer, or an error: recorded in ``errors``)."""
 
-    def __init__(self, client):
+    def __init__(self, client, request_timeout):
         self.client = client
+        self.request_timeout = request_timeout
         self.errors = []
         self.times = {}
 
@@ -213,23 +219,33 @@ class Reader:
     def get(self, label, api_version, kind, name, namespace=None):
         self.times[label] = now_iso()
         try:
-            return self._res(api_version, kind).get(name=name, namespace=namespace).to_dict()
-        except NotFoundError:
-            return None
-        except Exception as e:  # noqa: BLE001 - any other failure is "unknown"
+            res = self._res(api_version, kind)
+        except Exception as e:  # noqa: BLE001 - discovery failed: unknown
             self.errors.append("%s: %s" % (label, _err(e)))
             return captf.UNKNOWN
+        r = get_object(res, name, namespace, request_timeout=self.request_timeout, attempts=READ_ATTEMPTS)
+        if r["state"] == PRESENT:
+            return r["object"]
+        if r["state"] == ABSENT:
+            return None
+        self.errors.append("%s: %s" % (label, r["query"].get("error")))
+        return captf.UNKNOWN
 
     def list(self, label, api_version, kind, namespace, label_selector=None):
         self.times[label] = now_iso()
         try:
-            return [i.to_dict() for i in self._res(api_version, kind).get(
-                namespace=namespace, label_selector=label_selector).items]
-        except NotFoundError:
-            return []
+            res = self._res(api_version, kind)
         except Exception as e:  # noqa: BLE001
             self.errors.append("%s: %s" % (label, _err(e)))
             return captf.UNKNOWN
+        r = list_objects(res, namespace, label_selector=label_selector, request_timeout=self.request_timeout,
+                         attempts=READ_ATTEMPTS)
+        if r["ok"]:
+            return r["items"]
+        if r["query"].get("status") == 404:
+            return []
+        self.errors.append("%s: %s" % (label, r["query"].get("error")))
+        return captf.UNKNOWN
 
 
 def _err(e):
@@ -306,8 +322,7 @@ def patch(module, reader, ops):
     p = module.params
     res = reader.client.resource(p["kind"], p["api_version"])
     try:
-        return res.patch(body=ops, name=p["name"], namespace=p["namespace"],
-                         content_type="application/json-patch+json").to_dict()
+        return patch_object(res, p["name"], ops, namespace=p["namespace"], request_timeout=p["request_timeout"])
     except Exception as e:  # noqa: BLE001
         module.fail_json(msg="patching %s %s/%s failed: %s (a failed uid test means the object was recreated); "
                          "re-run to diagnose" % (p["kind"], p["namespace"], p["name"], _err(e)), patch=ops)
@@ -364,6 +379,7 @@ def main():
         backup_serial=dict(type="int"),
         confirm_uid=dict(type="str"),
         backup_to=dict(type="path"),
+        request_timeout=dict(type="float", default=10),
     )
     if not HAS_K8S:
         AnsibleModule(argument_spec=argument_spec).fail_json(msg="kubernetes.core and the kubernetes Python "
@@ -372,10 +388,10 @@ def main():
     validate(module)
     p = module.params
     try:
-        client = api_client(module, caller="held_deletion")
+        client = api_client(module, request_timeout=p["request_timeout"], caller="held_deletion")
     except ResourceLookupError as e:
         module.fail_json(msg="could not build a Kubernetes client: %s" % e, held="unknown" if e.unknown else None)
-    reader = Reader(client)
+    reader = Reader(client, p["request_timeout"])
     obj, diag = gather(module, reader)
     result = dict(changed=False, action=p["action"], held=diag["held"], reason=diag["reason"],
                   hold_type=diag.get("hold_type"), uid=diag.get("uid"), diagnosis=public(diag),

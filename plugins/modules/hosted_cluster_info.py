@@ -95,15 +95,9 @@ import traceback
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
-    PRESENT,
-    READ_ATTEMPTS,
-    ResourceLookupError,
-    api_client,
-    get_object,
-    list_objects,
-    resolve_resource,
-)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
+    READ_ATTEMPTS, ResourceLookupError, api_client, resolve_resource)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import PRESENT, get_object, list_objects
 
 HYPERSHIFT = "hypershift.openshift.io/v1beta1"
 

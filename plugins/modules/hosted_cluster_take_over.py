@@ -148,21 +148,11 @@ import traceback
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
-from ansible_collections.teardown.gates.plugins.module_utils.finalizers import (
-    PATCH_CONTENT_TYPE,
-    apply_with_retry,
-    build_remove_patch,
-)
+from ansible_collections.teardown.gates.plugins.module_utils.finalizers import apply_with_retry, build_remove_patch
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
+    ResourceLookupError, api_client, resolve_resource)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
-    ResourceLookupError,
-    api_client,
-    delete_object,
-    get_object,
-    list_objects,
-    resolve_resource,
-    utc_iso,
-)
+    delete_object, get_object, list_objects, patch_object, utc_iso)
 from ansible_collections.teardown.gates.plugins.module_utils.take_over import (
     OWNER,
     TakeOver,
@@ -232,11 +222,8 @@ class Kube(object):
         else:
             ops.append({"op": "add", "path": "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1"),
                         "value": value})
-        kwargs = {"name": name, "body": ops, "content_type": PATCH_CONTENT_TYPE, "_request_timeout": k8s_timeout(self.rt)}
-        if res.namespaced:
-            kwargs["namespace"] = namespace
         try:
-            res.patch(**kwargs)
+            patch_object(res, name, ops, namespace=namespace, request_timeout=self.rt)
         except Exception as e:  # pylint: disable=broad-except
             return {"state": "refused" if getattr(e, "status", None) else "unknown",
                     "error": "%s" % (getattr(e, "reason", None) or e)}
@@ -262,11 +249,7 @@ class Kube(object):
             return build_remove_patch(obj, names) or None
 
         def send(obj, payload):
-            kwargs = {"name": name, "body": payload, "content_type": PATCH_CONTENT_TYPE,
-                      "_request_timeout": k8s_timeout(self.rt)}
-            if res.namespaced:
-                kwargs["namespace"] = namespace
-            return res.patch(**kwargs).to_dict()
+            return patch_object(res, name, payload, namespace=namespace, request_timeout=self.rt)
 
         try:
             dummy, after, dummy2 = apply_with_retry(fetch, compute, send)

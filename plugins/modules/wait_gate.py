@@ -320,13 +320,9 @@ from ansible_collections.teardown.gates.plugins.module_utils.gates import (
     run_gates,
     validate_gates,
 )
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
-    ResourceLookupError,
-    api_client,
-    delete_object,
-    get_object,
-    resolve_resource,
-)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
+    ResourceLookupError, api_client, resolve_resource)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import delete_object, get_object
 
 SELECTOR_SPEC = dict(
     api_version=dict(type="str", required=True),

@@ -8,7 +8,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s import client as core_client
-from ansible_collections.teardown.gates.plugins.module_utils import k8s_observe as O
+from ansible_collections.teardown.gates.plugins.module_utils import k8s_client as C
 
 
 class Answer(Exception):
@@ -27,8 +27,8 @@ def _server(monkeypatch, failures):
         return object()
 
     monkeypatch.setattr(core_client, "get_api_client", fake_get_api_client)
-    monkeypatch.setattr(O, "disable_retries", lambda c: True)
-    monkeypatch.setattr(O.time, "sleep", lambda s: None)
+    monkeypatch.setattr(C, "disable_retries", lambda c: True)
+    monkeypatch.setattr(C.time, "sleep", lambda s: None)
     return calls
 
 
@@ -36,19 +36,19 @@ def _server(monkeypatch, failures):
                                    Answer("slow down", 429)])
 def test_a_transient_failure_while_building_the_client_is_tried_again(monkeypatch, first):
     calls = _server(monkeypatch, [first])
-    assert O.api_client() is not None and len(calls) == 2
+    assert C.api_client() is not None and len(calls) == 2
 
 
 def test_retries_are_bounded_and_the_result_is_unknown(monkeypatch):
     calls = _server(monkeypatch, [Answer("busy", 503)] * 5)
-    with pytest.raises(O.ResourceLookupError) as e:
-        O.api_client()
-    assert e.value.unknown and len(calls) == O.CLIENT_ATTEMPTS
+    with pytest.raises(C.ResourceLookupError) as e:
+        C.api_client()
+    assert e.value.unknown and len(calls) == C.CLIENT_ATTEMPTS
 
 
 @pytest.mark.parametrize("fault", [Answer("forbidden", 403), Answer("SSLError(CERTIFICATE_VERIFY_FAILED)")])
 def test_refusals_and_tls_faults_are_not_retried(monkeypatch, fault):
     calls = _server(monkeypatch, [fault])
-    with pytest.raises(O.ResourceLookupError):
-        O.api_client()
+    with pytest.raises(C.ResourceLookupError):
+        C.api_client()
     assert len(calls) == 1

@@ -7,7 +7,7 @@ import botocore.exceptions
 import pytest
 import yaml
 
-from ansible_collections.teardown.gates.plugins.module_utils import aws_inventory, bounds, k8s_observe
+from ansible_collections.teardown.gates.plugins.module_utils import aws_inventory, bounds, k8s_client
 from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients, Unanswered
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
@@ -97,7 +97,7 @@ def test_bounded_pool_gives_a_timeout_to_requests_without_one():
 
         def request(self, method, url, **kw):
             seen.append(kw.get("timeout"))
-    pool = k8s_observe.BoundedPool(Pool(), bounds.k8s_timeout(3))
+    pool = k8s_client.BoundedPool(Pool(), bounds.k8s_timeout(3))
     pool.request("GET", "/version", timeout=None)
     pool.request("GET", "/api", timeout="ours")
     assert (seen[0].connect_timeout, seen[0].read_timeout) == (3.0, 3.0) and seen[1] == "ours"
@@ -106,11 +106,11 @@ def test_bounded_pool_gives_a_timeout_to_requests_without_one():
 
 def test_a_client_that_never_finishes_building_is_unknown_within_its_bound(monkeypatch):
     release = threading.Event()
-    monkeypatch.setattr(k8s_observe, "_build_client", lambda module, auth: release.wait(30))
-    monkeypatch.setattr(k8s_observe, "client_bound", lambda rt: 0.2)
+    monkeypatch.setattr(k8s_client, "_build_client", lambda module, auth: release.wait(30))
+    monkeypatch.setattr(k8s_client, "client_bound", lambda rt: 0.2)
     try:
-        with pytest.raises(k8s_observe.ResourceLookupError, match="did not answer within 0 s") as e:
-            k8s_observe.api_client(None, request_timeout=1, host="https://10.0.0.1:6443")
+        with pytest.raises(k8s_client.ResourceLookupError, match="did not answer within 0 s") as e:
+            k8s_client.api_client(None, request_timeout=1, host="https://10.0.0.1:6443")
     finally:
         release.set()
     assert e.value.unknown and "https://10.0.0.1:6443" in str(e.value)
@@ -119,6 +119,6 @@ def test_a_client_that_never_finishes_building_is_unknown_within_its_bound(monke
 def test_a_client_builder_s_exit_is_raised_in_the_module_s_thread(monkeypatch):
     def fail_json(module, auth):
         raise SystemExit(1)  # what module.fail_json does inside get_api_client
-    monkeypatch.setattr(k8s_observe, "_build_client", fail_json)
+    monkeypatch.setattr(k8s_client, "_build_client", fail_json)
     with pytest.raises(SystemExit):
-        k8s_observe.api_client(None, request_timeout=1)
+        k8s_client.api_client(None, request_timeout=1)

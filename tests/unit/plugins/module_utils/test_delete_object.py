@@ -11,6 +11,7 @@ import functools
 import pytest
 from urllib3.exceptions import NewConnectionError, ProtocolError, ReadTimeoutError
 
+from ansible_collections.teardown.gates.plugins.module_utils import k8s_client as C
 from ansible_collections.teardown.gates.plugins.module_utils import k8s_observe as O
 
 
@@ -53,7 +54,7 @@ class FakeResource(object):
 def pauses(monkeypatch):
     """delete_object retries through retry_read: its pauses are recorded here instead of slept."""
     slept = []
-    monkeypatch.setattr(O, "retry_read", functools.partial(O.retry_read, sleep=slept.append))
+    monkeypatch.setattr(O, "retry_read", functools.partial(C.retry_read, sleep=slept.append))
     return slept
 
 
@@ -116,7 +117,7 @@ def test_a_connection_lost_on_every_try_is_unknown(pauses):
     out = O.delete_object(res, "np", namespace="clusters", uid="u-1")
     assert out["state"] == "unknown" and not out["query"]["ok"]
     assert out["state"] not in ("deleted", "absent")
-    assert len(res.deletes) == O.READ_ATTEMPTS == 3 and pauses == [0.5, 1.5]
+    assert len(res.deletes) == C.READ_ATTEMPTS == 3 and pauses == [0.5, 1.5]
 
 
 def test_a_server_still_busy_after_the_tries_is_unknown_not_refused(pauses):

@@ -1,7 +1,7 @@
 """A 403 names the permission the credentials lack (verb, resource with its group, namespace)."""
 import json
 
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import _error_text, missing_permission
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import error_text, missing_permission
 
 
 class FakeApiError(Exception):
@@ -46,6 +46,6 @@ def test_not_a_403():
 def test_error_text_carries_the_permission_and_the_servers_words():
     e = FakeApiError(403, 'User "u" cannot watch resource "releases" in API group "core.convoy.kumodo.io" '
                           'in the namespace "n"')
-    text = _error_text(e)
+    text = error_text(e)
     assert text.startswith("HTTP 403: missing permission: watch releases.core.convoy.kumodo.io in namespace n (")
     assert "Audit-Id" not in text

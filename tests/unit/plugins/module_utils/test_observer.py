@@ -12,6 +12,7 @@ except ImportError:  # pragma: no cover
     import Queue as queue  # noqa: N813
 
 from ansible_collections.teardown.gates.plugins.module_utils import k8s_observe as O
+from ansible_collections.teardown.gates.plugins.module_utils import k8s_watch as W
 
 
 class FakeResp(object):
@@ -52,7 +53,7 @@ class FakeResource(object):
 def test_observer_relists_once_after_a_drop_and_resumes_from_bookmarks():
     sink = queue.Queue()
     res = FakeResource()
-    ob = O.Observer(0, res, sink, time.monotonic() + 0.6, namespace="ns", name="a")
+    ob = W.Observer(0, res, sink, time.monotonic() + 0.6, namespace="ns", name="a")
     ob.start()
     ob.join(3)
     kinds = []
@@ -73,8 +74,8 @@ def test_watch_stream_raises_watch_expired_on_410():
         def get(self, **kw):
             return FakeResp([{"type": "ERROR", "object": {"code": 410, "message": "too old resource version"}}])
     try:
-        list(O.watch_stream(Gone(), "ns", resource_version="1"))
-    except O.WatchExpired:
+        list(W.watch_stream(Gone(), "ns", resource_version="1"))
+    except W.WatchExpired:
         pass
     else:
         raise AssertionError("410 must raise WatchExpired")

@@ -9,7 +9,7 @@ __metaclass__ = type
 import pytest
 from urllib3.exceptions import NewConnectionError, ProtocolError, ReadTimeoutError
 
-from ansible_collections.teardown.gates.plugins.module_utils import k8s_observe as O
+from ansible_collections.teardown.gates.plugins.module_utils import k8s_client as C
 from ansible_collections.teardown.gates.plugins.module_utils.convoy import ABSENT, PRESENT, UNKNOWN
 from ansible_collections.teardown.gates.plugins.modules import convoy_release_info
 
@@ -41,7 +41,7 @@ def _reads(answers):
 def test_a_transient_failure_is_tried_again_after_a_pause(first):
     read, calls = _reads([first, "answer"])
     pauses = []
-    assert O.retry_read(read, sleep=pauses.append) == ("answer", 1)
+    assert C.retry_read(read, sleep=pauses.append) == ("answer", 1)
     assert len(calls) == 2 and pauses == [0.5]
 
 
@@ -50,8 +50,8 @@ def test_tries_are_bounded_the_pause_grows_and_the_last_failure_is_raised():
     read, calls = _reads([Answer("busy", 503), Answer("busy", 429), last, "never reached"])
     pauses = []
     with pytest.raises(Answer) as e:
-        O.retry_read(read, sleep=pauses.append)
-    assert e.value is last and len(calls) == O.READ_ATTEMPTS == 3
+        C.retry_read(read, sleep=pauses.append)
+    assert e.value is last and len(calls) == C.READ_ATTEMPTS == 3
     assert pauses == [0.5, 1.5]
 
 
@@ -62,13 +62,13 @@ def test_refusals_missing_kinds_tls_faults_and_timeouts_are_not_tried_again(faul
     read, calls = _reads([fault, "answer"])
     pauses = []
     with pytest.raises(type(fault)):
-        O.retry_read(read, sleep=pauses.append)
+        C.retry_read(read, sleep=pauses.append)
     assert len(calls) == 1 and pauses == []
 
 
 def test_an_answer_at_once_is_not_a_retry():
     read, calls = _reads(["answer"])
-    assert O.retry_read(read, sleep=lambda s: pytest.fail("no pause")) == ("answer", 0)
+    assert C.retry_read(read, sleep=lambda s: pytest.fail("no pause")) == ("answer", 0)
 
 
 class _Items(object):
@@ -100,7 +100,7 @@ class _Client(object):
 def _reader(answers):
     res = _Resource(answers)
     reader = convoy_release_info.Reader(_Client(res), 5,
-                                        retry=lambda read: O.retry_read(read, sleep=lambda s: None))
+                                        retry=lambda read: C.retry_read(read, sleep=lambda s: None))
     return reader, res
 
 

@@ -45,16 +45,22 @@ class Listing:
     def __init__(self, items):
         self.items = [Obj(i) for i in items]
 
+    def to_dict(self):
+        return {"items": [dict(i) for i in self.items], "metadata": {"resourceVersion": "1"}}
+
 
 def not_found():
     return NotFoundError(ApiException(status=404, reason="Not Found"))
 
 
 class Resource:
+    namespaced = True
+
     def __init__(self, kind, store, calls):
         self.kind, self.store, self.calls = kind, store, calls
 
-    def get(self, name=None, namespace=None, label_selector=None):
+    def get(self, name=None, namespace=None, label_selector=None, _request_timeout=None):
+        assert _request_timeout, "every read is bounded"
         self.calls.append(("get", self.kind, name))
         if name is None:
             return Listing([o for o in self.store.values() if o["kind"] == self.kind])
