@@ -27,11 +27,8 @@ class Blocker:
         return out
 
 
-
-
 def no_blockers(ex, rid, obs, code):
     return []
-
 
 
 def _eni_blocker(ex, eni, nat_enis):

@@ -182,8 +182,6 @@ class Clients:
             raise
 
 
-
-
 ENI = "AWS::EC2::NetworkInterface"
 
 
@@ -197,4 +195,3 @@ def wall_iso():
     """Now, UTC, ISO-8601 with milliseconds (the report's format)."""
     now = time.time()
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + ".%03dZ" % (int(now * 1000) % 1000)
-

@@ -230,4 +230,3 @@ PROBES = {
     g.OIDC: lambda ex, ids: dict((p["Arn"], {"state": "present"}) for p in ex.c.call(
         "iam", "list_open_id_connect_providers").get("OpenIDConnectProviderList", [])),
 }
-

@@ -99,7 +99,7 @@ class Teardown:
 
     def resources(self, stack_id):
         return paginate(self.c, "cloudformation", "list_stack_resources", "StackResourceSummaries",
-                         StackName=stack_id)
+                        StackName=stack_id)
 
     def new_events(self, stack_id, record=True):
         """Events not seen before, oldest first (one page or a few: stops at the first one seen)."""

@@ -178,7 +178,6 @@ def order_stacks(stacks):
     return ordered, handled
 
 
-
 _IMPORT_RE = re.compile(r"""(?:Fn::ImportValue|!ImportValue)["']?\s*:?\s*["']?([A-Za-z0-9:_\-./]+)""")
 
 

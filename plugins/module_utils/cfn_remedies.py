@@ -231,7 +231,7 @@ def _sg_holders(c, gid):
     h = []
     for f in ("ip-permission.group-id", "egress.ip-permission.group-id"):
         for sg in paginate(c, "ec2", "describe_security_groups", "SecurityGroups",
-                            Filters=[{"Name": f, "Values": [gid]}]):
+                           Filters=[{"Name": f, "Values": [gid]}]):
             if sg["GroupId"] == gid:
                 continue
             for direction, key in (("ingress", "IpPermissions"), ("egress", "IpPermissionsEgress")):
@@ -243,7 +243,7 @@ def _sg_holders(c, gid):
                         h.append(dict(kind="sg_rule_" + direction, id=sg["GroupId"], rule=rule,
                                       what="%s rule of %s refers to %s" % (direction, sg["GroupId"], gid)))
     for eni in paginate(c, "ec2", "describe_network_interfaces", "NetworkInterfaces",
-                         Filters=[{"Name": "group-id", "Values": [gid]}]):
+                        Filters=[{"Name": "group-id", "Values": [gid]}]):
         h.append(dict(kind="eni", id=eni["NetworkInterfaceId"], status=eni.get("Status"),
                       attached=bool(eni.get("Attachment")), vpc=eni.get("VpcId"),
                       groups=[g["GroupId"] for g in eni.get("Groups", [])],
@@ -287,7 +287,7 @@ def _subnet_holders(c, sid):
                  requester_managed=bool(e.get("RequesterManaged")), groups=[], vpc=e.get("VpcId"),
                  what="network interface %s (%s) in %s" % (e["NetworkInterfaceId"], e.get("Status"), sid))
             for e in paginate(c, "ec2", "describe_network_interfaces", "NetworkInterfaces",
-                               Filters=[{"Name": "subnet-id", "Values": [sid]}])]
+                              Filters=[{"Name": "subnet-id", "Values": [sid]}])]
 
 
 def _release_enis(c, rid, holders):

@@ -16,6 +16,7 @@ import time
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import DEFAULT_REQUEST_TIMEOUT, error_text
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import list_objects, query_record, selector_kwargs
 
+
 class WatchExpired(Exception):
     """The watch's resourceVersion is too old (410 Gone): re-list, nothing is unknown."""
 
