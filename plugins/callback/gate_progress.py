@@ -56,7 +56,7 @@ def _alive(pid):
 
 
 def format_progress(snap):
-    """One line for a progress snapshot written by wait_gate (see gates.ProgressFile)."""
+    """One line for a progress snapshot written by wait_gate (see module_utils/gate_progress.py)."""
     left = snap.get("remaining") or []
     what = []
     for r in left[:5]:

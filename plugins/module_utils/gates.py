@@ -44,15 +44,13 @@ Public API:
   gate, watched until it passes or ``deadline`` (a ``time.monotonic()`` value); returns its result.
 - ``run_gates(gates, resources, timeout, request_timeout=10, progress=None, on_watching=None, stall_after=None)``: the gates in order;
   stops at the first that does not pass; returns ``(results, failed_index_or_None)``.
-- ``ProgressFile(path, total)``: writes the open gate's state as JSON for a progress display.
+- ``gate_progress.ProgressFile(path, total)``: writes the open gate's state as JSON for a progress display.
 """
 
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
-import os
 import time
 
 try:
@@ -62,11 +60,7 @@ except ImportError:  # pragma: no cover
 
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import list_objects, object_summary, utc_iso
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_watch import Observer
-from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import (
-    deleting_condition,
-    kind_label,
-    status_conditions,
-)
+from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import status_conditions
 from ansible_collections.teardown.gates.plugins.module_utils.finalizers import validate_finalizer_name
 
 UNTIL_CHOICES = ("absent", "condition", "finalizers_only")
@@ -381,53 +375,6 @@ class GateState(object):
         return out
 
 
-class ProgressFile(object):
-    """Write the open gate's state to a JSON file, atomically, at most every ``min_interval`` s.
-
-    A module cannot print while it runs; the ``teardown.gates.gate_progress`` callback (or any
-    reader) shows this file's content every few seconds. Call it as
-    ``progress(index, gate_state, final_state=None)``.
-    """
-
-    def __init__(self, path, total, min_interval=0.5):
-        self.path = path
-        self.total = total
-        self.min_interval = min_interval
-        self._last = 0.0
-        self.passed = []
-
-    def snapshot(self, index, st, final_state=None):
-        left = st.remaining() if all(s["listed"] for s in st.sel) else []
-        return {
-            "pid": os.getpid(), "updated": utc_iso(), "gate": st.gate.get("name"), "index": index + 1,
-            "of": self.total, "until": st.until, "opened": utc_iso(st.started),
-            "elapsed": round(time.time() - st.started, 1), "state": final_state or "open",
-            "listed": all(s["listed"] for s in st.sel), "unknown": bool(st.unknown_selectors()),
-            "remaining_count": len(left), "passed_gates": list(self.passed),
-            "remaining": [{"kind": r.get("kind"), "group": kind_label(r.get("api_version"), "").lstrip("."),
-                           "namespace": r.get("namespace"), "name": r.get("name"),
-                           "finalizers": r.get("finalizers") or [],
-                           "terminating": bool(r.get("deletion_timestamp")),
-                           "waiting_for": deleting_condition(r.get("conditions"))} for r in left[:20]],
-            "done": final_state is not None and (final_state != PASSED or index + 1 == self.total),
-        }
-
-    def __call__(self, index, st, final_state=None):
-        now = time.monotonic()
-        if final_state is None and now - self._last < self.min_interval:
-            return
-        self._last = now
-        if final_state == PASSED:
-            self.passed.append(st.gate.get("name"))
-        tmp = "%s.%d.tmp" % (self.path, os.getpid())
-        try:
-            with open(tmp, "w") as f:
-                json.dump(self.snapshot(index, st, final_state), f)
-            os.rename(tmp, self.path)
-        except (IOError, OSError):
-            pass  # progress is a courtesy; never fail a wait over it
-
-
 def run_gate(gate, resources, deadline, request_timeout=10.0, observer_factory=Observer, final_check=True,
              progress=None, on_watching=None, stall_after=None):
     """Watch one gate until it passes or ``deadline`` (time.monotonic()). Returns its result dict.
@@ -527,7 +474,7 @@ def run_gates(gates, resources, timeout, request_timeout=10.0, observer_factory=
     ``resources[i]`` is the list of resolved Resources for ``gates[i]``. Returns
     ``(results, failed_index)``; ``failed_index`` is None when every gate passed. Gates after a
     failed one are reported with state ``not_started``. ``progress`` is an optional
-    ``ProgressFile`` (or any ``f(index, gate_state, final_state=None)``). ``on_watching`` is called
+    ``gate_progress.ProgressFile`` (or any ``f(index, gate_state, final_state=None)``). ``on_watching`` is called
     once the first gate is watched (see ``run_gate``); ``stall_after`` applies to every gate.
     """
     overall = time.monotonic() + float(timeout)

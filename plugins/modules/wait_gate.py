@@ -316,10 +316,10 @@ from ansible_collections.teardown.gates.plugins.module_utils.gates import (
     NOT_STARTED,
     STALLED,
     UNKNOWN,
-    ProgressFile,
     run_gates,
     validate_gates,
 )
+from ansible_collections.teardown.gates.plugins.module_utils.gate_progress import ProgressFile
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     ResourceLookupError, api_client, resolve_resource)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import delete_object, get_object

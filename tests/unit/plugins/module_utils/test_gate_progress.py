@@ -7,6 +7,7 @@ import json
 
 from ansible_collections.teardown.gates.plugins.callback.gate_progress import format_progress
 from ansible_collections.teardown.gates.plugins.module_utils import gates as G
+from ansible_collections.teardown.gates.plugins.module_utils.gate_progress import ProgressFile
 
 
 def k8s(name, uid, fins=None):
@@ -17,7 +18,7 @@ def k8s(name, uid, fins=None):
 
 def test_progress_file_follows_the_gate(tmp_path):
     path = str(tmp_path / "p.json")
-    prog = G.ProgressFile(path, total=2, min_interval=0)
+    prog = ProgressFile(path, total=2, min_interval=0)
     gate = {"name": "workers gone", "until": "absent",
             "resources": [{"api_version": "v1", "kind": "ConfigMap", "namespace": "ns", "label_selector": "a=b"}]}
     st = G.GateState(gate)
