@@ -13,6 +13,10 @@ if ! "$sandbox" status >/dev/null 2>&1; then "$sandbox" up || exit 1; started=1;
 trap '[ $started = 1 ] && "$sandbox" down' EXIT
 eval "$("$sandbox" env)"
 export SANDBOX_CLI="$sandbox" PYTHONPATH="$repo/.venv/collections:$repo/tests/sandbox"
+# the gate-latency peer `kubectl wait`, from the control plane's own Go module (cached after the first time)
+bash "$repo/tests/sandbox/build_kubectl.sh" "${SANDBOX_K8S_VERSION:-v1.36.3}" \
+  "${TEARDOWN_GATES_CACHE:-$HOME/.cache/teardown-gates}/k8s" \
+  || echo "kubectl could not be built: the gate-latency case records that peer's failure" >&2
 out="$repo/benchmarks/results"
 mkdir -p "$out"
 cases=()
