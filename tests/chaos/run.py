@@ -95,6 +95,7 @@ import concurrent.futures
 import json
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -940,6 +941,9 @@ class Ctx:
 
 def one_run(i, seed, case, args, port):
     workdir = os.path.join(args.workdir, f"{seed}-{case}")
+    # a replayed seed starts clean: an earlier campaign's reports left here would be judged as this run's
+    # (seed 42000's second campaign counted 18 "absent" claims from the first one's verified re-runs)
+    shutil.rmtree(workdir, ignore_errors=True)
     os.makedirs(workdir, exist_ok=True)
     # names carry a tag of their own (not from the seed) so that a seed can be replayed on the same sandbox
     run = {"index": i, "seed": seed, "case": case, "started": now(), "faults": 0, "faults_by_kind": {},
