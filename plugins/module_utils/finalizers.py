@@ -29,8 +29,6 @@ import re
 _NAME_PART = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$")
 _DNS_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$")
 
-PATCH_CONTENT_TYPE = "application/json-patch+json"
-
 
 def validate_finalizer_name(value):
     """Return None when ``value`` is a qualified name (as Kubernetes requires of a finalizer),

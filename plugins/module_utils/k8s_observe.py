@@ -179,7 +179,8 @@ def list_objects(resource, namespace=None, name=None, label_selector=None,
     """LIST objects (one name through a field selector, or a label selector); ``attempts`` as in ``get_object``.
 
     Returns ``{"ok": bool, "items": [dict], "resource_version": str|None, "query": {...}}``.
-    A failed list has ``ok: False`` and no items: the caller must treat it as unknown.
+    A failed list has ``ok: False`` and no items: the caller must treat it as unknown; its query says the HTTP
+    status (None without an answer), so a caller can tell a kind that is not served (404) from no answer.
     """
     started = time.time()
     kwargs = selector_kwargs(resource, namespace, name, label_selector)
