@@ -79,7 +79,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.fleet import hosted
 
 try:
     from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client  # noqa: F401  pylint: disable=unused-import
-    from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ResourceLookupError, api_client
+    from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError, api_client
     HAS_K8S = True
 except ImportError:  # pragma: no cover - reported when the plugin is used
     HAS_K8S = False
