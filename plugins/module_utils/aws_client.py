@@ -17,6 +17,8 @@ import time
 
 try:
     import botocore.exceptions
+    import botocore.loaders
+    import jmespath
     from botocore.parsers import ResponseParserError
 except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
     ResponseParserError = None
@@ -180,6 +182,74 @@ class Clients:
             with self._lock:
                 self.errors[code] = self.errors.get(code, 0) + 1
             raise
+
+
+def pages(clients, service, operation, until=None, **params):
+    """Every page of a paginated read, in order, with the tokens of botocore's own paginator for it (its
+    published input and output tokens and "more results" flag). Each page is sent by ``clients.call``, so
+    each is counted, bounded, guarded and, on an unparseable answer, asked again alone, which botocore's
+    PageIterator (a generator over the raw client) could not give. ``until(page)`` true stops after that
+    page."""
+    config = paging_config(service, operation)
+    kw, out, seen = dict(params), [], set()
+    while True:
+        page = clients.call(service, operation, **kw)
+        out.append(page)
+        token = next_token(config, page)
+        if token is None or (until is not None and until(page)):
+            return out
+        key = repr(sorted(token.items()))
+        if key in seen:  # as botocore's PaginationError: a loop, not more pages
+            raise RuntimeError("%s.%s answered the same next token twice: %r" % (service, operation, token))
+        seen.add(key)
+        kw.update(token)
+
+
+_PAGING = {}
+# reads that page but have no paginator in botocore's data: their tokens, from AWS's API reference
+# (Route 53 ListHostedZonesByVPC: "NextToken" in the request and the response)
+UNLISTED_PAGING = {
+    ("route53", "list_hosted_zones_by_vpc"): {"input_token": "NextToken", "output_token": "NextToken"},
+}
+
+
+def paging_config(service, operation):
+    """botocore's paginator entry for ``operation`` (snake_case): input_token, output_token, more_results."""
+    if service not in _PAGING:
+        data = botocore.loaders.create_loader().load_service_model(service, "paginators-1")
+        _PAGING[service] = dict((name.lower(), cfg) for name, cfg in data["pagination"].items())
+    config = _PAGING[service].get(operation.replace("_", "")) or UNLISTED_PAGING.get((service, operation))
+    if config is None:
+        raise ValueError("botocore has no paginator for %s.%s" % (service, operation))
+    return config
+
+
+def _as_list(value):
+    return value if isinstance(value, list) else [value]
+
+
+def next_token(config, page):
+    """The parameters for the page after ``page``, or None when it is the last (botocore's rule: its more
+    results flag false, or every output token empty)."""
+    more = config.get("more_results")
+    if more and not jmespath.search(more, page):
+        return None
+    inputs, outputs = _as_list(config["input_token"]), _as_list(config["output_token"])
+    values = [jmespath.search(expr, page) for expr in outputs]
+    if not any(values):
+        return None
+    return dict((name, value) for name, value in zip(inputs, values) if value)
+
+
+def page_items(page_list, key):
+    """The items under ``key`` (a name, or a tuple of names) of every page, in order."""
+    keys = key if isinstance(key, tuple) else (key,)
+    return [item for page in page_list for k in keys for item in page.get(k) or []]
+
+
+def list_all(clients, service, operation, key, **params):
+    """The items under ``key`` of every page of a paginated read (``pages``), in order."""
+    return page_items(pages(clients, service, operation, **params), key)
 
 
 ENI = "AWS::EC2::NetworkInterface"

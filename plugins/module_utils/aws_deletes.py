@@ -15,7 +15,7 @@ except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing d
     pass
 
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND, chunks, error_code
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND, chunks, error_code, list_all, pages
 from ansible_collections.teardown.gates.plugins.module_utils.aws_probes import PROBES, find_record, split_prefix_id, split_record_id
 
 
@@ -50,13 +50,8 @@ def list_vpc_enis(ex, vpcs):
     """Every ENI of the given VPCs: one DescribeNetworkInterfaces (vpc-id filter) per 200 VPCs and page."""
     out = []
     for chunk in chunks(vpcs, 200):
-        kw = {"Filters": [{"Name": "vpc-id", "Values": chunk}]}
-        while True:
-            resp = ex.c.call("ec2", "describe_network_interfaces", **kw)
-            out.extend(resp.get("NetworkInterfaces", []))
-            if not resp.get("NextToken"):
-                break
-            kw["NextToken"] = resp["NextToken"]
+        out.extend(list_all(ex.c, "ec2", "describe_network_interfaces", "NetworkInterfaces",
+                            Filters=[{"Name": "vpc-id", "Values": chunk}]))
     return out
 
 
@@ -131,14 +126,8 @@ ZONE_RELIST_ATTEMPTS = 3
 
 
 def _zone_records(ex, zone):
-    records = []
-    marker = {}
-    while True:
-        resp = ex.c.call("route53", "list_resource_record_sets", HostedZoneId=zone, **marker)
-        records += [rr for rr in resp.get("ResourceRecordSets", []) if rr["Type"] not in ("NS", "SOA")]
-        if not resp.get("IsTruncated"):
-            return records
-        marker = {"StartRecordName": resp["NextRecordName"], "StartRecordType": resp["NextRecordType"]}
+    return [rr for rr in list_all(ex.c, "route53", "list_resource_record_sets", "ResourceRecordSets", HostedZoneId=zone)
+            if rr["Type"] not in ("NS", "SOA")]
 
 
 def _empty_zone(ex, zone):
@@ -172,17 +161,13 @@ def _empty_bucket(ex, bucket, prefix=""):
     if prefix:
         kw["Prefix"] = prefix
     sent = 0
-    while True:
-        resp = ex.c.call("s3", "list_object_versions", **kw)
-        objs = [{"Key": v["Key"], "VersionId": v["VersionId"]} for v in resp.get("Versions", []) + resp.get(
+    for page in pages(ex.c, "s3", "list_object_versions", **kw):
+        objs = [{"Key": v["Key"], "VersionId": v["VersionId"]} for v in page.get("Versions", []) + page.get(
             "DeleteMarkers", [])]
         for chunk in chunks(objs, 1000):
             ex.c.call("s3", "delete_objects", Bucket=bucket, Delete={"Objects": chunk, "Quiet": True})
         sent += len(objs)
-        if not resp.get("IsTruncated"):
-            return sent
-        kw["KeyMarker"] = resp.get("NextKeyMarker")
-        kw["VersionIdMarker"] = resp.get("NextVersionIdMarker")
+    return sent
 
 
 def _d_bucket(ex, rid, obs):

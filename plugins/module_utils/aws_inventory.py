@@ -31,7 +31,7 @@ except ImportError:  # pragma: no cover
     pass
 
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, NOT_FOUND
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, list_all, NOT_FOUND, pages
 from ansible_collections.teardown.gates.plugins.module_utils import aws_probes as x
 
 ROLE_SUFFIXES = ("openshift-ingress", "openshift-image-registry", "aws-ebs-csi-driver-controller",
@@ -39,38 +39,13 @@ ROLE_SUFFIXES = ("openshift-ingress", "openshift-image-registry", "aws-ebs-csi-d
                  "kms-provider")
 
 
-def _pages(c, service, op, key, **kw):
-    """All items of a paginated describe/list call (NextToken / Marker styles)."""
-    out = []
-    while True:
-        resp = c.call(service, op, **kw)
-        items = resp.get(key, [])
-        out.extend(items)
-        token = resp.get("NextToken")
-        if token:
-            kw["NextToken"] = token
-            continue
-        if resp.get("IsTruncated") and resp.get("Marker"):
-            kw["Marker"] = resp["Marker"]
-            continue
-        if resp.get("NextMarker"):
-            kw["Marker"] = resp["NextMarker"]
-            continue
-        return out
-
-
 def _authorization_details(c):
     """(role, None) and (None, customer managed policy) pairs from GetAccountAuthorizationDetails, all pages."""
-    kw = {"Filter": ["Role", "LocalManagedPolicy"]}
-    while True:
-        resp = c.call("iam", "get_account_authorization_details", **kw)
-        for r in resp.get("RoleDetailList", []):
+    for page in pages(c, "iam", "get_account_authorization_details", Filter=["Role", "LocalManagedPolicy"]):
+        for r in page.get("RoleDetailList", []):
             yield r, None
-        for p in resp.get("Policies", []):
+        for p in page.get("Policies", []):
             yield None, p
-        if not (resp.get("IsTruncated") and resp.get("Marker")):
-            return
-        kw["Marker"] = resp["Marker"]
 
 
 def _parallel(*fns):
@@ -126,7 +101,7 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
             seen[rtype][rid] = dict(item or {}, state=state)
 
     def instances():
-        for r in _pages(c, "ec2", "describe_instances", "Reservations", Filters=tag):
+        for r in list_all(c, "ec2", "describe_instances", "Reservations", Filters=tag):
             for i in r.get("Instances", []):
                 if i.get("State", {}).get("Name") != "terminated" and owned(i):
                     keep(g.INSTANCE, i["InstanceId"], i, x.instance_state(i))
@@ -136,18 +111,18 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
     def internet_gateways():
         # tagged, or attached to a tagged VPC (tagged or not): one unfiltered list answers both, as AWS ANDs
         # filters of different names and an account holds few internet gateways; sorted out once the VPCs are known
-        gateways.extend(_pages(c, "ec2", "describe_internet_gateways", "InternetGateways"))
+        gateways.extend(list_all(c, "ec2", "describe_internet_gateways", "InternetGateways"))
 
     def tagged_network():
         for a in c.call("ec2", "describe_addresses", Filters=tag).get("Addresses", []):
             if a.get("AllocationId") and owned(a):
                 keep(g.EIP, a["AllocationId"], a)
-        for d in _pages(c, "ec2", "describe_dhcp_options", "DhcpOptions", Filters=tag):
+        for d in list_all(c, "ec2", "describe_dhcp_options", "DhcpOptions", Filters=tag):
             if owned(d):
                 keep(g.DHCP, d["DhcpOptionsId"], d)
 
     def vpcs_and_children():
-        for v in _pages(c, "ec2", "describe_vpcs", "Vpcs", Filters=tag):
+        for v in list_all(c, "ec2", "describe_vpcs", "Vpcs", Filters=tag):
             if owned(v):
                 vpcs.append(v["VpcId"])
                 keep(g.VPC, v["VpcId"], v)
@@ -156,46 +131,46 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
         vf = [{"Name": "vpc-id", "Values": vpcs}]
 
         def subnets():
-            for s in _pages(c, "ec2", "describe_subnets", "Subnets", Filters=vf):
+            for s in list_all(c, "ec2", "describe_subnets", "Subnets", Filters=vf):
                 keep(g.SUBNET, s["SubnetId"], s)
 
         def route_tables():
-            for rt in _pages(c, "ec2", "describe_route_tables", "RouteTables", Filters=vf):
+            for rt in list_all(c, "ec2", "describe_route_tables", "RouteTables", Filters=vf):
                 if not any(a.get("Main") for a in rt.get("Associations", [])):
                     keep(g.ROUTE_TABLE, rt["RouteTableId"], rt)
 
         def groups():
-            for s in _pages(c, "ec2", "describe_security_groups", "SecurityGroups", Filters=vf):
+            for s in list_all(c, "ec2", "describe_security_groups", "SecurityGroups", Filters=vf):
                 if s.get("GroupName") != "default":
                     keep(g.SG, s["GroupId"], s)
 
         def nats():
-            for n in _pages(c, "ec2", "describe_nat_gateways", "NatGateways", Filter=vf):
+            for n in list_all(c, "ec2", "describe_nat_gateways", "NatGateways", Filter=vf):
                 if n.get("State") not in ("deleted", "failed"):
                     keep(g.NAT, n["NatGatewayId"], n, x.nat_state(n))
 
         def endpoints():
-            for e in _pages(c, "ec2", "describe_vpc_endpoints", "VpcEndpoints", Filters=vf):
+            for e in list_all(c, "ec2", "describe_vpc_endpoints", "VpcEndpoints", Filters=vf):
                 if (e.get("State") or "").lower() not in ("deleted", "deleting"):
                     keep(g.ENDPOINT, e["VpcEndpointId"], e)
 
         def load_balancers():
-            for lb in _pages(c, "elb", "describe_load_balancers", "LoadBalancerDescriptions"):
+            for lb in list_all(c, "elb", "describe_load_balancers", "LoadBalancerDescriptions"):
                 if lb.get("VPCId") in vpcs:
                     keep(g.ELB, lb["LoadBalancerName"], lb)
 
         def load_balancers_v2():
-            for lb in _pages(c, "elbv2", "describe_load_balancers", "LoadBalancers"):
+            for lb in list_all(c, "elbv2", "describe_load_balancers", "LoadBalancers"):
                 if lb.get("VpcId") in vpcs:
                     keep(g.ELBV2, lb["LoadBalancerArn"], lb)
-            for t in _pages(c, "elbv2", "describe_target_groups", "TargetGroups"):
+            for t in list_all(c, "elbv2", "describe_target_groups", "TargetGroups"):
                 if t.get("VpcId") in vpcs:
                     keep(g.TARGET_GROUP, t["TargetGroupArn"], None)
 
         def private_zones():
             for vpc in vpcs:
-                for z in _pages(c, "route53", "list_hosted_zones_by_vpc", "HostedZoneSummaries", VPCId=vpc,
-                                VPCRegion=region):
+                for z in list_all(c, "route53", "list_hosted_zones_by_vpc", "HostedZoneSummaries", VPCId=vpc,
+                                  VPCRegion=region):
                     keep(g.ZONE, z["HostedZoneId"].split("/")[-1], None)
         _parallel(subnets, route_tables, groups, nats, endpoints, load_balancers,
                   load_balancers_v2, private_zones)

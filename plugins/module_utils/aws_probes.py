@@ -14,7 +14,7 @@ except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing d
     pass
 
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND, chunks, error_code
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND, chunks, error_code, list_all, pages
 
 ENI = "AWS::EC2::NetworkInterface"
 
@@ -175,33 +175,19 @@ def _probe_prefixes(ex, ids):
 
 
 def _iam_list(ex, op, key, name_key):
-    out = {}
-    marker = None
-    while True:
-        kw = {"Marker": marker} if marker else {}
-        if op == "list_policies":
-            kw["Scope"] = "Local"
-        resp = ex.c.call("iam", op, **kw)
-        for item in resp.get(key, []):
-            out[item[name_key]] = dict(item, state="present")
-        if not resp.get("IsTruncated"):
-            return out
-        marker = resp.get("Marker")
+    kw = {"Scope": "Local"} if op == "list_policies" else {}
+    return dict((item[name_key], dict(item, state="present")) for item in list_all(ex.c, "iam", op, key, **kw))
 
 
 def iam_roles_and_policies(ex):
     """{ROLE: {name: ...}, POLICY: {arn: ...}} from every page of GetAccountAuthorizationDetails."""
     out = {g.ROLE: {}, g.POLICY: {}}
-    kw = {"Filter": ["Role", "LocalManagedPolicy"]}
-    while True:
-        resp = ex.c.call("iam", "get_account_authorization_details", **kw)
-        for r in resp.get("RoleDetailList", []):
+    for page in pages(ex.c, "iam", "get_account_authorization_details", Filter=["Role", "LocalManagedPolicy"]):
+        for r in page.get("RoleDetailList", []):
             out[g.ROLE][r["RoleName"]] = {"state": "present"}
-        for p in resp.get("Policies", []):
+        for p in page.get("Policies", []):
             out[g.POLICY][p["Arn"]] = {"state": "present"}
-        if not (resp.get("IsTruncated") and resp.get("Marker")):
-            return out
-        kw["Marker"] = resp["Marker"]
+    return out
 
 
 PROBES = {

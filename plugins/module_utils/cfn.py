@@ -17,12 +17,16 @@ try:
 except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
     pass
 
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, list_all, page_items, pages
 from ansible_collections.teardown.gates.plugins.module_utils.cfn_classify import (
     BUCKET_NOT_EMPTY, CHILD_STACK_FAILED, DELETE_CONFLICT, DELETION_PROTECTION, DEPENDENCY_VIOLATION, EXPORT_IN_USE,
     NOT_FOUND, OTHER, REMEDY, TERMINATION_PROTECTION, UNKNOWN, WHY, classify, decide)
 from ansible_collections.teardown.gates.plugins.module_utils.cfn_remedies import (
-    GONE_CODES, REMEDIES, Unclear, error_message, find_holders, is_missing_stack, paginate, release, utc)
+    GONE_CODES, REMEDIES, Unclear, error_message, find_holders, is_missing_stack, release, utc)
+
+
+# at most this many pages of a stack's events at one look (newest first; a first look at a long-lived stack)
+EVENT_PAGES = 20
 
 
 class Failed(Exception):
@@ -98,24 +102,23 @@ class Teardown:
         return UNKNOWN
 
     def resources(self, stack_id):
-        return paginate(self.c, "cloudformation", "list_stack_resources", "StackResourceSummaries",
+        return list_all(self.c, "cloudformation", "list_stack_resources", "StackResourceSummaries",
                         StackName=stack_id)
 
     def new_events(self, stack_id, record=True):
         """Events not seen before, oldest first (one page or a few: stops at the first one seen)."""
-        out, kw = [], {"StackName": stack_id}
-        for dummy in range(20):
-            resp = self.c.call("cloudformation", "describe_stack_events", **kw)
-            page = resp.get("StackEvents", [])
-            stop = False
-            for e in page:
-                if e["EventId"] in self._seen_events:
-                    stop = True
-                    break
-                out.append(e)
-            if stop or not resp.get("NextToken"):
+        listed = []
+
+        def enough(page):  # the newest come first: a page holding a seen event is the last one needed
+            listed.append(page)
+            return len(listed) >= EVENT_PAGES or any(e["EventId"] in self._seen_events for e in page.get("StackEvents", []))
+
+        out = []
+        for e in page_items(pages(self.c, "cloudformation", "describe_stack_events", until=enough, StackName=stack_id),
+                            "StackEvents"):
+            if e["EventId"] in self._seen_events:
                 break
-            kw["NextToken"] = resp["NextToken"]
+            out.append(e)
         out.reverse()
         for e in out:
             self._seen_events.add(e["EventId"])
@@ -394,7 +397,7 @@ class Teardown:
         exports = [o["ExportName"] for o in st.get("Outputs", []) if o.get("ExportName")]
         for name in exports:
             try:
-                importers = paginate(self.c, "cloudformation", "list_imports", "Imports", ExportName=name)
+                importers = list_all(self.c, "cloudformation", "list_imports", "Imports", ExportName=name)
             except Exception as e:  # noqa: BLE001 - any failed lookup (a 500 parses as no ClientError) is unknown
                 if "is not imported" in error_message(e):
                     continue

@@ -13,7 +13,8 @@ try:
 except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
     pass
 
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, is_read_operation
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, is_read_operation, \
+    list_all, page_items, pages
 
 
 def error_message(exc):
@@ -47,33 +48,6 @@ except ImportError:  # pragma: no cover
 
 class Unclear(Exception):
     """A remedy found something it cannot release."""
-
-
-def paginate(c, service, op, key, **kw):
-    out = []
-    token_in, token_out = {
-        "list_object_versions": (None, None),
-    }.get(op, ("NextToken", "NextToken"))
-    marker_style = op in ("list_attached_role_policies", "list_role_policies", "list_instance_profiles_for_role",
-                          "list_entities_for_policy", "list_attached_user_policies", "list_user_policies",
-                          "list_groups_for_user", "list_access_keys", "list_attached_group_policies",
-                          "list_group_policies", "get_group", "list_policy_versions")
-    while True:
-        resp = c.call(service, op, **kw)
-        if isinstance(key, tuple):
-            for k in key:
-                out.extend(resp.get(k, []))
-        else:
-            out.extend(resp.get(key, []))
-        if marker_style:
-            if resp.get("IsTruncated"):
-                kw["Marker"] = resp["Marker"]
-                continue
-            return out
-        tok = resp.get(token_out) if token_out else None
-        if not tok:
-            return out
-        kw[token_in] = tok
 
 
 # Each finder returns a list of holders: dicts {kind, id, what} (read-only). Each releaser undoes them.
@@ -138,7 +112,7 @@ def _principal_holders(c, key, name):
     noun, rows = _PRINCIPALS[key]
     h = []
     for kind, op, resp_key, field, what, dummy_op, dummy_param in rows:
-        for item in paginate(c, "iam", op, resp_key, **{key: name}):
+        for item in list_all(c, "iam", op, resp_key, **{key: name}):
             h.append(dict(kind=kind, id=item[field] if field else item, what="%s %s %s" % (what, noun, name)))
     return h
 
@@ -152,14 +126,14 @@ def _release_principal(c, key, name, holders):
 
 def _policy_holders(c, arn):
     h = []
-    resp_kw = {"PolicyArn": arn}
-    for r in paginate(c, "iam", "list_entities_for_policy", "PolicyRoles", **resp_kw):
+    entities = pages(c, "iam", "list_entities_for_policy", PolicyArn=arn)
+    for r in page_items(entities, "PolicyRoles"):
         h.append(dict(kind="role", id=r["RoleName"], what="role with policy %s attached" % arn))
-    for u in paginate(c, "iam", "list_entities_for_policy", "PolicyUsers", **resp_kw):
+    for u in page_items(entities, "PolicyUsers"):
         h.append(dict(kind="user", id=u["UserName"], what="user with policy %s attached" % arn))
-    for g in paginate(c, "iam", "list_entities_for_policy", "PolicyGroups", **resp_kw):
+    for g in page_items(entities, "PolicyGroups"):
         h.append(dict(kind="group", id=g["GroupName"], what="group with policy %s attached" % arn))
-    for v in paginate(c, "iam", "list_policy_versions", "Versions", PolicyArn=arn):
+    for v in list_all(c, "iam", "list_policy_versions", "Versions", PolicyArn=arn):
         if not v.get("IsDefaultVersion"):
             h.append(dict(kind="version", id=v["VersionId"], what="non-default version of policy %s" % arn))
     return h
@@ -230,7 +204,7 @@ def _release_rds(c, rtype, ident, holders):
 def _sg_holders(c, gid):
     h = []
     for f in ("ip-permission.group-id", "egress.ip-permission.group-id"):
-        for sg in paginate(c, "ec2", "describe_security_groups", "SecurityGroups",
+        for sg in list_all(c, "ec2", "describe_security_groups", "SecurityGroups",
                            Filters=[{"Name": f, "Values": [gid]}]):
             if sg["GroupId"] == gid:
                 continue
@@ -242,7 +216,7 @@ def _sg_holders(c, gid):
                         rule["UserIdGroupPairs"] = [{"GroupId": gid}]
                         h.append(dict(kind="sg_rule_" + direction, id=sg["GroupId"], rule=rule,
                                       what="%s rule of %s refers to %s" % (direction, sg["GroupId"], gid)))
-    for eni in paginate(c, "ec2", "describe_network_interfaces", "NetworkInterfaces",
+    for eni in list_all(c, "ec2", "describe_network_interfaces", "NetworkInterfaces",
                         Filters=[{"Name": "group-id", "Values": [gid]}]):
         h.append(dict(kind="eni", id=eni["NetworkInterfaceId"], status=eni.get("Status"),
                       attached=bool(eni.get("Attachment")), vpc=eni.get("VpcId"),
@@ -286,7 +260,7 @@ def _subnet_holders(c, sid):
     return [dict(kind="eni", id=e["NetworkInterfaceId"], status=e.get("Status"), attached=bool(e.get("Attachment")),
                  requester_managed=bool(e.get("RequesterManaged")), groups=[], vpc=e.get("VpcId"),
                  what="network interface %s (%s) in %s" % (e["NetworkInterfaceId"], e.get("Status"), sid))
-            for e in paginate(c, "ec2", "describe_network_interfaces", "NetworkInterfaces",
+            for e in list_all(c, "ec2", "describe_network_interfaces", "NetworkInterfaces",
                               Filters=[{"Name": "subnet-id", "Values": [sid]}])]
 
 

@@ -27,7 +27,7 @@ except ImportError:  # pragma: no cover
     pass
 
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, NOT_FOUND
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, list_all, NOT_FOUND
 from ansible_collections.teardown.gates.plugins.module_utils.aws_probes import PROBES
 from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import ROLE_SUFFIXES
 
@@ -120,21 +120,6 @@ def creation_times(item):
     return [t for t in (as_utc((item or {}).get(f)) for f in TIME_FIELDS) if t is not None]
 
 
-def _pages(c, service, op, key, **kw):
-    out = []
-    while True:
-        resp = c.call(service, op, **kw)
-        out.extend(resp.get(key, []))
-        if resp.get("NextToken"):
-            kw["NextToken"] = resp["NextToken"]
-        elif resp.get("IsTruncated") and resp.get("Marker"):
-            kw["Marker"] = resp["Marker"]
-        elif resp.get("NextMarker"):
-            kw["Marker"] = resp["NextMarker"]
-        else:
-            return out
-
-
 class Found(object):
     """What the region scan saw of each infra ID: evidence (type, id), creation times, protected resources."""
 
@@ -181,7 +166,7 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
     found = Found()
     vpc_owner = {}
     tagged = []
-    for t in _pages(c, "ec2", "describe_tags", "Tags", Filters=[{"Name": "value", "Values": ["owned"]}]):
+    for t in list_all(c, "ec2", "describe_tags", "Tags", Filters=[{"Name": "value", "Values": ["owned"]}]):
         iid = infra_id_from_tag(t.get("Key", ""), t.get("Value"))
         if iid:
             tagged.append((iid, t.get("ResourceType", "resource"), t["ResourceId"]))
@@ -192,23 +177,17 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
         found.add(iid, "EC2 " + rtype, rid)
         if rtype == "vpc":
             vpc_owner[rid] = iid
-    for t in _pages(c, "ec2", "describe_tags", "Tags", Filters=[{"Name": "key", "Values": [PROTECTED_TAG]}]):
+    for t in list_all(c, "ec2", "describe_tags", "Tags", Filters=[{"Name": "key", "Values": [PROTECTED_TAG]}]):
         if str(t.get("Value", "")).lower() == "true":
             for iid, entry in found.ids.items():
                 if any(rid == t["ResourceId"] for dummy, rid in entry["evidence"]):
                     entry["protected"].add(("EC2 " + t.get("ResourceType", "resource"), t["ResourceId"]))
 
-    kw = {"Filter": ["Role"]}
-    while True:
-        resp = c.call("iam", "get_account_authorization_details", **kw)
-        for r in resp.get("RoleDetailList", []):
-            iid = infra_id_from_role(r["RoleName"])
-            if iid:
-                found.add(iid, g.ROLE, r["RoleName"], r.get("CreateDate"), is_protected(r.get("Tags")))
-        if not (resp.get("IsTruncated") and resp.get("Marker")):
-            break
-        kw["Marker"] = resp["Marker"]
-    for p in _pages(c, "iam", "list_instance_profiles", "InstanceProfiles"):
+    for r in list_all(c, "iam", "get_account_authorization_details", "RoleDetailList", Filter=["Role"]):
+        iid = infra_id_from_role(r["RoleName"])
+        if iid:
+            found.add(iid, g.ROLE, r["RoleName"], r.get("CreateDate"), is_protected(r.get("Tags")))
+    for p in list_all(c, "iam", "list_instance_profiles", "InstanceProfiles"):
         iid = infra_id_from_profile(p["InstanceProfileName"])
         if iid:
             found.add(iid, g.PROFILE, p["InstanceProfileName"], p.get("CreateDate"), is_protected(p.get("Tags")))
@@ -223,7 +202,7 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
                 continue  # gone between the list and the read
             found.add(iid, g.OIDC, p["Arn"], d.get("CreateDate"), is_protected(d.get("Tags")))
 
-    for z in _pages(c, "route53", "list_hosted_zones", "HostedZones"):
+    for z in list_all(c, "route53", "list_hosted_zones", "HostedZones"):
         if not (z.get("Config") or {}).get("PrivateZone"):
             continue
         zid = z["Id"].split("/")[-1]
@@ -255,21 +234,16 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
             tags = []
         found.add(iid, g.BUCKET, b["Name"], b.get("CreationDate"), is_protected(tags))
     if oidc_bucket:
-        kw = {"Bucket": oidc_bucket, "Delimiter": "/"}
-        while True:
-            try:
-                resp = c.call("s3", "list_objects_v2", **kw)
-            except botocore.exceptions.ClientError as e:
-                if error_code(e) not in NOT_FOUND:
-                    raise
-                break  # no such bucket: no prefixes in it
-            for cp in resp.get("CommonPrefixes", []):
-                iid = cp["Prefix"].rstrip("/")
-                if INFRA_ID.match(iid):
-                    found.add(iid, g.PREFIX, "%s/%s/" % (oidc_bucket, iid))
-            if not resp.get("IsTruncated"):
-                break
-            kw["ContinuationToken"] = resp["NextContinuationToken"]
+        try:
+            prefixes = list_all(c, "s3", "list_objects_v2", "CommonPrefixes", Bucket=oidc_bucket, Delimiter="/")
+        except botocore.exceptions.ClientError as e:
+            if error_code(e) not in NOT_FOUND:
+                raise
+            prefixes = []  # no such bucket: no prefixes in it
+        for cp in prefixes:
+            iid = cp["Prefix"].rstrip("/")
+            if INFRA_ID.match(iid):
+                found.add(iid, g.PREFIX, "%s/%s/" % (oidc_bucket, iid))
     return found
 
 
