@@ -1,0 +1,41 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, teardown.gates contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The cfn_refusals_summary filter: the cfn_refusals role's summary table, one line per stack of its results."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible.errors import AnsibleFilterError
+
+SUMMARY_HEADER = "stack | final status | refusals (class: remedy, action) | retained | seconds"
+
+
+def _list(value, name, what):
+    if not isinstance(value, (list, tuple)):
+        raise AnsibleFilterError("%s: expects %s, got %s" % (name, what, type(value).__name__))
+    return [v for v in value if isinstance(v, dict)]
+
+
+def _refusals(result):
+    """Each refusal as CLASS, REMEDY, ACTION (a remedy that may not be applied is null: "None"), joined by "; "."""
+    return "; ".join(", ".join(str(r.get(k)) for k in ("class", "remedy", "action"))
+                     for r in result.get("refusals") or [] if isinstance(r, dict))
+
+
+def _retained(result):
+    return ", ".join(str(r.get("physical_id")) for r in result.get("retained") or [] if isinstance(r, dict))
+
+
+def cfn_refusals_summary(results):
+    """The header, then per stack: its name, final status, refusals (or "-"), retained physical IDs (or "-") and
+    seconds, separated by " | "."""
+    results = _list(results, "cfn_refusals_summary", "the results of the cfn_refusals role (one dict per stack)")
+    return [SUMMARY_HEADER] + [
+        " | ".join(str(v) for v in (r.get("stack"), r.get("status"), _refusals(r) or "-", _retained(r) or "-", r.get("elapsed")))
+        for r in results]
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"cfn_refusals_summary": cfn_refusals_summary}
