@@ -12,7 +12,7 @@ class ModuleDocFragment(object):
     DOCUMENTATION = r"""
 options:
   request_timeout:
-    description: Seconds one request may take before it counts as failed (the state is then unknown).
+    description: Seconds one Kubernetes request may take before it counts as failed (the state is then unknown).
     type: float
     default: 10
 """

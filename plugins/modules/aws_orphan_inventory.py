@@ -57,10 +57,6 @@ options:
     description: Only these infra IDs (the re-check right before a delete uses it).
     type: list
     elements: str
-  request_timeout:
-    description: Seconds each Kubernetes request may take.
-    type: float
-    default: 10
 notes:
   - Time bound - each AWS request has a connect timeout of 5 s and a read timeout of 15 s; botocore alone
     retries (standard mode, 4 attempts in all), so one call ends within 87 seconds, and an endpoint that has
@@ -71,6 +67,7 @@ extends_documentation_fragment:
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3
+  - teardown.gates.k8s_request_timeout
 """
 
 EXAMPLES = r"""

@@ -31,6 +31,7 @@ notes:
     task fails, naming the server, after about 3 x O(request_timeout), having sent no DELETE.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - teardown.gates.k8s_request_timeout
 options:
   kind:
     description: Which convoy kind.
@@ -46,10 +47,6 @@ options:
     type: list
     elements: dict
     required: true
-  request_timeout:
-    description: Seconds one request may take.
-    type: float
-    default: 10
 seealso:
   - module: teardown.gates.convoy_release_info
   - module: teardown.gates.wait_gate

@@ -31,6 +31,7 @@ description:
     V(unknown), never V(absent).
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - teardown.gates.k8s_request_timeout
 options:
   namespace:
     description: The namespace of the Releases (and of the Clusters they reference).
@@ -72,10 +73,6 @@ options:
     type: list
     elements: dict
     default: []
-  request_timeout:
-    description: Seconds one request may take before it counts as failed (the state is then V(unknown)).
-    type: float
-    default: 10
 notes:
   - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout) and
     every later request at most O(request_timeout). Against an API server that accepts and never answers the

@@ -32,15 +32,12 @@ notes:
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - teardown.gates.hosted_cluster
+  - teardown.gates.k8s_request_timeout
 options:
   namespace:
     description: The HostedCluster's namespace.
     type: str
     default: clusters
-  request_timeout:
-    description: Seconds one request may take before it counts as failed.
-    type: float
-    default: 10
 seealso:
   - module: teardown.gates.deletion_info
   - module: teardown.gates.wait_gate

@@ -43,6 +43,7 @@ notes:
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - teardown.gates.hosted_cluster
+  - teardown.gates.k8s_request_timeout
 options:
   namespace:
     description: The HostedCluster's namespace.
@@ -83,10 +84,6 @@ options:
     description: Seconds the waits may take together.
     type: float
     default: 600
-  request_timeout:
-    description: Seconds one request may take; a read that does not answer in time is unknown.
-    type: float
-    default: 10
   poll_interval:
     description: Seconds between two reads of what a wait waits for.
     type: float

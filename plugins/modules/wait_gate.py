@@ -32,6 +32,7 @@ description:
     callback, which prints the open gate and what is left every few seconds (see the collection docs).
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - teardown.gates.k8s_request_timeout
 options:
   gates:
     description: The gates, waited for in this order; the module stops at the first that does not pass.
@@ -99,10 +100,6 @@ options:
     description: Seconds all gates together may take. V(0) checks once without waiting.
     type: float
     default: 300
-  request_timeout:
-    description: Seconds one list may take before it counts as failed (the state is then unknown).
-    type: float
-    default: 10
   stall_after:
     description:
       - End a gate as V(stalled) when its objects have shown no progress by their owners for this many seconds.
