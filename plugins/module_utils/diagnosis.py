@@ -186,6 +186,14 @@ def kind_label(api_version, kind):
     return "%s.%s" % (kind, group) if group else kind
 
 
+def object_text(label, namespace, name, uid, finalizers, note=None):
+    """How every message names an object that holds a teardown: ``KIND.group NS/NAME (uid U, finalizers: A,
+    B) - NOTE``; an empty ``finalizers`` says "no finalizers" (then the object is going, not held)."""
+    return "%s %s%s (uid %s, %s)%s" % (label, (namespace + "/") if namespace else "", name, uid,
+                                       ("finalizers: " + ", ".join(finalizers)) if finalizers else "no finalizers",
+                                       (" - " + note) if note else "")
+
+
 def _conditions(obj):
     if "conditions" in obj and "metadata" not in obj:  # an object_summary
         return obj.get("conditions") or []

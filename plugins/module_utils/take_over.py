@@ -45,6 +45,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import (
     deleting_condition,
     finalizer_owner,
     kind_label,
+    object_text,
     status_conditions,
 )
 from ansible_collections.teardown.gates.plugins.module_utils.aws_graph import PREFIX
@@ -94,11 +95,8 @@ def describe_blocker(obj, api_version=None):
 
 
 def blocker_text(b):
-    where = ("%s/" % b["namespace"]) if b.get("namespace") else ""
-    fins = ", ".join("%s (%s)" % (f["name"], f["owner"]) for f in b.get("finalizers") or [])
-    return "%s %s%s (uid %s%s%s)" % (b.get("kind_label") or b.get("kind"), where, b.get("name"), b.get("uid"),
-                                     ", finalizers: " + fins if fins else ", no finalizers",
-                                     "; " + b["waiting_for"] if b.get("waiting_for") else "")
+    return object_text(b.get("kind_label") or b.get("kind"), b.get("namespace"), b.get("name"), b.get("uid"),
+                       ["%s (%s)" % (f["name"], f["owner"]) for f in b.get("finalizers") or []], b.get("waiting_for"))
 
 
 class TakeOver(object):

@@ -308,7 +308,8 @@ import traceback
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import deleting_condition, inspect_next, kind_label
+from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import deleting_condition, inspect_next, kind_label, \
+    object_text
 from ansible_collections.teardown.gates.plugins.module_utils.gates import (
     NOT_STARTED,
     STALLED,
@@ -364,12 +365,9 @@ def clean_selector(sel):
 
 
 def describe(rec):
-    ns = (rec.get("namespace") + "/") if rec.get("namespace") else ""
-    fins = (rec.get("finalizers") or []) + ["spec:" + f for f in rec.get("spec_finalizers") or []]
-    fin_text = (", finalizers: " + ", ".join(fins)) if fins else ""
-    why = deleting_condition(rec.get("conditions"))
-    return "%s %s%s (uid %s%s)%s" % (kind_label(rec.get("api_version"), rec.get("kind")), ns, rec.get("name"),
-                                     rec.get("uid"), fin_text, (" - " + why) if why else "")
+    return object_text(kind_label(rec.get("api_version"), rec.get("kind")), rec.get("namespace"), rec.get("name"),
+                       rec.get("uid"), (rec.get("finalizers") or []) + ["spec:" + f for f in rec.get("spec_finalizers") or []],
+                       deleting_condition(rec.get("conditions")))
 
 
 class DeleteFailed(Exception):

@@ -208,3 +208,12 @@ def test_the_oidc_finalizer_needs_the_aws_phase_s_verification():
     assert T.OIDC_FINALIZER in kube.objs[("HostedCluster", NS, NAME)]["metadata"]["finalizers"]
     assert j.release_oidc(True, "verified") is True
     assert T.OIDC_FINALIZER not in kube.objs[("HostedCluster", NS, NAME)]["metadata"]["finalizers"]
+
+
+def test_the_take_over_and_the_gate_name_a_holder_the_same_way():
+    from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import object_text
+    blocker = {"kind_label": "Machine.cluster.x-k8s.io", "namespace": "hcp", "name": "m2", "uid": "u2",
+               "finalizers": [{"name": "example.com/hold", "owner": "unknown"}], "waiting_for": "the AWSMachine"}
+    assert T.blocker_text(blocker) == ("Machine.cluster.x-k8s.io hcp/m2 (uid u2, finalizers: example.com/hold "
+                                       "(unknown)) - the AWSMachine")
+    assert object_text("Namespace", None, "hcp", "u3", []) == "Namespace hcp (uid u3, no finalizers)"
