@@ -169,6 +169,14 @@ def plan(manifest, preserve_iam=False, deps=None):
     if cycle:
         raise PlanError("dependency cycle among resource types: %s; no order can delete them" % " -> ".join(cycle))
     waits = {t: sorted(d for d in deps.get(t, []) if d in active) for t in active}
+    # IAM goes last, as in HyperShift's destroyPlatformSpecifics (openshift/hypershift@3ee9615,
+    # cmd/cluster/aws/destroy.go: DestroyInfra, then DestroyIAM): the roles are the credentials of the
+    # controllers that made the infrastructure. Unlike it, IAM is not attempted once an infrastructure delete
+    # failed (the executor's rule for any dependent): the run stops naming that resource and a re-run resumes.
+    infra = [t for t in active if t not in IAM_TYPES]
+    for t in active:
+        if t in IAM_TYPES and not any(d in IAM_TYPES for d in waits[t]):
+            waits[t] = sorted(set(waits[t]) | set(infra))
     level = {}
 
     def lvl(t):

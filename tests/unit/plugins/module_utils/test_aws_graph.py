@@ -99,3 +99,17 @@ def test_empty_and_duplicate_ids_normalised():
     plan = g.plan({g.VPC: ["vpc-1", "vpc-1"], g.SUBNET: []})
     assert plan["manifest"] == {g.VPC: ["vpc-1"]}
     assert g.plan({})["levels"] == []
+
+
+def test_iam_is_planned_after_every_infrastructure_type():
+    plan = g.plan(FULL)
+    level = plan["type_levels"]
+    infra = [t for t in level if t not in g.IAM_TYPES]
+    assert all(level[i] > level[t] for i in g.IAM_TYPES for t in infra)
+    # the chain inside IAM stays: profile, then role, then policy
+    assert level[g.PROFILE] < level[g.ROLE] < level[g.POLICY]
+
+
+def test_iam_alone_keeps_its_own_order():
+    plan = g.plan({g.ROLE: ["r"], g.POLICY: ["arn:aws:iam::1:policy/p"], g.OIDC: ["arn:aws:iam::1:oidc-provider/o"]})
+    assert plan["type_levels"] == {g.ROLE: 0, g.OIDC: 0, g.POLICY: 1}
