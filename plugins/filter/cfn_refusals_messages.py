@@ -6,15 +6,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import dict_list
 
 SUMMARY_HEADER = "stack | final status | refusals (class: remedy, action) | retained | seconds"
-
-
-def _list(value, name, what):
-    if not isinstance(value, (list, tuple)):
-        raise AnsibleFilterError("%s: expects %s, got %s" % (name, what, type(value).__name__))
-    return [v for v in value if isinstance(v, dict)]
 
 
 def _refusals(result):
@@ -30,7 +24,7 @@ def _retained(result):
 def cfn_refusals_summary(results):
     """The header, then per stack: its name, final status, refusals (or "-"), retained physical IDs (or "-") and
     seconds, separated by " | "."""
-    results = _list(results, "cfn_refusals_summary", "the results of the cfn_refusals role (one dict per stack)")
+    results = dict_list(results, "cfn_refusals_summary", "the results of the cfn_refusals role (one dict per stack)")
     return [SUMMARY_HEADER] + [
         " | ".join(str(v) for v in (r.get("stack"), r.get("status"), _refusals(r) or "-", _retained(r) or "-", r.get("elapsed")))
         for r in results]

@@ -7,25 +7,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.errors import AnsibleFilterError
-
-
-def _text(value):
-    """As Jinja prints a value on its own: None as nothing (in a join, None is "None")."""
-    return "" if value is None else str(value)
-
-
-def _list(value, name, what):
-    if not isinstance(value, (list, tuple)):
-        raise AnsibleFilterError("%s: expects %s, got %s" % (name, what, type(value).__name__))
-    return [v for v in value if isinstance(v, dict)]
+from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import dict_list, printed
 
 
 def _held(entry):
     ways_out = ", ".join(str(o.get("action")) for o in entry.get("options") or [] if isinstance(o, dict))
     return "%s (%s): %s after action %s - %s Ways out: %s. " % (
-        _text(entry.get("name")), _text(entry.get("uid")), _text(entry.get("reason")), _text(entry.get("action_taken")),
-        _text(entry.get("message")), ways_out or "none from here")
+        printed(entry.get("name")), printed(entry.get("uid")), printed(entry.get("reason")), printed(entry.get("action_taken")),
+        printed(entry.get("message")), ways_out or "none from here")
 
 
 def held_deletion_unreleased_message(unresolved, kind, namespace, abandon_uid="", plan=None):
@@ -33,13 +22,13 @@ def held_deletion_unreleased_message(unresolved, kind, namespace, abandon_uid=""
     diagnosis and the ways out; then, when ``abandon_uid`` is the UID of no object of ``plan``, that nothing was
     abandoned."""
     name = "held_deletion_unreleased_message"
-    unresolved = _list(unresolved, name, "the deletions still held (held_deletion_unresolved)")
-    uids = [p.get("uid") for p in _list(plan or [], name, "the plan (held_deletion_plan) as its fourth argument")]
-    abandon_uid = _text(abandon_uid)
+    unresolved = dict_list(unresolved, name, "the deletions still held (held_deletion_unresolved)")
+    uids = [p.get("uid") for p in dict_list(plan or [], name, "the plan (held_deletion_plan) as its fourth argument")]
+    abandon_uid = printed(abandon_uid)
     wrong_uid = ("abandon_uid %s is the UID of none of the held objects; nothing was abandoned." % abandon_uid
                  if abandon_uid and abandon_uid not in uids else "")
     return "%d %s deletion(s) in %s not released: %s %s" % (
-        len(unresolved), _text(kind), _text(namespace), "".join(_held(u) for u in unresolved), wrong_uid)
+        len(unresolved), printed(kind), printed(namespace), "".join(_held(u) for u in unresolved), wrong_uid)
 
 
 class FilterModule(object):

@@ -7,57 +7,45 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.errors import AnsibleFilterError
-
-
-def _text(value):
-    """As Jinja prints a value on its own: None as nothing (in a concatenation with ~, None is "None")."""
-    return "" if value is None else str(value)
-
-
-def _list(value, name, what):
-    if not isinstance(value, (list, tuple)):
-        raise AnsibleFilterError("%s: expects %s, got %s" % (name, what, type(value).__name__))
-    return [v for v in value if isinstance(v, dict)]
+from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import dict_list, one_dict, printed
 
 
 def _context(m):
     read = ("%d HostedClusters" % len(m.get("hosted_clusters") or [])) if m.get("ok") else "NOT READ (%s)" % (m.get("error"),)
-    return "context %s: %s; " % (_text(m.get("context")), read)
+    return "context %s: %s; " % (printed(m.get("context")), read)
 
 
 def _infra_id(e):
     total = (", %s resources" % (e.get("total"),)) if e.get("total") else ""
     age = (", age %s s" % (e.get("age_seconds"),)) if e.get("age_seconds") is not None else ""
-    return "%s: %s (%s)%s%s; " % (_text(e.get("infra_id")), _text(e.get("status")), _text(e.get("reason")), total, age)
+    return "%s: %s (%s)%s%s; " % (printed(e.get("infra_id")), printed(e.get("status")), printed(e.get("reason")), total, age)
 
 
 def orphan_sweep_found_message(found, sweep_delete=False):
     """Per management context, how many HostedClusters were read (or why not); per infra ID, its status, reason,
     resource count and age; then how many orphans there are, and whether they are to be swept."""
     name = "orphan_sweep_found_message"
-    if not isinstance(found, dict):
-        raise AnsibleFilterError("%s: expects the result of aws_orphan_inventory, got %s" % (name, type(found).__name__))
-    management = _list(found.get("management") or [], name, "management to be a list")
-    infra_ids = _list(found.get("infra_ids") or [], name, "infra_ids to be a list")
+    found = one_dict(found, name, "the result of aws_orphan_inventory")
+    management = dict_list(found.get("management") or [], name, "management to be a list")
+    infra_ids = dict_list(found.get("infra_ids") or [], name, "infra_ids to be a list")
     return "%s %s %d orphan(s)%s." % ("".join(_context(m) for m in management), "".join(_infra_id(e) for e in infra_ids),
                                       len(found.get("orphans") or []), " to sweep" if sweep_delete else "")
 
 
 def orphan_sweep_unread_message(management, report_path):
     """Each management context that could not be read, with its error; that nothing was swept; the report."""
-    management = _list(management, "orphan_sweep_unread_message", "the management of aws_orphan_inventory")
+    management = dict_list(management, "orphan_sweep_unread_message", "the management of aws_orphan_inventory")
     return "%s nothing was swept. Report: %s" % (
-        "".join("context %s: %s; " % (_text(m.get("context")), _text(m.get("error"))) for m in management if not m.get("ok")),
-        _text(report_path))
+        "".join("context %s: %s; " % (printed(m.get("context")), printed(m.get("error"))) for m in management if not m.get("ok")),
+        printed(report_path))
 
 
 def orphan_sweep_failed_message(results, report_path):
     """Each infra ID whose sweep failed, with why; the report; that a re-run resumes."""
-    results = _list(results, "orphan_sweep_failed_message", "the results of the orphan_sweep role (one dict per infra ID)")
+    results = dict_list(results, "orphan_sweep_failed_message", "the results of the orphan_sweep role (one dict per infra ID)")
     return "%sReport: %s. A re-run resumes." % (
-        "".join("%s: %s; " % (_text(r.get("infra_id")), _text(r.get("reason"))) for r in results if r.get("outcome") == "failed"),
-        _text(report_path))
+        "".join("%s: %s; " % (printed(r.get("infra_id")), printed(r.get("reason"))) for r in results if r.get("outcome") == "failed"),
+        printed(report_path))
 
 
 class FilterModule(object):

@@ -7,21 +7,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import dict_list, printed
 
 # what the report keeps of each Release a wait tracked: its timeline
 WAIT_OBJECT_KEYS = ("kind", "name", "uid", "finalizers", "first_observed_terminating", "first_observed_absent")
-
-
-def _text(value):
-    """As Jinja prints a value on its own: None as nothing (in a join, None is "None")."""
-    return "" if value is None else str(value)
-
-
-def _list(value, name, what):
-    if not isinstance(value, (list, tuple)):
-        raise AnsibleFilterError("%s: expects %s, got %s" % (name, what, type(value).__name__))
-    return [v for v in value if isinstance(v, dict)]
 
 
 def _orphans(release):
@@ -31,24 +20,24 @@ def _orphans(release):
 def orphaning_refusal_message(releases):
     """Why the role refuses to delete Releases whose Cluster is not reachable: each one's warning and recorded
     objects (KIND/NAMESPACE/NAME), then the ways out."""
-    releases = _list(releases, "orphaning_refusal_message", "the Releases of convoy_release_info that would orphan workloads")
+    releases = dict_list(releases, "orphaning_refusal_message", "the Releases of convoy_release_info that would orphan workloads")
     return (
         "Refusing to delete %d Release(s) whose Cluster is not reachable: %s Nothing was deleted. Ways out: make the "
         "Cluster reachable (convoy reads status.reachable) and re-run; or exclude these Releases from the selection; "
         "or re-run with allow_orphaned_workloads: true to delete them anyway (their objects stay running, untracked; "
         "the report lists them)."
-        % (len(releases), "".join("%s [%s]. " % (_text(r.get("orphan_warning")), _orphans(r)) for r in releases)))
+        % (len(releases), "".join("%s [%s]. " % (printed(r.get("orphan_warning")), _orphans(r)) for r in releases)))
 
 
 def held_releases_message(releases, timeout):
     """Which Releases are still present after ``timeout`` seconds, each with its diagnosis and ways out."""
-    releases = _list(releases, "held_releases_message", "the Releases of convoy_release_info still present")
+    releases = dict_list(releases, "held_releases_message", "the Releases of convoy_release_info still present")
     return (
         "%d Release(s) still present after %s s (their finalizer stays: nothing was forced). %s Re-run the same "
         "command after the fix: the role resumes from what it observes."
-        % (len(releases), _text(timeout), "".join(
+        % (len(releases), printed(timeout), "".join(
             "Release %s/%s: %s Ways out: %s. " % (
-                _text(r.get("namespace")), _text(r.get("name")), " ".join(str(d) for d in r.get("diagnosis") or []),
+                printed(r.get("namespace")), printed(r.get("name")), " ".join(str(d) for d in r.get("diagnosis") or []),
                 "; ".join(str(w) for w in r.get("ways_out") or []))
             for r in releases)))
 
@@ -56,7 +45,7 @@ def held_releases_message(releases, timeout):
 def wait_summaries(gates):
     """Each wait_gate gate without its tracked objects, with ``releases``: each tracked Release's kind, name, uid,
     finalizers and when it was first observed terminating and absent."""
-    gates = _list(gates, "wait_summaries", "the gates of wait_gate")
+    gates = dict_list(gates, "wait_summaries", "the gates of wait_gate")
     return [
         dict([(k, v) for k, v in g.items() if k != "objects"]
              + [("releases", [dict((k, v) for k, v in o.items() if k in WAIT_OBJECT_KEYS)
