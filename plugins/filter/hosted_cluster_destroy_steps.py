@@ -1,0 +1,235 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, teardown.gates contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The hosted_cluster_destroy role's data and messages: the gates it waits on (hosted_cluster_gates), its
+check-mode plans (hosted_cluster_gates_plan_message, hosted_cluster_aws_plan_message), the message it stops with
+at a gate (hosted_cluster_gate_stop_message), and its verification (hosted_cluster_verification_checks,
+hosted_cluster_verification_message)."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible.errors import AnsibleFilterError
+
+HYPERSHIFT = "hypershift.openshift.io/v1beta1"
+CAPI = "cluster.x-k8s.io/v1beta1"
+CAPA = "infrastructure.cluster.x-k8s.io/v1beta2"
+CLI_FINALIZER = "openshift.io/destroy-cluster"
+HO_FINALIZER = "hypershift.openshift.io/finalizer"
+
+# the kinds that must be gone from the HCP namespace, listed one check each when the namespace is still there
+MUST_GO = ("HostedControlPlane", "Machine", "AWSMachine", "MachineSet", "MachineDeployment", "Cluster", "AWSCluster",
+           "NodePool", "HostedCluster")
+
+GATE_STATES = {"timeout": "timed out"}
+TAKE_OVER_HINT = (
+    ".\nIf the hypershift-operator is down for good, take_over_cleanup=true (with take_over_after below "
+    "cluster_grace_period) takes over its part - the NodePools' MachineSets and Machines, the CAPI Cluster, the "
+    "AWSEndpointServices, the HostedControlPlane and the HCP namespace, by ID - and removes "
+    "hypershift.openshift.io/finalizer only where what it guards is verified gone")
+
+
+def _text(value):
+    """As Jinja prints a value on its own: None as nothing (joined with ``~``, None is "None")."""
+    return "" if value is None else str(value)
+
+
+def _list(value, name, what):
+    if not isinstance(value, (list, tuple)):
+        raise AnsibleFilterError("%s: expects %s, got %s" % (name, what, type(value).__name__))
+    return list(value)
+
+
+def _dict(value, name, what):
+    if not isinstance(value, dict):
+        raise AnsibleFilterError("%s: expects %s, got %s" % (name, what, type(value).__name__))
+    return value
+
+
+def _items(value):
+    """The dictionaries of a list that may be missing (None)."""
+    return [v for v in value or [] if isinstance(v, dict)]
+
+
+def hosted_cluster_gates(nodepools, namespace, name, hcp_name, hcp_namespace, infra_id, hc_present, cli_finalizer_on,
+                         skip_namespace):
+    """The gates of wait_gate, in the order the controllers pass them: the NodePools and the CAPI workers, the
+    HostedControlPlane, the CAPI Cluster, the HCP namespace (unless ``skip_namespace``), and the HostedCluster
+    (down to the CLI finalizer when ``cli_finalizer_on``; none when there is neither a HostedCluster nor a name)."""
+    nodepools = _list(nodepools, "hosted_cluster_gates", "the names of the HostedCluster's NodePools")
+    by_label = "cluster.x-k8s.io/cluster-name=" + _text(infra_id)
+    workers = [{"api_version": HYPERSHIFT, "kind": "NodePool", "namespace": namespace, "name": n} for n in nodepools]
+    workers += [{"api_version": api, "kind": kind, "namespace": hcp_namespace, "label_selector": by_label}
+                for api, kind in ((CAPI, "MachineDeployment"), (CAPI, "MachineSet"), (CAPI, "Machine"), (CAPA, "AWSMachine"))]
+    gates = [
+        {"name": "NodePools and Machines gone", "until": "absent", "resources": workers},
+        {"name": "HostedControlPlane gone", "until": "absent", "resources": [
+            {"api_version": HYPERSHIFT, "kind": "HostedControlPlane", "namespace": hcp_namespace, "name": hcp_name}]},
+        {"name": "CAPI Cluster gone", "until": "absent", "resources": [
+            {"api_version": CAPI, "kind": "Cluster", "namespace": hcp_namespace, "name": infra_id},
+            {"api_version": CAPA, "kind": "AWSCluster", "namespace": hcp_namespace, "name": infra_id}]},
+    ]
+    if not skip_namespace:
+        gates.append({"name": "HCP namespace gone", "until": "absent",
+                      "resources": [{"api_version": "v1", "kind": "Namespace", "name": hcp_namespace}]})
+    if hc_present or len(name) > 0:
+        hc = [{"api_version": HYPERSHIFT, "kind": "HostedCluster", "namespace": namespace, "name": name}]
+        if hc_present and cli_finalizer_on:
+            gates.append({"name": "only the CLI finalizer left", "until": "finalizers_only",
+                          "finalizers": [CLI_FINALIZER], "resources": hc})
+        else:
+            gates.append({"name": "HostedCluster gone", "until": "absent", "resources": hc})
+    return gates
+
+
+def hosted_cluster_gates_plan_message(gates, grace_period, will_delete, take_over, take_over_after):
+    """The check-mode plan of Phase 3: whether the HostedCluster would be deleted, the gates in order within
+    ``grace_period`` seconds, and, with ``take_over``, when a stalled gate would be taken over."""
+    gates = _list(gates, "hosted_cluster_gates_plan_message", "the gates of hosted_cluster_gates")
+    return "%sat most %s s in all for:\n%s%s" % (
+        "would delete the HostedCluster, then wait " if will_delete else "would wait ", _text(grace_period),
+        " -> ".join(str(g.get("name")) for g in _items(gates)),
+        ("; take_over_cleanup: a gate with no progress for %s s would be taken over from the hypershift-operator "
+         "(teardown.gates.hosted_cluster_take_over), its finalizers removed only on verified absence" % (take_over_after,))
+        if take_over else "")
+
+
+def _where(obj):
+    return "%s/%s" % (_text(obj.get("namespace") or ""), _text(obj.get("name")))
+
+
+def _condition(c):
+    reason = ""
+    if c.get("reason"):
+        reason = " (%s%s)" % (str(c["reason"]), (": " + str(c["message"])) if c.get("message") else "")
+    return " %s=%s%s" % (_text(c.get("type")), _text(c.get("status")), reason)
+
+
+def _finalizer_owner(f):
+    if not isinstance(f, dict):
+        return " " + _text(f)
+    return " %s%s" % (_text(f["name"]) if "name" in f else _text(f), (" (" + str(f["owner"]) + ")") if f.get("owner") else "")
+
+
+def hosted_cluster_gate_stop_message(gate, diagnosis, take_over, hc_present):
+    """Why the run stops at a gate of wait_gate: its state and duration, the first object left with its finalizers,
+    the failed queries, what up to three objects say they wait for, the diagnosis of deletion_info (conditions,
+    finalizer owners) and, for a timeout held by the hypershift-operator's finalizer, the take-over hint."""
+    name = "hosted_cluster_gate_stop_message"
+    gate = _dict(gate, name, "a gate of wait_gate")
+    diagnosis = _dict(diagnosis, name, "the result of deletion_info (or {})")
+    remaining = _items(gate.get("remaining", []))
+    state = gate.get("state")
+    if state == "stalled":
+        said = "stalled (no progress since " + str(gate.get("last_progress", "?")) + ")"
+    else:
+        said = GATE_STATES.get(state, "is unknown (a query failed; absence is not proven)")
+    out = ["gate '%s' %s after %s s; %d object(s) remain" % (
+        _text(gate.get("name")), said, _text(gate.get("duration", "?")), len(remaining))]
+    if remaining:
+        first = remaining[0]
+        out.append(", first: %s %s (finalizers: %s)" % (
+            _text(first.get("kind")), _where(first), ", ".join(str(f) for f in first.get("finalizers", [])) or "none"))
+    out.extend("; query %s failed: %s" % (_text(s.get("kind")), _text(s.get("error", "?")))
+               for s in _items(gate.get("unknown_selectors", [])))
+    out.extend("; %s %s says %s" % (_text(r.get("kind_label")), _where(r), _text(r.get("waiting_for")))
+               for r in [r for r in remaining if "waiting_for" in r][:3])
+    conditions = _items(diagnosis.get("conditions"))
+    if conditions:
+        out.append("; its conditions:" + ",".join(_condition(c) for c in conditions))
+    finalizers = diagnosis.get("finalizers") or []
+    if finalizers:
+        out.append("; finalizer owners:" + "".join(_finalizer_owner(f) for f in finalizers))
+    held_by_ho = any(HO_FINALIZER in (r.get("finalizers", []) or []) for r in remaining)
+    if state == "timeout" and not take_over and hc_present and held_by_ho:
+        out.append(TAKE_OVER_HINT)
+    return "".join(out)
+
+
+def _aws_resource(r):
+    return "%s %s (%s)" % (re.sub("^AWS::", "", str(r.get("type"))), _text(r.get("id")), _text(r.get("action", "delete")))
+
+
+def hosted_cluster_aws_plan_message(infra_result, iam_result):
+    """The check-mode plan of Phase 4: each level of the two aws_infra_cleanup plans (infrastructure, then IAM),
+    each resource as TYPE ID (ACTION), then how many IAM resources preserve_iam retains."""
+    name = "hosted_cluster_aws_plan_message"
+    infra_result = _dict(infra_result, name, "the result of aws_infra_cleanup on the infrastructure")
+    iam_result = _dict(iam_result, name, "the result of aws_infra_cleanup on IAM")
+    levels = list(infra_result.get("plan", []) or []) + list(iam_result.get("plan", []) or [])
+    retained = [r for r in _items(iam_result.get("resources", [])) if r.get("outcome") == "retained"]
+    return "%s %d IAM resources retained (preserve_iam)." % (
+        "".join("level %d: %s. " % (n, ", ".join(_aws_resource(r) for r in _items(level))) for n, level in enumerate(levels, 1)),
+        len(retained))
+
+
+def _namespace_checks(answer, contents, complete, retained):
+    """The checks of an HCP namespace still there: each kind that must go, the other objects, the namespace."""
+    ns = _text(answer["item"].get("name"))
+    checks = []
+    for kind in MUST_GO:
+        left = [c for c in contents if c.get("kind") == kind]
+        checks.append({"what": kind + " in " + ns, "state": "present" if left else ("absent" if complete else "unknown"),
+                       "count": len(left), "names": [c.get("name") for c in left], "error": ""})
+    others = [c for c in contents if c.get("kind") not in MUST_GO]
+    checks.append({"what": "other objects in " + ns + " (pods, Services, PVCs ...)",
+                   "state": ("retained" if retained else "present") if others else ("absent" if complete else "unknown"),
+                   "count": len(others), "names": ["%s %s" % (c.get("kind"), c.get("name")) for c in others], "error": ""})
+    return checks
+
+
+def hosted_cluster_verification_checks(answers, nodepools_read, name, namespace, namespace_retained):
+    """One check per read of Phase 6 (what, state, count, names, error): the HostedCluster and the HCP namespace as
+    deletion_info answered (a namespace still there kind by kind, "retained" with ``namespace_retained``), then
+    the NodePools hosted_cluster_info listed (``nodepools_read``, its task result)."""
+    fname = "hosted_cluster_verification_checks"
+    answers = _list(answers, fname, "the objects of deletion_info")
+    nodepools_read = _dict(nodepools_read, fname, "the result of hosted_cluster_info")
+    checks = []
+    for r in _items(answers):
+        item = r["item"]
+        kind, state = item.get("kind"), r.get("state")
+        what = "%s %s%s" % (kind, ("%s/" % item["namespace"]) if "namespace" in item else "", item.get("name"))
+        if kind == "Namespace" and state == "present":
+            ns_report = r.get("namespace") if isinstance(r.get("namespace"), dict) else {}
+            checks.extend(_namespace_checks(r, ns_report.get("contents", []), ns_report.get("contents_complete", False),
+                                            namespace_retained))
+            checks.append({"what": what, "state": "retained" if namespace_retained else "present", "count": 1,
+                           "names": [item.get("name")], "error": ""})
+        else:
+            query = r.get("query") if isinstance(r.get("query"), dict) else {}
+            checks.append({"what": what + (" and everything in it" if kind == "Namespace" else ""), "state": state,
+                           "count": 1 if state == "present" else 0, "names": [item.get("name")] if state == "present" else [],
+                           "error": (query.get("error") or "") if state == "unknown" else ""})
+    left = nodepools_read.get("nodepools", [])
+    checks.append({"what": "NodePools of %s in %s" % (name, namespace),
+                   "state": "unknown" if nodepools_read.get("failed", False) else ("present" if left else "absent"),
+                   "count": len(left), "names": left, "error": nodepools_read.get("msg", "")})
+    return checks
+
+
+def hosted_cluster_verification_message(checks, aws_check, manifest):
+    """The verification in one line: each check as WHAT: STATE (NAMES), then the AWS verdict of the read-only
+    aws_infra_cleanup run (``aws_check``) on the tracked ``manifest``."""
+    fname = "hosted_cluster_verification_message"
+    checks = _list(checks, fname, "the checks of hosted_cluster_verification_checks")
+    aws_check = _dict(aws_check, fname, "the result of aws_infra_cleanup in check mode")
+    if aws_check.get("verified", len(manifest) == 0):
+        aws = "every tracked ID absent or terminal"
+    else:
+        planned = ", ".join(str(r.get("id")) for r in _items(aws_check.get("resources", [])) if r.get("outcome") == "planned")
+        aws = "NOT verified: " + str(planned or aws_check.get("msg", "query failed"))
+    return "%sAWS: %s" % ("".join("%s: %s%s; " % (_text(c.get("what")), _text(c.get("state")), (
+        " (%s)" % ", ".join(str(n) for n in c["names"])) if c.get("names") else "") for c in _items(checks)), aws)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {"hosted_cluster_gates": hosted_cluster_gates,
+                "hosted_cluster_gates_plan_message": hosted_cluster_gates_plan_message,
+                "hosted_cluster_gate_stop_message": hosted_cluster_gate_stop_message,
+                "hosted_cluster_aws_plan_message": hosted_cluster_aws_plan_message,
+                "hosted_cluster_verification_checks": hosted_cluster_verification_checks,
+                "hosted_cluster_verification_message": hosted_cluster_verification_message}
