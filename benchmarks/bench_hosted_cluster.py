@@ -40,13 +40,15 @@ SANDBOX = os.path.join(REPO, "tests", "sandbox", "sandbox")
 PLAYBOOK = os.path.join(REPO, ".venv", "bin", "ansible-playbook")
 CLI_FINALIZER = "openshift.io/destroy-cluster"
 # tasks that wait on the world: the gates (wait_gate, which also sends the HostedCluster's deletion; an
-# older checkout runs it async and polls it with async_status) and the AWS phase's deletes (aws_infra_cleanup waits on NAT gateways and the like); the verification's
+# older checkout runs it async and polls it with async_status) and the AWS phase's deletes (aws_infra_cleanup waits on NAT
+# gateways and the like; an older checkout named that task "Destroy the AWS infrastructure"); the verification's
 # read-only aws_infra_cleanup lookup is Ansible-side work and counts as our own
 
 
 def waits(task):
     return task["action"].endswith(("wait_gate", "async_status")) or (
-        task["action"].endswith("aws_infra_cleanup") and "Destroy the AWS infrastructure" in task["name"])
+        task["action"].endswith("aws_infra_cleanup") and task["name"].startswith(
+            ("Phase 4 | Destroy the AWS resources", "Phase 4 | Destroy the AWS infrastructure")))
 PROFILES = {
     "sandbox": {"seed": [], "layer": {}},
     "realistic": {"seed": ["requeue=5s", "grace_period=30s", "instance_shutting_down_seconds=20"],

@@ -152,17 +152,14 @@ def _aws_resource(r):
     return "%s %s (%s)" % (re.sub("^AWS::", "", str(r.get("type"))), _text(r.get("id")), _text(r.get("action", "delete")))
 
 
-def hosted_cluster_aws_plan_message(infra_result, iam_result):
-    """The check-mode plan of Phase 4: each level of the two aws_infra_cleanup plans (infrastructure, then IAM),
-    each resource as TYPE ID (ACTION), then how many IAM resources preserve_iam retains."""
-    name = "hosted_cluster_aws_plan_message"
-    infra_result = _dict(infra_result, name, "the result of aws_infra_cleanup on the infrastructure")
-    iam_result = _dict(iam_result, name, "the result of aws_infra_cleanup on IAM")
-    levels = list(infra_result.get("plan", []) or []) + list(iam_result.get("plan", []) or [])
-    retained = [r for r in _items(iam_result.get("resources", [])) if r.get("outcome") == "retained"]
-    return "%s %d IAM resources retained (preserve_iam)." % (
-        "".join("level %d: %s. " % (n, ", ".join(_aws_resource(r) for r in _items(level))) for n, level in enumerate(levels, 1)),
-        len(retained))
+def hosted_cluster_aws_plan_message(result):
+    """The check-mode plan of Phase 4: each level of the aws_infra_cleanup plan (IAM last), each resource as
+    TYPE ID (ACTION), then how many IAM resources preserve_iam retains."""
+    result = _dict(result, "hosted_cluster_aws_plan_message", "the result of aws_infra_cleanup, or {}")
+    levels = list(result.get("plan", []) or [])
+    retained = [r for r in _items(result.get("resources", [])) if r.get("outcome") == "retained"]
+    return "".join("level %d: %s. " % (n, ", ".join(_aws_resource(r) for r in _items(level)))
+                   for n, level in enumerate(levels, 1)) + "%d IAM resources retained (preserve_iam)." % len(retained)
 
 
 def _namespace_checks(answer, contents, complete, retained):

@@ -129,25 +129,24 @@ def test_stop_message_says_what_at_most_three_objects_wait_for():
     assert message.count(" says ") == 3 and "5 object(s) remain" in message and "/m3 says" not in message
 
 
-AWS_INFRA = {"changed": True, "plan": [
+AWS_PLAN = {"changed": True, "plan": [
     [{"type": "AWS::EC2::Instance", "id": "i-0abc", "action": "delete"}, {"type": "AWS::EC2::NatGateway", "id": "nat-0123", "action": "skip"}],
-    [{"type": "AWS::EC2::VPC", "id": "vpc-1"}]]}
-AWS_IAM = {"changed": False, "plan": [], "resources": [
+    [{"type": "AWS::EC2::VPC", "id": "vpc-1"}]], "resources": [
     {"type": "AWS::IAM::Role", "id": "demo-worker-role", "outcome": "retained", "reason": "preserve_iam"},
-    {"type": "AWS::IAM::OIDCProvider", "id": "arn:aws:iam::1:oidc-provider/x", "outcome": "retained"}]}
+    {"type": "AWS::IAM::OIDCProvider", "id": "arn:aws:iam::1:oidc-provider/x", "outcome": "retained"},
+    {"type": "AWS::EC2::VPC", "id": "vpc-1", "outcome": "planned"}]}
 
 
 def test_aws_plan_lists_each_level_then_the_iam_retained():
-    assert hosted_cluster_aws_plan_message(AWS_INFRA, AWS_IAM) == (
-        "level 1: EC2::Instance i-0abc (delete), EC2::NatGateway nat-0123 (skip). level 2: EC2::VPC vpc-1 (delete).  2 IAM "
+    assert hosted_cluster_aws_plan_message(AWS_PLAN) == (
+        "level 1: EC2::Instance i-0abc (delete), EC2::NatGateway nat-0123 (skip). level 2: EC2::VPC vpc-1 (delete). 2 IAM "
         "resources retained (preserve_iam).")
 
 
-def test_aws_plan_of_skipped_cleanups():
-    skipped = {"changed": False, "skipped": True}
-    assert hosted_cluster_aws_plan_message(skipped, {}) == " 0 IAM resources retained (preserve_iam)."
-    assert hosted_cluster_aws_plan_message({}, {"plan": [[{"type": "AWS::IAM::Role", "id": "r", "action": None}]]}) == (
-        "level 1: IAM::Role r ().  0 IAM resources retained (preserve_iam).")
+def test_aws_plan_of_a_skipped_cleanup():
+    assert hosted_cluster_aws_plan_message({"changed": False, "skipped": True}) == "0 IAM resources retained (preserve_iam)."
+    assert hosted_cluster_aws_plan_message({"plan": [[{"type": "AWS::IAM::Role", "id": "r", "action": None}]]}) == (
+        "level 1: IAM::Role r (). 0 IAM resources retained (preserve_iam).")
 
 
 HC_ITEM = {"api_version": HS, "kind": "HostedCluster", "namespace": "clusters", "name": "demo"}
@@ -238,7 +237,7 @@ def test_verification_message_aws_verdict(aws, manifest, verdict):
     lambda: hosted_cluster_gates_plan_message(None, 600, True, False, 900),
     lambda: hosted_cluster_gate_stop_message([], {}, False, True),
     lambda: hosted_cluster_gate_stop_message({}, None, False, True),
-    lambda: hosted_cluster_aws_plan_message([], {}),
+    lambda: hosted_cluster_aws_plan_message([]),
     lambda: hosted_cluster_verification_checks({}, {}, "demo", "clusters", False),
     lambda: hosted_cluster_verification_checks([], None, "demo", "clusters", False),
     lambda: hosted_cluster_verification_message([], "failed", {}),
