@@ -11,7 +11,7 @@ __metaclass__ = type
 
 import re
 
-from ansible.errors import AnsibleFilterError
+from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import one_dict, plain_list, printed
 
 HYPERSHIFT = "hypershift.openshift.io/v1beta1"
 CAPI = "cluster.x-k8s.io/v1beta1"
@@ -31,23 +31,6 @@ TAKE_OVER_HINT = (
     "hypershift.openshift.io/finalizer only where what it guards is verified gone")
 
 
-def _text(value):
-    """As Jinja prints a value on its own: None as nothing (joined with ``~``, None is "None")."""
-    return "" if value is None else str(value)
-
-
-def _list(value, name, what):
-    if not isinstance(value, (list, tuple)):
-        raise AnsibleFilterError("%s: expects %s, got %s" % (name, what, type(value).__name__))
-    return list(value)
-
-
-def _dict(value, name, what):
-    if not isinstance(value, dict):
-        raise AnsibleFilterError("%s: expects %s, got %s" % (name, what, type(value).__name__))
-    return value
-
-
 def _items(value):
     """The dictionaries of a list that may be missing (None)."""
     return [v for v in value or [] if isinstance(v, dict)]
@@ -58,8 +41,8 @@ def hosted_cluster_gates(nodepools, namespace, name, hcp_name, hcp_namespace, in
     """The gates of wait_gate, in the order the controllers pass them: the NodePools and the CAPI workers, the
     HostedControlPlane, the CAPI Cluster, the HCP namespace (unless ``skip_namespace``), and the HostedCluster
     (down to the CLI finalizer when ``cli_finalizer_on``; none when there is neither a HostedCluster nor a name)."""
-    nodepools = _list(nodepools, "hosted_cluster_gates", "the names of the HostedCluster's NodePools")
-    by_label = "cluster.x-k8s.io/cluster-name=" + _text(infra_id)
+    nodepools = plain_list(nodepools, "hosted_cluster_gates", "the names of the HostedCluster's NodePools")
+    by_label = "cluster.x-k8s.io/cluster-name=" + printed(infra_id)
     workers = [{"api_version": HYPERSHIFT, "kind": "NodePool", "namespace": namespace, "name": n} for n in nodepools]
     workers += [{"api_version": api, "kind": kind, "namespace": hcp_namespace, "label_selector": by_label}
                 for api, kind in ((CAPI, "MachineDeployment"), (CAPI, "MachineSet"), (CAPI, "Machine"), (CAPA, "AWSMachine"))]
@@ -87,9 +70,9 @@ def hosted_cluster_gates(nodepools, namespace, name, hcp_name, hcp_namespace, in
 def hosted_cluster_gates_plan_message(gates, grace_period, will_delete, take_over, take_over_after):
     """The check-mode plan of Phase 3: whether the HostedCluster would be deleted, the gates in order within
     ``grace_period`` seconds, and, with ``take_over``, when a stalled gate would be taken over."""
-    gates = _list(gates, "hosted_cluster_gates_plan_message", "the gates of hosted_cluster_gates")
+    gates = plain_list(gates, "hosted_cluster_gates_plan_message", "the gates of hosted_cluster_gates")
     return "%sat most %s s in all for:\n%s%s" % (
-        "would delete the HostedCluster, then wait " if will_delete else "would wait ", _text(grace_period),
+        "would delete the HostedCluster, then wait " if will_delete else "would wait ", printed(grace_period),
         " -> ".join(str(g.get("name")) for g in _items(gates)),
         ("; take_over_cleanup: a gate with no progress for %s s would be taken over from the hypershift-operator "
          "(teardown.gates.hosted_cluster_take_over), its finalizers removed only on verified absence" % (take_over_after,))
@@ -97,20 +80,20 @@ def hosted_cluster_gates_plan_message(gates, grace_period, will_delete, take_ove
 
 
 def _where(obj):
-    return "%s/%s" % (_text(obj.get("namespace") or ""), _text(obj.get("name")))
+    return "%s/%s" % (printed(obj.get("namespace") or ""), printed(obj.get("name")))
 
 
 def _condition(c):
     reason = ""
     if c.get("reason"):
         reason = " (%s%s)" % (str(c["reason"]), (": " + str(c["message"])) if c.get("message") else "")
-    return " %s=%s%s" % (_text(c.get("type")), _text(c.get("status")), reason)
+    return " %s=%s%s" % (printed(c.get("type")), printed(c.get("status")), reason)
 
 
 def _finalizer_owner(f):
     if not isinstance(f, dict):
-        return " " + _text(f)
-    return " %s%s" % (_text(f["name"]) if "name" in f else _text(f), (" (" + str(f["owner"]) + ")") if f.get("owner") else "")
+        return " " + printed(f)
+    return " %s%s" % (printed(f["name"]) if "name" in f else printed(f), (" (" + str(f["owner"]) + ")") if f.get("owner") else "")
 
 
 def hosted_cluster_gate_stop_message(gate, diagnosis, take_over, hc_present):
@@ -118,8 +101,8 @@ def hosted_cluster_gate_stop_message(gate, diagnosis, take_over, hc_present):
     the failed queries, what up to three objects say they wait for, the diagnosis of deletion_info (conditions,
     finalizer owners) and, for a timeout held by the hypershift-operator's finalizer, the take-over hint."""
     name = "hosted_cluster_gate_stop_message"
-    gate = _dict(gate, name, "a gate of wait_gate")
-    diagnosis = _dict(diagnosis, name, "the result of deletion_info (or {})")
+    gate = one_dict(gate, name, "a gate of wait_gate")
+    diagnosis = one_dict(diagnosis, name, "the result of deletion_info (or {})")
     remaining = _items(gate.get("remaining", []))
     state = gate.get("state")
     if state == "stalled":
@@ -127,14 +110,14 @@ def hosted_cluster_gate_stop_message(gate, diagnosis, take_over, hc_present):
     else:
         said = GATE_STATES.get(state, "is unknown (a query failed; absence is not proven)")
     out = ["gate '%s' %s after %s s; %d object(s) remain" % (
-        _text(gate.get("name")), said, _text(gate.get("duration", "?")), len(remaining))]
+        printed(gate.get("name")), said, printed(gate.get("duration", "?")), len(remaining))]
     if remaining:
         first = remaining[0]
         out.append(", first: %s %s (finalizers: %s)" % (
-            _text(first.get("kind")), _where(first), ", ".join(str(f) for f in first.get("finalizers", [])) or "none"))
-    out.extend("; query %s failed: %s" % (_text(s.get("kind")), _text(s.get("error", "?")))
+            printed(first.get("kind")), _where(first), ", ".join(str(f) for f in first.get("finalizers", [])) or "none"))
+    out.extend("; query %s failed: %s" % (printed(s.get("kind")), printed(s.get("error", "?")))
                for s in _items(gate.get("unknown_selectors", [])))
-    out.extend("; %s %s says %s" % (_text(r.get("kind_label")), _where(r), _text(r.get("waiting_for")))
+    out.extend("; %s %s says %s" % (printed(r.get("kind_label")), _where(r), printed(r.get("waiting_for")))
                for r in [r for r in remaining if "waiting_for" in r][:3])
     conditions = _items(diagnosis.get("conditions"))
     if conditions:
@@ -149,13 +132,13 @@ def hosted_cluster_gate_stop_message(gate, diagnosis, take_over, hc_present):
 
 
 def _aws_resource(r):
-    return "%s %s (%s)" % (re.sub("^AWS::", "", str(r.get("type"))), _text(r.get("id")), _text(r.get("action", "delete")))
+    return "%s %s (%s)" % (re.sub("^AWS::", "", str(r.get("type"))), printed(r.get("id")), printed(r.get("action", "delete")))
 
 
 def hosted_cluster_aws_plan_message(result):
     """The check-mode plan of Phase 4: each level of the aws_infra_cleanup plan (IAM last), each resource as
     TYPE ID (ACTION), then how many IAM resources preserve_iam retains."""
-    result = _dict(result, "hosted_cluster_aws_plan_message", "the result of aws_infra_cleanup, or {}")
+    result = one_dict(result, "hosted_cluster_aws_plan_message", "the result of aws_infra_cleanup, or {}")
     levels = list(result.get("plan", []) or [])
     retained = [r for r in _items(result.get("resources", [])) if r.get("outcome") == "retained"]
     return "".join("level %d: %s. " % (n, ", ".join(_aws_resource(r) for r in _items(level)))
@@ -164,7 +147,7 @@ def hosted_cluster_aws_plan_message(result):
 
 def _namespace_checks(answer, contents, complete, retained):
     """The checks of an HCP namespace still there: each kind that must go, the other objects, the namespace."""
-    ns = _text(answer["item"].get("name"))
+    ns = printed(answer["item"].get("name"))
     checks = []
     for kind in MUST_GO:
         left = [c for c in contents if c.get("kind") == kind]
@@ -182,8 +165,8 @@ def hosted_cluster_verification_checks(answers, nodepools_read, name, namespace,
     deletion_info answered (a namespace still there kind by kind, "retained" with ``namespace_retained``), then
     the NodePools hosted_cluster_info listed (``nodepools_read``, its task result)."""
     fname = "hosted_cluster_verification_checks"
-    answers = _list(answers, fname, "the objects of deletion_info")
-    nodepools_read = _dict(nodepools_read, fname, "the result of hosted_cluster_info")
+    answers = plain_list(answers, fname, "the objects of deletion_info")
+    nodepools_read = one_dict(nodepools_read, fname, "the result of hosted_cluster_info")
     checks = []
     for r in _items(answers):
         item = r["item"]
@@ -211,14 +194,14 @@ def hosted_cluster_verification_message(checks, aws_check, manifest):
     """The verification in one line: each check as WHAT: STATE (NAMES), then the AWS verdict of the read-only
     aws_infra_cleanup run (``aws_check``) on the tracked ``manifest``."""
     fname = "hosted_cluster_verification_message"
-    checks = _list(checks, fname, "the checks of hosted_cluster_verification_checks")
-    aws_check = _dict(aws_check, fname, "the result of aws_infra_cleanup in check mode")
+    checks = plain_list(checks, fname, "the checks of hosted_cluster_verification_checks")
+    aws_check = one_dict(aws_check, fname, "the result of aws_infra_cleanup in check mode")
     if aws_check.get("verified", len(manifest) == 0):
         aws = "every tracked ID absent or terminal"
     else:
         planned = ", ".join(str(r.get("id")) for r in _items(aws_check.get("resources", [])) if r.get("outcome") == "planned")
         aws = "NOT verified: " + str(planned or aws_check.get("msg", "query failed"))
-    return "%sAWS: %s" % ("".join("%s: %s%s; " % (_text(c.get("what")), _text(c.get("state")), (
+    return "%sAWS: %s" % ("".join("%s: %s%s; " % (printed(c.get("what")), printed(c.get("state")), (
         " (%s)" % ", ".join(str(n) for n in c["names"])) if c.get("names") else "") for c in _items(checks)), aws)
 
 

@@ -15,11 +15,16 @@ def printed(value):
     return "" if value is None else str(value)
 
 
-def dict_list(value, filter_name, what):
-    """The mappings of a list input; anything but a list fails naming ``filter_name`` and ``what`` it expects."""
+def plain_list(value, filter_name, what):
+    """A list input as a list; anything else fails naming ``filter_name`` and ``what`` it expects."""
     if not isinstance(value, (list, tuple)):
         raise AnsibleFilterError("%s: expects %s, got %s" % (filter_name, what, type(value).__name__))
-    return [v for v in value if isinstance(v, dict)]
+    return list(value)
+
+
+def dict_list(value, filter_name, what):
+    """The mappings of a list input; anything but a list fails naming ``filter_name`` and ``what`` it expects."""
+    return [v for v in plain_list(value, filter_name, what) if isinstance(v, dict)]
 
 
 def one_dict(value, filter_name, what):
