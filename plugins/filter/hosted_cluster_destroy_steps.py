@@ -11,13 +11,10 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import (
+    CAPA_API as CAPA, CAPI_API as CAPI, CLI_FINALIZER, HO_FINALIZER, HYPERSHIFT_API as HYPERSHIFT)
 from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import one_dict, plain_list, printed
 
-HYPERSHIFT = "hypershift.openshift.io/v1beta1"
-CAPI = "cluster.x-k8s.io/v1beta1"
-CAPA = "infrastructure.cluster.x-k8s.io/v1beta2"
-CLI_FINALIZER = "openshift.io/destroy-cluster"
-HO_FINALIZER = "hypershift.openshift.io/finalizer"
 
 # the kinds that must be gone from the HCP namespace, listed one check each when the namespace is still there
 MUST_GO = ("HostedControlPlane", "Machine", "AWSMachine", "MachineSet", "MachineDeployment", "Cluster", "AWSCluster",

@@ -49,16 +49,11 @@ from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import (
     status_conditions,
 )
 from ansible_collections.teardown.gates.plugins.module_utils.aws_graph import PREFIX
+from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import (
+    CAPI_API as CAPI, CLEANUP_ANN, HO_FINALIZER, HYPERSHIFT_API as HS, NODEPOOL_ANN, OIDC_FINALIZER, SKIP_NS_ANN)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import utc_iso
 
-HS = "hypershift.openshift.io/v1beta1"
-CAPI = "cluster.x-k8s.io/v1beta1"
 OWNER = "hypershift-operator (HostedCluster and NodePool controllers)"
-HO_FINALIZER = "hypershift.openshift.io/finalizer"
-OIDC_FINALIZER = "hypershift.io/aws-oidc-discovery"
-NODEPOOL_ANN = "hypershift.openshift.io/nodePool"
-SKIP_NS_ANN = "hypershift.openshift.io/skip-delete-hosted-controlplane-namespace"
-CLEANUP_ANN = "hypershift.openshift.io/cleanup-cloud-resources"
 WORKER_KINDS = ("MachineDeployment", "MachineSet", "Machine")
 PREFIX_TYPE = PREFIX  # the OIDC documents' prefix, as the inventory names it
 

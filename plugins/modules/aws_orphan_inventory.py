@@ -153,6 +153,7 @@ from ansible_collections.teardown.gates.plugins.module_utils import orphans as o
 from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients
 from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
+from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import HYPERSHIFT_API as HYPERSHIFT
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     READ_ATTEMPTS, ResourceLookupError, api_client, resolve_resource)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import list_objects
@@ -161,8 +162,6 @@ try:
     import botocore.exceptions
 except ImportError:
     pass  # handled by AnsibleAWSModule
-
-HYPERSHIFT = "hypershift.openshift.io/v1beta1"
 
 
 def known_contexts(module, kubeconfig):

@@ -94,9 +94,8 @@ from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import An
 
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     READ_ATTEMPTS, ResourceLookupError, api_client, resolve_resource)
+from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import HYPERSHIFT_API as HYPERSHIFT
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import PRESENT, get_object, list_objects
-
-HYPERSHIFT = "hypershift.openshift.io/v1beta1"
 
 
 class ReadFailed(Exception):

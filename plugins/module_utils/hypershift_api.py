@@ -1,0 +1,25 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, teardown.gates contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The names HyperShift and Cluster API publish that a teardown reads or writes: API versions, finalizers,
+annotations. One place, so a rename upstream is one change here (sources: openshift/hypershift@3ee9615,
+api/hypershift/v1beta1 and support/...; kubernetes-sigs/cluster-api v1.13 and cluster-api-provider-aws v2.13,
+whose managers the sandbox runs)."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+HYPERSHIFT_API = "hypershift.openshift.io/v1beta1"
+CAPI_API = "cluster.x-k8s.io/v1beta1"
+CAPA_API = "infrastructure.cluster.x-k8s.io/v1beta2"
+
+# the CLI's own finalizer (hypershift destroy cluster adds it and removes it last)
+CLI_FINALIZER = "openshift.io/destroy-cluster"
+# the hypershift-operator's finalizer on HostedCluster, NodePool and HostedControlPlane
+HO_FINALIZER = "hypershift.openshift.io/finalizer"
+# guards the OIDC documents under <infraID>/ in the OIDC bucket
+OIDC_FINALIZER = "hypershift.io/aws-oidc-discovery"
+
+NODEPOOL_ANN = "hypershift.openshift.io/nodePool"
+SKIP_NS_ANN = "hypershift.openshift.io/skip-delete-hosted-controlplane-namespace"
+CLEANUP_ANN = "hypershift.openshift.io/cleanup-cloud-resources"
