@@ -1,0 +1,95 @@
+"""Check mode sends no request but reads, for every playbook, counted where the operator would count them: the
+API server's audit log (every request of the run's own ServiceAccount, whichever module sent it: ours,
+kubernetes.core's or amazon.aws's) and the AWS layer's request log (every request signed with the run's own
+access key). A world that each playbook would change is seeded first, so a run that mutated would show it."""
+import collections
+import glob
+import json
+import os
+import uuid
+
+import pytest
+
+from privilege import LogTail, ServiceAccounts, audit_requests, describe, run_playbook, seed
+
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
+PLAYBOOK_DIR = os.path.join(REPO, "playbooks")
+KUBERNETES_READS = {"get", "list", "watch"}
+AWS_READ_PREFIXES = ("Describe", "List", "Get", "Head")
+# a role that allows everything, so that what the run sends is decided by the run alone
+EVERYTHING = [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]},
+              {"nonResourceURLs": ["*"], "verbs": ["get"]}]
+
+
+def _releases(tag):
+    seed("releases", "--name", tag, "--namespace", tag, "--count", "2")
+    return {"release_namespace": tag, "convoy_cluster_name": tag + "-cluster", "prune_cluster": True}
+
+
+def _held(tag):
+    seed("captf", "--name", tag, "--namespace", tag, "--knob", "state=lost")
+    return {"held_namespace": tag, "held_kind": "TerraformCluster", "held_name": tag, "prefer_restore": True}
+
+
+def _hosted_cluster(tag):
+    seed("hosted-cluster", "--name", tag, "--namespace", tag)  # with its AWS infrastructure: the plan reads it
+    return {"hosted_cluster_name": tag, "hosted_cluster_namespace": tag, "destroy_cloud_resources": True,
+            "preserve_iam": False}
+
+
+def _cfn(tag):
+    seed("cfn-refusals", "--name", tag, "--knob", "classes=bucket,iam,sg")
+    return {"cfn_stack_prefix": tag + "-", "cfn_select_statuses": "CREATE_COMPLETE,DELETE_FAILED",
+            "cfn_clear": "empty_buckets,detach_iam,release_dependencies"}
+
+
+def _orphans(tag):
+    s = seed("orphans", "--name", tag, "--namespace", tag)
+    # check mode refuses sweep_delete (bad input): the plan it shows is of every orphan found
+    return {"infra_id_prefix": s["prefix"], "oidc_bucket": s["oidc_bucket"], "min_age": "0"}
+
+
+WORLDS = {
+    "prune_releases.yml": _releases,
+    "release_held_deletion.yml": _held,
+    "destroy_hosted_cluster.yml": _hosted_cluster,
+    "clear_cfn_refusals.yml": _cfn,
+    "sweep_orphans.yml": _orphans,
+}
+
+
+def test_every_playbook_is_checked():
+    present = sorted(os.path.basename(p) for p in glob.glob(os.path.join(PLAYBOOK_DIR, "*.yml")))
+    assert sorted(WORLDS) == present
+
+
+@pytest.fixture()
+def accounts(api_client, tmp_path):
+    sa = ServiceAccounts(api_client, str(tmp_path))
+    yield sa
+    sa.cleanup()
+
+
+@pytest.mark.parametrize("playbook", sorted(WORLDS))
+def test_check_mode_sends_reads_only(playbook, accounts, tmp_path):
+    tag = "cm" + uuid.uuid4().hex[:6]
+    extra = dict(WORLDS[playbook](tag), report_dir=str(tmp_path / "reports"))
+    kubeconfig, dummy_token = accounts.create("checker", {"teardown-gates-check-" + tag: EVERYTHING}, [],
+                                              cluster=["teardown-gates-check-" + tag])
+    key_id = "AKIDCHECK" + uuid.uuid4().hex[:11].upper()
+    audit, aws = LogTail(os.environ["SANDBOX_AUDIT_LOG"]), LogTail(os.environ["SANDBOX_AWS_LOG"])
+    out = run_playbook("teardown.gates." + playbook[:-len(".yml")], extra, str(tmp_path),
+                       {"KUBECONFIG": kubeconfig, "K8S_AUTH_KUBECONFIG": kubeconfig, "AWS_ACCESS_KEY_ID": key_id},
+                       verbosity="", check=True)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    k8s = audit_requests(audit, accounts.username("checker"))
+    calls = [r for r in aws.lines(settle=0) if r.get("key_id") == key_id]
+    writes = sorted({describe(r) for r in k8s if r["verb"] not in KUBERNETES_READS})
+    assert not writes, "%s in check mode sent to the API server: %s" % (playbook, writes)
+    aws_writes = sorted({"%s:%s" % (r["service"], r["action"]) for r in calls
+                         if not r["action"].startswith(AWS_READ_PREFIXES)})
+    assert not aws_writes, "%s in check mode sent to AWS: %s" % (playbook, aws_writes)
+    # the run did look: a check that read nothing would pass the two assertions above for nothing
+    assert k8s or calls, "%s in check mode sent no request at all" % playbook
+    print("check-mode %s: kubernetes %s; aws %s" % (playbook, json.dumps(collections.Counter(r["verb"] for r in k8s)),
+                                                   json.dumps(collections.Counter(r["service"] for r in calls))))
