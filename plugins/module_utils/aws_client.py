@@ -259,9 +259,3 @@ def chunks(seq, n):
     seq = list(seq)
     for i in range(0, len(seq), n):
         yield seq[i:i + n]
-
-
-def wall_iso():
-    """Now, UTC, ISO-8601 with milliseconds (the report's format)."""
-    now = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + ".%03dZ" % (int(now * 1000) % 1000)

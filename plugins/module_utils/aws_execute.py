@@ -35,10 +35,11 @@ except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing d
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
 from ansible_collections.teardown.gates.plugins.module_utils.aws_blockers import BLOCKERS, no_blockers
 from ansible_collections.teardown.gates.plugins.module_utils.aws_client import (
-    NOT_FOUND, REFUSALS, error_code, error_text, wall_iso)
+    NOT_FOUND, REFUSALS, error_code, error_text)
 from ansible_collections.teardown.gates.plugins.module_utils.aws_deletes import BATCH_DELETES, DELETES, PREPARE, WAIT_PROBES
 from ansible_collections.teardown.gates.plugins.module_utils.aws_eni_wait import EniWaits
 from ansible_collections.teardown.gates.plugins.module_utils.aws_probes import PROBES, iam_roles_and_policies
+from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
 
 
 class Executor(EniWaits):
@@ -193,7 +194,7 @@ class Executor(EniWaits):
     # ------------------------------------------------------------------ execution
     def _set(self, rtype, rid, **res):
         # wall-clock times, for the report's timeline: when this ID's work began and when its outcome was known
-        times = {"ended": wall_iso()}
+        times = {"ended": utc_iso()}
         if (rtype, rid) in self.began:
             times["started"] = self.began[(rtype, rid)]
         with self.lock:
@@ -268,7 +269,7 @@ class Executor(EniWaits):
 
     def _run_one(self, rtype, rid, started=False):
         t0 = self.clock()
-        self.began[(rtype, rid)] = wall_iso()
+        self.began[(rtype, rid)] = utc_iso()
         obs = self.observed.get(rtype, {}).get(rid, {})
         refusals = []
         try:
@@ -318,7 +319,7 @@ class Executor(EniWaits):
                         return ("absent", None, None)
                     return ("failed", error_text(e), None)
                 blockers = BLOCKERS.get(rtype, no_blockers)(self, rid, obs, code)
-                refusals.append({"error": error_text(e), "blockers": [b.as_dict() for b in blockers], "at": wall_iso()})
+                refusals.append({"error": error_text(e), "blockers": [b.as_dict() for b in blockers], "at": utc_iso()})
                 stuck = [b for b in blockers if not b.going_away and b.action is None]
                 if stuck:
                     return ("failed", "%s refused: %s; blocked by what is not in the manifest and not going "

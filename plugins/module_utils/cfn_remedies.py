@@ -15,6 +15,7 @@ except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing d
 
 from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, is_read_operation, \
     list_all, page_items, pages
+from ansible_collections.teardown.gates.plugins.module_utils.timestamps import datetime_iso
 
 
 def error_message(exc):
@@ -29,21 +30,15 @@ def is_missing_stack(exc):
 
 
 def utc(ts):
+    """A time botocore parsed (a datetime) in the report's format; anything else as it came."""
     if ts is None:
         return None
-    if hasattr(ts, "strftime"):
+    if hasattr(ts, "astimezone"):
         try:
-            return ts.astimezone(_UTC).strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (ts.microsecond // 1000)
+            return datetime_iso(ts)
         except (ValueError, TypeError):
             return str(ts)
     return str(ts)
-
-
-try:
-    from datetime import timezone as _tz
-    _UTC = _tz.utc
-except ImportError:  # pragma: no cover
-    _UTC = None
 
 
 class Unclear(Exception):

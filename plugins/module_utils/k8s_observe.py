@@ -31,9 +31,9 @@ __metaclass__ = type
 import functools
 import json
 import time
-from datetime import datetime, timezone
 
 from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import status_conditions
+from ansible_collections.teardown.gates.plugins.module_utils.timestamps import parse_iso, utc_iso  # noqa: F401 - utc_iso: read here by the Kubernetes modules
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     DEFAULT_REQUEST_TIMEOUT, READ_ATTEMPTS, error_text, retry_read, status_of, timeout_tuple, transient)
 
@@ -42,23 +42,10 @@ ABSENT = "absent"
 UNKNOWN = "unknown"
 
 
-def utc_iso(ts=None):
-    """Epoch seconds (default: now) as UTC ISO-8601 with milliseconds and a Z."""
-    if ts is None:
-        ts = time.time()
-    dt = datetime.fromtimestamp(ts, tz=timezone.utc)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (dt.microsecond // 1000)
-
-
 def parse_k8s_time(value):
     """'2026-01-02T03:04:05Z' (optionally with fractions) to epoch seconds; None stays None."""
-    if not value:
-        return None
-    text = str(value).replace("Z", "+00:00")
-    try:
-        return datetime.fromisoformat(text).timestamp()
-    except ValueError:
-        return None
+    dt = parse_iso(value)
+    return None if dt is None else dt.timestamp()
 
 
 def query_record(verb, started, error=None, **extra):

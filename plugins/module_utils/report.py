@@ -15,37 +15,15 @@ __metaclass__ = type
 import datetime
 import re
 
+from ansible_collections.teardown.gates.plugins.module_utils.aws_graph import IAM_TYPES
+from ansible_collections.teardown.gates.plugins.module_utils.timestamps import parse_iso
+
 SCHEMA = 1
-IAM_TYPES = frozenset(["AWS::IAM::InstanceProfile", "AWS::IAM::Role", "AWS::IAM::ManagedPolicy",
-                       "AWS::IAM::OIDCProvider"])
 GATE_STATES = ("passed", "timeout", "unknown", "not_started", "skipped", "retained", "planned")
 
 
 def utc_now():
     return datetime.datetime.now(datetime.timezone.utc)
-
-
-def iso(ts):
-    """UTC ISO-8601 with milliseconds and a Z."""
-    return ts.astimezone(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (ts.microsecond // 1000)
-
-
-def parse_iso(value):
-    """Parse the times our modules and Kubernetes write (Z or +00:00, with or without fractions)."""
-    if not value:
-        return None
-    v = str(value).strip().replace("Z", "+00:00")
-    m = re.match(r"^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2})(\.\d+)?([+-]\d{2}:\d{2})?$", v)
-    if not m:
-        return None
-    base = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S")
-    micro = int((m.group(2) or ".0")[1:7].ljust(6, "0"))
-    base = base.replace(microsecond=micro)
-    off = m.group(3) or "+00:00"
-    sign = 1 if off[0] == "+" else -1
-    hours, minutes = int(off[1:3]), int(off[4:6])
-    tz = datetime.timezone(sign * datetime.timedelta(hours=hours, minutes=minutes))
-    return base.replace(tzinfo=tz).astimezone(datetime.timezone.utc)
 
 
 def seconds_between(start, end):

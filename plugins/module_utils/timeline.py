@@ -18,7 +18,7 @@ __metaclass__ = type
 
 import datetime
 
-from ansible_collections.teardown.gates.plugins.module_utils.report import parse_iso
+from ansible_collections.teardown.gates.plugins.module_utils.timestamps import parse_iso
 
 CLOSED = ("passed", "deleted", "absent", "restore", "abandon", "released", "DELETE_COMPLETE", "NOT_FOUND", "skipped",
           "retained")

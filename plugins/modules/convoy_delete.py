@@ -91,20 +91,15 @@ requests:
 
 import time
 import traceback
-from datetime import datetime, timezone
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.teardown.gates.plugins.module_utils.convoy import API_VERSION
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
+from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     api_client, missing_permission, retry_read)
-
-
-def utc_iso(ts=None):
-    ts = time.time() if ts is None else ts
-    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (int(ts * 1000) % 1000)
 
 
 def _why(e):

@@ -196,12 +196,12 @@ query_times:
 import json
 import time
 import traceback
-from datetime import datetime, timezone
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
+from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     ResourceLookupError, api_client, missing_permission, retry_read)
 from ansible_collections.teardown.gates.plugins.module_utils.convoy import (
@@ -217,11 +217,6 @@ from ansible_collections.teardown.gates.plugins.module_utils.convoy import (
     target_namespace,
     what_stayed,
 )
-
-
-def utc_iso(ts=None):
-    ts = time.time() if ts is None else ts
-    return datetime.fromtimestamp(ts, tz=timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.") + "%03dZ" % (int(ts * 1000) % 1000)
 
 
 def short_error(e):

@@ -175,7 +175,6 @@ query_times:
 import copy
 import json
 import os
-import time
 
 from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
@@ -187,6 +186,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import READ_ATTEMPTS
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
     ABSENT, PRESENT, get_object, list_objects, patch_object)
+from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
 
 try:
     from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
@@ -196,11 +196,6 @@ try:
 except ImportError as e:  # pragma: no cover - reported by the module
     HAS_K8S = False
     K8S_ERR = e
-
-
-def now_iso():
-    t = time.time()
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(t)) + ".%03dZ" % (int(t * 1000) % 1000)
 
 
 class Reader:
@@ -217,7 +212,7 @@ class Reader:
         return self.client.resource(kind, api_version)
 
     def get(self, label, api_version, kind, name, namespace=None):
-        self.times[label] = now_iso()
+        self.times[label] = utc_iso()
         try:
             res = self._res(api_version, kind)
         except Exception as e:  # noqa: BLE001 - discovery failed: unknown
@@ -232,7 +227,7 @@ class Reader:
         return captf.UNKNOWN
 
     def list(self, label, api_version, kind, namespace, label_selector=None):
-        self.times[label] = now_iso()
+        self.times[label] = utc_iso()
         try:
             res = self._res(api_version, kind)
         except Exception as e:  # noqa: BLE001
@@ -350,7 +345,7 @@ def save_secrets(module, diag, uid):
             pass
     if module.check_mode:
         return path, names, True
-    doc["saved_at"] = now_iso()
+    doc["saved_at"] = utc_iso()
     tmp = path + ".tmp"
     try:
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
@@ -449,7 +444,7 @@ def main():
         result["diff"] = {"before": before, "after": after}
     if not module.check_mode:
         patch(module, reader, ops)
-        result["query_times"]["patched"] = now_iso()
+        result["query_times"]["patched"] = utc_iso()
     module.exit_json(**result)
 
 

@@ -222,6 +222,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.teardown.gates.plugins.module_utils import report as rpt
 from ansible_collections.teardown.gates.plugins.module_utils import report_html
 from ansible_collections.teardown.gates.plugins.module_utils import timeline
+from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
 
 # <namespace>-<name>.json, not an archived (.<UTC time>.json) or baseline (.baseline.json) one
 _ARCHIVED = re.compile(r"\.(\d{8}T\d{6}\.\d{3}Z(-\d+)?|baseline)\.json$")
@@ -335,7 +336,7 @@ def main():
     if p["baseline"] is not None:
         store_baseline(module)
     milestones = dict(p["milestones"])
-    milestones.setdefault("finished", rpt.iso(rpt.utc_now()))
+    milestones.setdefault("finished", utc_iso())
     versions = dict(_lib_versions(), **p["versions"])
     report = rpt.build_report(p["cluster"], p["options"], gates=p["gates"], aws_resources=p["aws_resources"],
                               verification=p["verification"], milestones=milestones,

@@ -7,6 +7,7 @@ import datetime
 import json
 
 from ansible_collections.teardown.gates.plugins.module_utils import report as R
+from ansible_collections.teardown.gates.plugins.module_utils import timestamps
 
 CLUSTER = {"namespace": "clusters", "name": "demo", "uid": "u-1", "infra_id": "demo-x1", "region": "us-east-1",
            "hcp_namespace": "clusters-demo"}
@@ -118,11 +119,12 @@ def test_markdown_escapes_pipes_in_messages():
 
 
 def test_times_parse_and_archive_names_sort():
-    t = R.parse_iso("2026-01-01T10:00:00.123Z")
+    t = timestamps.parse_iso("2026-01-01T10:00:00.123Z")
     assert t == datetime.datetime(2026, 1, 1, 10, 0, 0, 123000, tzinfo=datetime.timezone.utc)
-    assert R.parse_iso("2026-01-01T12:00:00+02:00") == datetime.datetime(2026, 1, 1, 10, tzinfo=datetime.timezone.utc)
-    assert R.parse_iso("yesterday") is None and R.parse_iso(None) is None
-    assert R.iso(t) == "2026-01-01T10:00:00.123Z"
+    assert timestamps.parse_iso("2026-01-01T12:00:00+02:00") == datetime.datetime(2026, 1, 1, 10, tzinfo=datetime.timezone.utc)
+    assert timestamps.parse_iso("yesterday") is None and timestamps.parse_iso(None) is None
+    assert timestamps.datetime_iso(t) == "2026-01-01T10:00:00.123Z"
+    assert timestamps.utc_iso(t.timestamp()) == "2026-01-01T10:00:00.123Z"
     assert R.archive_stamp(t) == "20260101T100000.123Z"
     assert R.seconds_between("2026-01-01T10:00:00Z", "2026-01-01T10:00:01.5Z") == 1.5
     assert R.seconds_between(None, "2026-01-01T10:00:01.5Z") is None
