@@ -155,29 +155,38 @@ def _d_zone(ex, rid, obs):
     return "deleted"
 
 
-def _empty_bucket(ex, bucket, prefix=""):
-    """Delete every version and delete marker (under ``prefix``); returns how many it asked to delete."""
+class ObjectsNotDeleted(Exception):
+    """S3 refused to delete some objects of a bucket (DeleteObjects answers them in Errors, not as a failure)."""
+
+
+def empty_bucket(c, bucket, prefix=""):
+    """One pass: delete every version and delete marker listed (under ``prefix``; an unversioned object is
+    listed as version "null"); returns how many it asked to delete. Objects S3 refuses to delete raise
+    ObjectsNotDeleted, naming the first, instead of reading as deleted."""
     kw = {"Bucket": bucket}
     if prefix:
         kw["Prefix"] = prefix
     sent = 0
-    for page in pages(ex.c, "s3", "list_object_versions", **kw):
+    for page in pages(c, "s3", "list_object_versions", **kw):
         objs = [{"Key": v["Key"], "VersionId": v["VersionId"]} for v in page.get("Versions", []) + page.get(
             "DeleteMarkers", [])]
         for chunk in chunks(objs, 1000):
-            ex.c.call("s3", "delete_objects", Bucket=bucket, Delete={"Objects": chunk, "Quiet": True})
+            errors = c.call("s3", "delete_objects", Bucket=bucket, Delete={"Objects": chunk, "Quiet": True}).get("Errors")
+            if errors:
+                raise ObjectsNotDeleted("bucket %s: %d objects could not be deleted, first %s: %s" % (
+                    bucket, len(errors), errors[0].get("Key"), errors[0].get("Message") or errors[0].get("Code")))
         sent += len(objs)
     return sent
 
 
 def _d_bucket(ex, rid, obs):
-    _empty_bucket(ex, rid)
+    empty_bucket(ex.c, rid)
     try:
         ex.c.call("s3", "delete_bucket", Bucket=rid)
     except botocore.exceptions.ClientError as e:
         if error_code(e) != "BucketNotEmpty":
             raise
-        _empty_bucket(ex, rid)  # objects written meanwhile
+        empty_bucket(ex.c, rid)  # objects written meanwhile
         ex.c.call("s3", "delete_bucket", Bucket=rid)
     return "deleted"
 
@@ -185,7 +194,7 @@ def _d_bucket(ex, rid, obs):
 def _d_prefix(ex, rid, obs):
     bucket, prefix = split_prefix_id(rid)
     # nothing left under the prefix (another run emptied it first): gone, but not deleted by us
-    return "deleted" if _empty_bucket(ex, bucket, prefix) else "absent"
+    return "deleted" if empty_bucket(ex.c, bucket, prefix) else "absent"
 
 
 def _d_endpoint(ex, rid, obs):

@@ -15,6 +15,7 @@ except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing d
 
 from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, is_read_operation, \
     list_all, page_items, pages
+from ansible_collections.teardown.gates.plugins.module_utils.aws_deletes import ObjectsNotDeleted, empty_bucket
 from ansible_collections.teardown.gates.plugins.module_utils.timestamps import datetime_iso
 
 
@@ -60,24 +61,21 @@ def _bucket_holders(c, bucket):
     return [dict(kind="objects", id=bucket, what="%d%s object versions and delete markers" % (n, more))]
 
 
+# passes of the executor's empty_bucket until a listing finds the bucket empty (objects written meanwhile)
+EMPTY_PASSES = 10
+
+
 def _empty_bucket(c, bucket):
     deleted = 0
-    while True:
-        resp = c.call("s3", "list_object_versions", Bucket=bucket, MaxKeys=1000)
-        objs = [{"Key": v["Key"], "VersionId": v["VersionId"]}
-                for v in resp.get("Versions", []) + resp.get("DeleteMarkers", [])]
-        if not objs:
-            plain = c.call("s3", "list_objects_v2", Bucket=bucket, MaxKeys=1000).get("Contents", [])
-            objs = [{"Key": o["Key"]} for o in plain]
-        if not objs:
+    for dummy in range(EMPTY_PASSES):
+        try:
+            sent = empty_bucket(c, bucket)
+        except ObjectsNotDeleted as e:
+            raise Unclear(str(e))
+        if not sent:
             return deleted
-        for i in range(0, len(objs), 1000):
-            resp = c.call("s3", "delete_objects", Bucket=bucket, Delete={"Objects": objs[i:i + 1000], "Quiet": True})
-            errors = resp.get("Errors") or []
-            if errors:
-                raise Unclear("bucket %s: %d objects could not be deleted, first %s: %s" % (
-                    bucket, len(errors), errors[0].get("Key"), errors[0].get("Message") or errors[0].get("Code")))
-        deleted += len(objs)
+        deleted += sent
+    raise Unclear("bucket %s still lists objects after %d passes that deleted %d" % (bucket, EMPTY_PASSES, deleted))
 
 
 # A role's or a user's holders, one row per kind: how the holders are listed (IAM call, response key, the

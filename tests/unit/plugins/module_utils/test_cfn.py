@@ -500,3 +500,21 @@ def test_a_release_whose_every_call_finds_its_target_gone_accepted_nothing():
     c = Clients(lambda service: fake)
     assert cfn_remedies.release(c, "detach_iam", "AWS::IAM::Role", "r", holders) == 0
     assert len(fake.calls) == 3
+
+
+class RefusingS3(FakeVersionedS3):
+    """DeleteObjects answers one key in Errors (as S3 does for, say, an object under legal hold)."""
+
+    def delete_objects(self, Bucket, Delete):
+        FakeVersionedS3.delete_objects(self, Bucket, Delete)
+        return {"Errors": [{"Key": "keep", "VersionId": "v1", "Code": "AccessDenied", "Message": "Access Denied"}]}
+
+
+def test_objects_s3_refuses_to_delete_are_named_not_read_as_deleted():
+    from ansible_collections.teardown.gates.plugins.module_utils import aws_deletes
+    c = Clients(lambda service: RefusingS3())
+    with pytest.raises(aws_deletes.ObjectsNotDeleted, match="first keep: Access Denied"):
+        aws_deletes.empty_bucket(c, "b")
+    # the CloudFormation remedy says it cannot release the bucket, with the same words
+    with pytest.raises(cfn_remedies.Unclear, match="could not be deleted, first keep"):
+        cfn_remedies.release(c, "empty_buckets", "AWS::S3::Bucket", "b", [dict(kind="objects", id="b", what="3 objects")])
