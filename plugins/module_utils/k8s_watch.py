@@ -13,26 +13,17 @@ import json
 import threading
 import time
 
+try:
+    from kubernetes.watch.watch import iter_resp_lines
+except ImportError:  # pragma: no cover - the module reports the missing kubernetes library
+    iter_resp_lines = None
+
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import DEFAULT_REQUEST_TIMEOUT, error_text
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import list_objects, query_record, selector_kwargs
 
 
 class WatchExpired(Exception):
     """The watch's resourceVersion is too old (410 Gone): re-list, nothing is unknown."""
-
-
-def _iter_lines(resp):
-    buf = b""
-    for chunk in resp.stream(amt=None, decode_content=False) if hasattr(resp, "stream") else resp:
-        if not chunk:
-            continue
-        buf += chunk
-        while b"\n" in buf:
-            line, buf = buf.split(b"\n", 1)
-            if line.strip():
-                yield line
-    if buf.strip():
-        yield buf
 
 
 def watch_stream(resource, namespace=None, name=None, label_selector=None, resource_version=None,
@@ -53,8 +44,10 @@ def watch_stream(resource, namespace=None, name=None, label_selector=None, resou
     if on_response:
         on_response(resp)
     try:
-        for line in _iter_lines(resp):
-            event = json.loads(line.decode("utf-8"))
+        for line in iter_resp_lines(resp):  # the kubernetes client's own line splitter of a watch response
+            if not line.strip():
+                continue
+            event = json.loads(line)
             etype = event.get("type")
             obj = event.get("object") or {}
             if etype == "ERROR":

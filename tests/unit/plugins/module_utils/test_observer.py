@@ -100,3 +100,16 @@ def test_failed_get_is_unknown_and_404_is_absent():
         obs = O.get_object(R(status), "a", "ns")
         assert obs["state"] == O.UNKNOWN and obs["query"]["ok"] is False
     assert O.list_objects(R(500), "ns")["ok"] is False
+
+
+def test_an_event_split_across_chunks_is_read_whole():
+    deleted = {"type": "DELETED", "object": {"metadata": {"name": "a", "resourceVersion": "9"}}}
+    raw = json.dumps({"type": "BOOKMARK", "object": {"metadata": {"resourceVersion": "8"}}}).encode() + b"\n\n" + \
+        json.dumps(deleted).encode() + b"\n"
+
+    class Split(FakeResource):
+        def get(self, **kw):
+            resp = FakeResp([])
+            resp.lines = [raw[:7], raw[7:60], raw[60:]]
+            return resp
+    assert [e for e, dummy in W.watch_stream(Split(), "ns")] == ["BOOKMARK", "DELETED"]
