@@ -26,18 +26,15 @@ deps_collections="${DEPS_COLLECTIONS:-$venv_site/ansible_collections}"
 log() { printf '\n==== [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
 # Two lanes when a run holds both the sandbox tests and the integration targets or molecule scenarios: the
-# second lane (the stages that need no sandbox, then integration and molecule) runs at the same time, against a
-# sandbox of its own (its own state, ports and ansible-test copy). Most of the sandbox stages' time is spent
-# waiting on controllers (the real CAPA looks again a minute after it terminates an instance), not on the CPU;
-# and on a new machine the second lane's unit, sanity, lint and docs run while the first lane builds the
-# control plane and the managers (each lane starts its sandbox only before its first stage that needs one).
-# TEST_LANES=1 runs everything in turn.
+# second lane (integration, molecule) runs at the same time, against a sandbox of its own (its own state,
+# ports and ansible-test copy). Most of their time is spent waiting on controllers (the real CAPA looks
+# again a minute after it terminates an instance), not on the CPU. TEST_LANES=1 runs everything in turn.
 lane2_pid=""
 lane2_out=""
 if [ -z "${TEST_LANE:-}" ] && [ "${TEST_LANES:-2}" != 1 ]; then
   lane1=() lane2=()
-  for s in "${stages[@]}"; do case $s in sandbox) lane1+=("$s") ;; *) lane2+=("$s") ;; esac; done
-  if printf '%s\n' "${lane2[@]}" | grep -qxE 'integration|molecule' && [ ${#lane1[@]} -gt 0 ]; then
+  for s in "${stages[@]}"; do case $s in integration|molecule) lane2+=("$s") ;; *) lane1+=("$s") ;; esac; done
+  if [ ${#lane2[@]} -gt 0 ] && printf '%s\n' "${lane1[@]}" | grep -qx sandbox; then
     mkdir -p "${TEST_LOG_DIR:-$repo/build/test-logs}"
     lane2_out="${TEST_LOG_DIR:-$repo/build/test-logs}/lane2.out"
     printf '\n==== [%s] lane 2 (%s) starts beside this one, on its own sandbox; its output: %s\n' \
@@ -68,9 +65,7 @@ stop_sandbox() {
 # a lane 1 that ends early still waits for lane 2, which stops its own sandbox
 finish() { stop_sandbox; [ -z "$lane2_pid" ] || wait "$lane2_pid"; }
 trap finish EXIT
-sandbox_ready=0
-ensure_sandbox() {  # before the first stage that needs the sandbox
-  [ $sandbox_ready = 0 ] || return 0
+if [ $needs_sandbox = 1 ]; then
   if "$sandbox" status >/dev/null 2>&1; then
     log "sandbox already running; using it (and leaving it running)"
   else
@@ -80,8 +75,7 @@ ensure_sandbox() {  # before the first stage that needs the sandbox
   fi
   eval "$("$sandbox" env)"
   export SANDBOX_CLI="$sandbox"
-  sandbox_ready=1
-}
+fi
 export PATH="$venv/bin:$PATH"
 export ANSIBLE_COLLECTIONS_PATH="${ANSIBLE_COLLECTIONS_PATH:-$venv/collections}"
 export PYTHONPATH="$venv/collections${PYTHONPATH:+:$PYTHONPATH}"
@@ -215,7 +209,6 @@ check_sandbox() {
 
 passed=0; failed=0; failed_names=()
 for s in "${stages[@]}"; do
-  case $s in sandbox|integration|molecule) ensure_sandbox ;; esac
   log "stage: $s"
   t0=$SECONDS
   "stage_$s" 2>&1 | tee "$log_dir/$s.log"
