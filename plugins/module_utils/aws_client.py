@@ -202,6 +202,9 @@ def pages(clients, service, operation, until=None, **params):
         if key in seen:  # as botocore's PaginationError: a loop, not more pages
             raise RuntimeError("%s.%s answered the same next token twice: %r" % (service, operation, token))
         seen.add(key)
+        # as botocore's paginator does: an input token this answer left empty is dropped, not kept from before
+        for name in _as_list(config["input_token"]):
+            kw.pop(name, None)
         kw.update(token)
 
 

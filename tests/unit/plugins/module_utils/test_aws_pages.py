@@ -124,3 +124,15 @@ def test_the_tokens_are_botocores_and_an_unlisted_read_names_its_source():
     assert paging_config("route53", "list_hosted_zones_by_vpc")["input_token"] == "NextToken"
     with pytest.raises(ValueError, match="no paginator"):
         paging_config("iam", "list_open_id_connect_providers")
+
+
+def test_a_token_the_next_answer_leaves_empty_is_not_sent_again():
+    fake = Paged("list_resource_record_sets", {
+        (): {"ResourceRecordSets": [{"Name": "a."}], "IsTruncated": True, "NextRecordName": "b.",
+             "NextRecordType": "A", "NextRecordIdentifier": "w1"},
+        (("StartRecordIdentifier", "w1"), ("StartRecordName", "b."), ("StartRecordType", "A")): {
+            "ResourceRecordSets": [{"Name": "b."}], "IsTruncated": True, "NextRecordName": "c.", "NextRecordType": "A"},
+        (("StartRecordName", "c."), ("StartRecordType", "A")): {"ResourceRecordSets": [{"Name": "c."}], "IsTruncated": False},
+    })
+    got = list_all(clients(fake), "route53", "list_resource_record_sets", "ResourceRecordSets", HostedZoneId="Z")
+    assert [r["Name"] for r in got] == ["a.", "b.", "c."]
