@@ -30,7 +30,7 @@ def slice_hosts(hosts, k, n=SLICES):
 
 
 # six hosted clusters torn down through three streams at once: minutes on 2 cores, so out of `make test`
-# (TEARDOWN_GATES_SLOW_TESTS=1 make sandbox-tests runs it, as `make matrix` does)
+# (TEARDOWN_GATES_SLOW_TESTS=1 make sandbox-tests runs it, and so does `make matrix-newest`)
 pytestmark = pytest.mark.skipif(os.environ.get("TEARDOWN_GATES_SLOW_TESTS") != "1",
                                      reason="slow: set TEARDOWN_GATES_SLOW_TESTS=1 (six hosted clusters, three streams)")
 
