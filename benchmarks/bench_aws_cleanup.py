@@ -57,9 +57,9 @@ def since(n):
             "throttled": sum(1 for r in rows if (r.get("injected") or "").endswith(":throttle"))}
 
 
-def seed(name):
+def seed(name, extra_knobs=()):
     args = [SANDBOX, "seed", "aws-infra", "--name", name]
-    for k in KNOBS:
+    for k in KNOBS + list(extra_knobs):
         args += ["--knob", k]
     out = subprocess.run(args, capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
@@ -136,19 +136,32 @@ def run_hypershift(s):
                  "--base-domain", s["base_domain"], "--grace-period", "300"], _last_json_line)
 
 
-# the peers: key in a run's measurements -> (how to run it, its name in the cases, its case-name suffix)
+HYPERSHIFT = ("hypershift destroy infra + iam aws (model of openshift/hypershift@3ee9615, "
+              "benchmarks/hypershift_destroy_model.py)")
+# HyperShift's emptyBucket deletes current objects only, so on the versioned registry bucket it never finishes
+# (that outcome is kept, "vs hypershift"); the "unversioned registry" pair seeds a bucket it can empty, for ours too
+UNVERSIONED = ("registry_versioning=off",)
+# each side of a run: key in the run's measurements -> (how to run it, extra seed knobs)
+SIDES = {
+    "ours": (run_ours, ()),
+    "hypershift": (run_hypershift, ()),
+    "peer": (run_peer, ()),
+    "ours_unversioned": (run_ours, UNVERSIONED),
+    "hypershift_unversioned": (run_hypershift, UNVERSIONED),
+}
+# the comparisons: peer key -> (its name in the cases, case-name suffix, the key of our side it is measured against)
 PEERS = {
-    "hypershift": (run_hypershift, "hypershift destroy infra + iam aws (model of openshift/hypershift@3ee9615, "
-                   "benchmarks/hypershift_destroy_model.py)", "vs hypershift"),
-    "peer": (run_peer, "re-try-everything loop (benchmarks/baseline_retry_loop.py, 5 s passes)", None),
+    "hypershift": (HYPERSHIFT, "vs hypershift", "ours"),
+    "hypershift_unversioned": (HYPERSHIFT, "vs hypershift, unversioned registry bucket", "ours_unversioned"),
+    "peer": ("re-try-everything loop (benchmarks/baseline_retry_loop.py, 5 s passes)", None, "ours"),
 }
 
 
 def one_run(label, throttle):
     tag = uuid.uuid4().hex[:5]
     measured = {}
-    for who, runner in [("ours", run_ours)] + [(k, v[0]) for k, v in PEERS.items()]:
-        s = seed("bench-%s-%s-%s" % ("t" if throttle else "c", who, tag))
+    for who, (runner, extra_knobs) in SIDES.items():
+        s = seed("bench-%s-%s-%s" % ("t" if throttle else "c", who.replace("_", "-"), tag), extra_knobs)
         if throttle:
             control("POST", "realism/faults", {"service": "*", "action": "*", "fault": "throttle", "rate": throttle})
         m = mark()
@@ -158,14 +171,15 @@ def one_run(label, throttle):
         left = leftovers(s)
         # time inside the tool (ours: the module's elapsed; peer: the loop's own clock, both from before the
         # clients are built), and the command's wall time, which for ours includes ansible's start
-        inside = result.get("elapsed") if who == "ours" else result.get("seconds")
+        ours_side = who.startswith("ours")
+        inside = result.get("elapsed") if ours_side else result.get("seconds")
         measured[who] = dict(counts, wall=round(wall, 2), inside=inside, left=len(left))
         if result.get("failed"):  # the figures of a failed run are not the tool's: only its outcome counts
             measured[who].update(requests=None, refused=None, inside=None, wall=None,
                                  failure={k: result[k] for k in ("rc", "stderr_tail")})
             say("%s/%s FAILED: rc=%s, stderr: %s" % (label, who, result["rc"], result["stderr_tail"][-300:]))
         per_resource = 0
-        if who == "ours":
+        if ours_side:
             per_resource = max([len(r.get("refusals", [])) for r in result.get("resources", [])] or [0])
             measured[who]["max_refusals_per_resource"] = per_resource
             measured[who]["blockers"] = len({b["id"] for r in result.get("resources", [])
@@ -175,7 +189,7 @@ def one_run(label, throttle):
                 say("ours did not verify: %s" % (result.get("msg") or "")[:400])
         say("%s/%s: %d requests, %d refused, %d throttled, %.1f s in the tool, %.1f s command, %d left%s" % (
             label, who, counts["requests"], counts["refused"], counts["throttled"], inside or -1, wall, len(left),
-            "" if who != "ours" else ", verified=%s, max refusals per resource=%d, distinct blockers=%d" % (
+            "" if not ours_side else ", verified=%s, max refusals per resource=%d, distinct blockers=%d" % (
                 result.get("verified"), per_resource, measured[who]["blockers"])))
     return measured
 
@@ -200,48 +214,48 @@ def scenario(label, throttle, runs):
             "failed in %d of %d runs: %s" % (len(failed), len(rs), failed[-1])
 
     cases = []
-    for who, (_, peer_name, vs) in PEERS.items():
+    for who, (peer_name, vs, ours) in PEERS.items():
         cases += peer_cases(rs, who, peer_name, "%s, median of %d%s" % (label, runs, ", " + vs if vs else ""),
-                            fig, outcome)
+                            fig, outcome, ours)
     return cases, rs
 
 
-def peer_cases(rs, who, peer_name, suffix, fig, outcome):
-    """The five cases of one scenario against one peer (`who`, a key of PEERS)."""
+def peer_cases(rs, who, peer_name, suffix, fig, outcome, ours="ours"):
+    """The five cases of one scenario against one peer (`who`, a key of PEERS), measured against our side `ours`."""
     med = statistics.median
 
     def ratio(key):
-        vals = [_ratio(r[who][key], r["ours"][key]) for r in rs]
+        vals = [_ratio(r[who][key], r[ours][key]) for r in rs]
         vals = [v for v in vals if v is not None]
         return round(med(vals), 2) if vals else None
     req_ratio, ref_ratio = ratio("requests"), ratio("refused")
     inside_ratio, wall_ratio = ratio("inside"), ratio("wall")
-    all_left = max(r["ours"]["left"] for r in rs)
-    all_verified = all(r["ours"]["verified"] for r in rs)
-    max_refusals = max(r["ours"]["max_refusals_per_resource"] for r in rs)
-    blockers = max(r["ours"]["blockers"] for r in rs)
+    all_left = max(r[ours]["left"] for r in rs)
+    all_verified = all(r[ours]["verified"] for r in rs)
+    max_refusals = max(r[ours]["max_refusals_per_resource"] for r in rs)
+    blockers = max(r[ours]["blockers"] for r in rs)
     cases = [
-        {"name": "aws cleanup requests (%s)" % suffix, "unit": "AWS requests", "ours": fig("ours", "requests"),
+        {"name": "aws cleanup requests (%s)" % suffix, "unit": "AWS requests", "ours": fig(ours, "requests"),
          "peer": fig(who, "requests"), "peer_name": peer_name, "ratio": req_ratio, "target": 3,
          "met": bool(req_ratio and req_ratio >= 3 and all_left == 0)},
-        {"name": "aws cleanup refused requests (%s)" % suffix, "unit": "refused requests", "ours": fig("ours", "refused"),
+        {"name": "aws cleanup refused requests (%s)" % suffix, "unit": "refused requests", "ours": fig(ours, "refused"),
          "peer": fig(who, "refused"), "peer_name": peer_name, "ratio": ref_ratio,
          "target": "ours: at most 1 refusal per blocked resource (max seen %d, %d distinct blockers)" % (
              max_refusals, blockers),
          "met": max_refusals <= 1},
-        {"name": "aws cleanup wall time in the tool (%s)" % suffix, "unit": "s", "ours": fig("ours", "inside"),
+        {"name": "aws cleanup wall time in the tool (%s)" % suffix, "unit": "s", "ours": fig(ours, "inside"),
          "peer": fig(who, "inside"), "peer_name": peer_name, "ratio": inside_ratio, "target": 1,
          "met": bool(inside_ratio and inside_ratio >= 1)},
         {"name": "aws cleanup whole command (%s; ours includes ansible's start)" % suffix, "unit": "s",
-         "ours": fig("ours", "wall"), "peer": fig(who, "wall"), "peer_name": peer_name, "ratio": wall_ratio,
+         "ours": fig(ours, "wall"), "peer": fig(who, "wall"), "peer_name": peer_name, "ratio": wall_ratio,
          "target": 1, "met": bool(wall_ratio and wall_ratio >= 1)},
         {"name": "aws cleanup leftovers by ID (%s)" % suffix, "unit": "resources left", "ours": all_left,
          "peer": max(r[who]["left"] for r in rs), "peer_name": peer_name, "ratio": None,
          "target": "0 left and verified by ID in every run", "met": all_left == 0 and all_verified},
     ]
     for case in cases:  # a side that failed is a result: said in every case, and no ratio is claimed from it
-        case.update(ours_outcome=outcome("ours"), peer_outcome=outcome(who))
-        if any(r["ours"].get("failure") for r in rs):
+        case.update(ours_outcome=outcome(ours), peer_outcome=outcome(who))
+        if any(r[ours].get("failure") for r in rs):
             case["met"] = False
     return cases
 

@@ -47,12 +47,16 @@ def test_scenario_cases_carry_the_peer_failure(monkeypatch):
             "failure": {"rc": 1, "stderr_tail": "IndexError"}}
     hypershift = dict(ours, requests=40, wall=10.0, inside=9.0, left=0)
     monkeypatch.setattr(bench, "one_run", lambda label, throttle: {
-        "ours": dict(ours), "peer": dict(peer), "hypershift": dict(hypershift)})
+        "ours": dict(ours), "peer": dict(peer), "hypershift": dict(hypershift),
+        "ours_unversioned": dict(ours, requests=20), "hypershift_unversioned": dict(hypershift, requests=50)})
     cases = bench.scenario("10% throttled", 0.1, 1)[0]
     assert len(cases) == 5 * len(bench.PEERS)
     loop = [c for c in cases if c["peer_name"].startswith("re-try-everything")]
-    model = [c for c in cases if c["peer_name"].startswith("hypershift destroy")]
-    assert len(loop) == 5 and len(model) == 5
+    model = [c for c in cases if c["peer_name"].startswith("hypershift destroy") and "unversioned" not in c["name"]]
+    unversioned = [c for c in cases if "unversioned registry bucket" in c["name"]]
+    assert len(loop) == 5 and len(model) == 5 and len(unversioned) == 5
+    # the unversioned pair is measured against our run on the same kind of seed, not against the versioned one
+    assert unversioned[0]["ours"] == 20 and unversioned[0]["peer"] == 50 and unversioned[0]["ratio"] == 2.5
     for case in loop:  # the failed peer is said in every one of its cases, and claims no figure
         assert case["peer_outcome"].startswith("failed in 1 of 1 runs") and "IndexError" in case["peer_outcome"]
         assert case["ours_outcome"] == "ran 1 of 1"
