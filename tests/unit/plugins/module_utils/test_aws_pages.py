@@ -1,6 +1,8 @@
 """Paginated reads follow botocore's own paginator data for each operation (its input and output tokens and
 its "more results" flag), one page per ``Clients.call``: every page is counted, guarded in check mode and
 sent again alone when its answer cannot be parsed."""
+from __future__ import absolute_import, division, print_function
+
 import pytest
 from botocore.parsers import ResponseParserError
 

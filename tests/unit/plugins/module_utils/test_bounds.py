@@ -1,5 +1,7 @@
 """The stated bounds, one retry layer, and the user agent: pure logic (the silent-endpoint runs are in
 tests/sandbox/tests/test_bounded.py)."""
+from __future__ import absolute_import, division, print_function
+
 import os
 import threading
 

@@ -1,5 +1,7 @@
 """Orphan logic: which names carry an infra ID, min_age parsing, the protected tag, and the status of an infra ID
 (live beats everything, an unread management cluster makes every other ID unknown, then protected, young, orphan)."""
+from __future__ import absolute_import, division, print_function
+
 import datetime
 
 import botocore.exceptions
