@@ -141,13 +141,14 @@ HYPERSHIFT = ("hypershift destroy infra + iam aws (model of openshift/hypershift
 # HyperShift's emptyBucket deletes current objects only, so on the versioned registry bucket it never finishes
 # (that outcome is kept, "vs hypershift"); the "unversioned registry" pair seeds a bucket it can empty, for ours too
 UNVERSIONED = ("registry_versioning=off",)
-# each side of a run: key in the run's measurements -> (how to run it, extra seed knobs)
+# each side of a run: key in the run's measurements -> (how to run it, extra seed knobs, its part of the infra ID,
+# short: the registry bucket's name, <infraID>-image-registry-<region>-<8 hex>, must fit S3's 63 characters)
 SIDES = {
-    "ours": (run_ours, ()),
-    "hypershift": (run_hypershift, ()),
-    "peer": (run_peer, ()),
-    "ours_unversioned": (run_ours, UNVERSIONED),
-    "hypershift_unversioned": (run_hypershift, UNVERSIONED),
+    "ours": (run_ours, (), "ours"),
+    "hypershift": (run_hypershift, (), "hypershift"),
+    "peer": (run_peer, (), "peer"),
+    "ours_unversioned": (run_ours, UNVERSIONED, "ours-u"),
+    "hypershift_unversioned": (run_hypershift, UNVERSIONED, "hs-u"),
 }
 # the comparisons: peer key -> (its name in the cases, case-name suffix, the key of our side it is measured against)
 PEERS = {
@@ -160,8 +161,8 @@ PEERS = {
 def one_run(label, throttle):
     tag = uuid.uuid4().hex[:5]
     measured = {}
-    for who, (runner, extra_knobs) in SIDES.items():
-        s = seed("bench-%s-%s-%s" % ("t" if throttle else "c", who.replace("_", "-"), tag), extra_knobs)
+    for who, (runner, extra_knobs, short) in SIDES.items():
+        s = seed("bench-%s-%s-%s" % ("t" if throttle else "c", short, tag), extra_knobs)
         if throttle:
             control("POST", "realism/faults", {"service": "*", "action": "*", "fault": "throttle", "rate": throttle})
         m = mark()
