@@ -46,3 +46,11 @@ def test_a_case_missing_a_field_fails_the_run(tmp_path):
     assert proc.returncode == 1
     assert "missing peer" in proc.stdout
     assert doc["cases"][0]["met"] is False and doc["cases"][0]["peer"] is None
+
+
+def test_a_report_only_case_prints_no_verdict(tmp_path):
+    proc, doc, dummy = collect(tmp_path, [[case("e", target=None, met=None), case("f", target="text", met=False)]])
+    assert proc.returncode == 0, proc.stdout
+    rows = proc.stdout.splitlines()[1:3]
+    assert rows[0].split()[-2:] == ["-", "peer"]   # no target: neither yes nor NO
+    assert rows[1].split()[-2:] == ["NO", "peer"]  # a sentence target still has a verdict
