@@ -3,6 +3,8 @@ its "more results" flag), one page per ``Clients.call``: every page is counted, 
 sent again alone when its answer cannot be parsed."""
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
+
 import pytest
 from botocore.parsers import ResponseParserError
 

@@ -2,6 +2,8 @@
 tests/sandbox/tests/test_bounded.py)."""
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
+
 import os
 import threading
 

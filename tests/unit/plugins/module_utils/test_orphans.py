@@ -2,6 +2,8 @@
 (live beats everything, an unread management cluster makes every other ID unknown, then protected, young, orphan)."""
 from __future__ import absolute_import, division, print_function
 
+__metaclass__ = type
+
 import datetime
 
 import botocore.exceptions
