@@ -140,7 +140,7 @@ HYPERSHIFT = ("hypershift destroy infra + iam aws (model of openshift/hypershift
               "benchmarks/hypershift_destroy_model.py)")
 # HyperShift's emptyBucket deletes current objects only, so on the versioned registry bucket it never finishes
 # (that outcome is kept, "vs hypershift"); the "unversioned registry" pair seeds a bucket it can empty, for ours too
-UNVERSIONED = ("registry_versioning=off",)
+UNVERSIONED = ("registry_versioned=false",)
 # each side of a run: key in the run's measurements -> (how to run it, extra seed knobs, its part of the infra ID,
 # short: the registry bucket's name, <infraID>-image-registry-<region>-<8 hex>, must fit S3's 63 characters)
 SIDES = {
@@ -172,7 +172,7 @@ def one_run(label, throttle):
         left = leftovers(s)
         # time inside the tool (ours: the module's elapsed; peer: the loop's own clock, both from before the
         # clients are built), and the command's wall time, which for ours includes ansible's start
-        ours_side = who.startswith("ours")
+        ours_side = runner is run_ours
         inside = result.get("elapsed") if ours_side else result.get("seconds")
         measured[who] = dict(counts, wall=round(wall, 2), inside=inside, left=len(left))
         if result.get("failed"):  # the figures of a failed run are not the tool's: only its outcome counts

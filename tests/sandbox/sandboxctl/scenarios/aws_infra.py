@@ -13,7 +13,7 @@ Knobs (`--knob k=v`):
            Services annotated for NLB make them
   nat_deleting_seconds, instance_shutting_down_seconds, elb_eni_linger_seconds -> the layer's knobs
   cluster_name (the infra ID) -> the public `*.apps.<cluster_name>.<base_domain>` record
-  registry_versioning=on   off: the image-registry bucket unversioned (current objects only), which is all
+  registry_versioned=true   false: the image-registry bucket unversioned (current objects only), which is all
            HyperShift's emptyBucket can empty (benchmarks/hypershift_destroy_model.py)
   faults=SERVICE:ACTION:FAULT:rate=R|count=N[;...]   e.g. faults=*:*:throttle:rate=0.1
 The last line printed is JSON: infra_id, every ID under its CloudFormation type name ("aws"), and
@@ -77,6 +77,9 @@ def _tags(infra, name, extra=None):
 
 def seed(name=None, namespace=None, knobs=None):
     knobs = dict(knobs or {})
+    versioned = knobs.get("registry_versioned", "true")
+    if versioned not in ("true", "false"):  # before anything is created
+        raise SandboxError(f"knob registry_versioned must be true or false, not {versioned!r}")
     infra = name or "infra-" + uuid.uuid4().hex[:6]
     zones_n = int(knobs.get("zones", 3))
     workers_n = int(knobs.get("workers", 2))
@@ -186,11 +189,11 @@ def seed(name=None, namespace=None, knobs=None):
                                                    ThumbprintList=["a" * 40])["OpenIDConnectProviderArn"]
     ids["AWS::IAM::OIDCProvider"].append(oidc_arn)
 
-    # the image registry's bucket: versioned, with old versions and a delete marker (unless registry_versioning=off)
+    # the image registry's bucket: versioned, with old versions and a delete marker (unless registry_versioned=false)
     registry = f"{infra}-image-registry-{region}-{uuid.uuid4().hex[:8]}".lower()
     s3.create_bucket(Bucket=registry)
     s3.put_bucket_tagging(Bucket=registry, Tagging={"TagSet": [{"Key": f"kubernetes.io/cluster/{infra}", "Value": "owned"}]})
-    if knobs.get("registry_versioning", "on") != "off":
+    if versioned == "true":
         s3.put_bucket_versioning(Bucket=registry, VersioningConfiguration={"Status": "Enabled"})
     for body in (b"v1", b"v2"):
         s3.put_object(Bucket=registry, Key="docker/registry/v2/blob", Body=body)
