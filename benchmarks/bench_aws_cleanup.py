@@ -57,11 +57,16 @@ def since(n):
             "throttled": sum(1 for r in rows if (r.get("injected") or "").endswith(":throttle"))}
 
 
+SEED_TIMEOUT = 300  # s
+
+
 def seed(name, extra_knobs=()):
     args = [SANDBOX, "seed", "aws-infra", "--name", name]
     for k in KNOBS + list(extra_knobs):
         args += ["--knob", k]
-    out = subprocess.run(args, capture_output=True, text=True, check=True)
+    # bounded like every other call here: a seed that stalls (an AWS layer that accepts and never answers) ends the
+    # bench with TimeoutExpired instead of hanging it; a seed takes about 5 s
+    out = subprocess.run(args, capture_output=True, text=True, check=True, timeout=SEED_TIMEOUT)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
