@@ -1,9 +1,11 @@
-"""Chaos case `concurrent` (registered in run.py's CASES; in the default mix, twice in each 50 runs):
+"""Chaos case `concurrent` (registered in run.py's CASES; in the default mix, four times in each 50 runs):
 
-One playbook of playbooks/ (the run's seed modulo 5, so that consecutive seeds cover all five), its
-scenario seeded small, then TWO ansible-playbook runs of it on the same target started at the same time,
-each with its own report_dir and log, both through one kubeproxy at rate 0 (no fault: it only logs every
-request) and no AWS fault. Invariants:
+One playbook of playbooks/, the one the campaign's plan gives the run (run.py's plan(): the k-th concurrent
+run of a campaign of seed S takes PLAYBOOKS[(S + k) % 5], so any five concurrent runs in a row cover all five;
+`--cases concurrent:<playbook>` pins one). Not the run's seed modulo 5: the default mix's concurrent slots
+all fall on one residue, and only sweep_orphans ever ran. Its scenario seeded small, then TWO
+ansible-playbook runs of it on the same target started at the same time, each with its own report_dir and
+log, both through one kubeproxy at rate 0 (no fault: it only logs every request) and no AWS fault. Invariants:
 
   verified     both runs end rc 0, each report says done/verified, and a direct query agrees (the
                HostedCluster 404, the Releases 404, the stacks DELETE_COMPLETE or gone, the TerraformCluster
@@ -294,12 +296,20 @@ ROWS = {"destroy_hosted_cluster.yml": HostedCluster(), "prune_releases.yml": Rel
         "sweep_orphans.yml": SweepOrphans()}
 
 
+def playbook_of(run):
+    """The playbook of this run: the one the campaign's plan set in run["playbook"] (run.py's one_run)."""
+    name_pb = run.get("playbook")
+    if name_pb not in PLAYBOOKS:
+        raise ValueError(f"concurrent run {run.get('seed')}: playbook {name_pb!r} is not one of {PLAYBOOKS}"
+                         " (the plan sets it: run.py's plan())")
+    return name_pb
+
+
 def case(run, rng, ctx, h):
     """``h`` is run.py (its proxy, seed and playbook helpers)."""
     workdir = ctx.workdir
-    name_pb = PLAYBOOKS[run["seed"] % len(PLAYBOOKS)]
+    name_pb = playbook_of(run)
     row = ROWS[name_pb]
-    run["playbook"] = name_pb
     name = f"cn{row.abbr}{run['seed']}{run['tag']}"
     ns = f"chaos-{name}"
     seeded, extra = row.seed(h, name, ns)

@@ -3,12 +3,14 @@
 
 Needs a running sandbox and its environment (eval "$(tests/sandbox/sandbox env)").
 Each run i takes the seed S+i (S: 42000 unless given) and a case (round-robin over --cases; a case may be listed more than once
-to weigh it). Runs go through a pool of J workers (--jobs, CHAOS_JOBS), each run on its own names,
-namespaces and infra IDs, its own fault proxy (port CHAOS_PROXY_PORT or SANDBOX_PORT_BASE+600, plus the
-worker's slot) and its own AWS access key ID, to which its AWS fault rules are scoped (the realism layer
-draws a rule's hits from a generator seeded with the run's seed, so a run's fault stream replays from
-its seed whatever runs beside it). Cases that fault the whole sandbox (apiserver-restart) run alone,
-before the pool starts.
+to weigh it). The concurrent case's playbook comes from the campaign, not from the run's seed: the k-th
+concurrent run of a campaign of seed S takes PLAYBOOKS[(S + k) % 5] (plan()), so any five of them in a row run
+all five playbooks; `concurrent:<playbook>` in --cases pins one (a replay: the per-run line prints it so).
+Runs go through a pool of J workers (--jobs, CHAOS_JOBS), each run on its own names, namespaces and infra
+IDs, its own fault proxy (port CHAOS_PROXY_PORT or SANDBOX_PORT_BASE+600, plus the worker's slot) and its
+own AWS access key ID, to which its AWS fault rules are scoped (the realism layer draws a rule's hits from a
+generator seeded with the run's seed, so a run's fault stream replays from its seed whatever runs beside it).
+Cases that fault the whole sandbox (apiserver-restart) run alone, before the pool starts.
 
   wait-gate  three ConfigMaps held by a finalizer and deleted; the "owner" lets 0..2 of them go before,
              0..2 while the wait_gate module (run directly, no ansible-playbook start) waits for them
@@ -66,11 +68,13 @@ of both runs is logged), and the invariants are checked:
              endpoint it talks to (API server or AWS) on such a server, the rest the sandbox; ends failed
              within 3 x its first request's bound + 20 s, names the endpoint, reports nothing absent, leaves
              the seeded target untouched; a fault-free re-run removes it (tests/chaos/case_silent_playbooks.py)
-  concurrent two ansible-playbook runs of one playbook (the seed modulo 5 picks which of the five) on one
-             seeded target, started together, through the proxy at rate 0, no AWS fault
+  concurrent two ansible-playbook runs of one playbook (the campaign's rotation picks which of the five,
+             see above) on one seeded target, started together, through the proxy at rate 0, no AWS fault
              (tests/chaos/case_concurrent.py); invariants: verified (both rc 0, both reports done/verified,
              a direct query agrees), report-true (no item claimed as done by both reports; every item of the
-             seed's manifest named in one of them), finalizer. Not in the default mix: --cases concurrent
+             seed's manifest named in one of them), finalizer. In the default mix four times in 50 runs, so
+             a campaign of 55 runs or more (the 150 of the default: 12 concurrent runs) runs every playbook
+             concurrently; the summary's concurrent_playbooks counts them by playbook
 
   bound       a run against a silent endpoint ends within 3 x the bound its module documents
 
@@ -85,7 +89,8 @@ Faults are counted per kind (`faults_by_kind`: the proxy's status-500/503/429 (4
 Retry-After, as API Priority and Fairness answers), drop, drop-answer, cut-watch, slow (an answer held
 1..4 s); the AWS layer's aws-throttle, aws-internal, aws-drop, aws-budget (the shared budget's
 RequestLimitExceeded); apiserver-restart; twin-crash; aws-silent, api-silent).
-Prints `chaos: runs=N faults=F violations=V` and writes tests/chaos/results/latest.json.
+Prints `chaos: concurrent playbooks: NAME=n ...` (the concurrent runs carried out, by playbook), then
+`chaos: runs=N faults=F violations=V`, and writes tests/chaos/results/latest.json.
 Exit status 1 when V > 0 or a run could not be carried out (an error of the harness is counted apart,
 never as a pass).
 """
@@ -884,12 +889,16 @@ def case_orphans(run, rng, ctx):
     return orphans_case.case(run, rng, ctx, sys.modules[__name__])
 
 
-def case_concurrent(run, rng, ctx):
-    """Two runs of one playbook on one target at once (tests/chaos/case_concurrent.py): `--cases concurrent`."""
+def _concurrent_case():
     if HERE not in sys.path:
         sys.path.insert(0, HERE)
     import case_concurrent as concurrent_case
-    return concurrent_case.case(run, rng, ctx, sys.modules[__name__])
+    return concurrent_case
+
+
+def case_concurrent(run, rng, ctx):
+    """Two runs of one playbook on one target at once (tests/chaos/case_concurrent.py); the playbook is the plan's."""
+    return _concurrent_case().case(run, rng, ctx, sys.modules[__name__])
 
 
 def case_playbook_silent(run, rng, ctx):
@@ -913,11 +922,66 @@ CASES = {"wait-gate": case_wait_gate, "apiserver-restart": case_apiserver_restar
 # silent endpoint, two pairs of concurrent runs, one module against a silent API server and one against a
 # silent AWS endpoint (slow answers and the shared EC2 budget come with the proxy and the AWS cases), and one
 # take-over (#20: the operator down, take_over_cleanup; about 120-180 s a run). The orphan sweep is not in the mix:
-# it scans the whole region, where the other runs' infra IDs are orphans too.
+# it scans the whole region, where the other runs' infra IDs are orphans too. The four concurrent slots (runs 4, 14,
+# 29 and 39 of the cycle) sit at one residue modulo 5, so their playbook is not the seed's: plan() rotates it
+# over the five per campaign (150 runs: 12 concurrent runs, every playbook at least twice).
 _HALF = ("{hc},cfn-refusals,playbook-silent,releases,concurrent,twin-crash,take-over,aws-infra,playbook-silent,"
          "wait-gate,apiserver-restart,api-silent,aws-infra,wait-gate,concurrent,wait-gate,aws-infra,aws-silent,"
          "wait-gate,apiserver-restart,playbook-silent,aws-infra,wait-gate,wait-gate,wait-gate")
 DEFAULT_CASES = _HALF.format(hc="hosted-cluster") + "," + _HALF.format(hc="wait-gate")
+
+
+def split_case(spec):
+    """`case` or `concurrent:<playbook>` (with or without .yml) -> (case, pinned playbook file or None).
+
+    Raises ValueError for an unknown case, a pin on another case or a playbook the concurrent case does not know."""
+    case, _, pin = spec.partition(":")
+    if case not in CASES:
+        raise ValueError(f"unknown case {case!r}; known: {sorted(CASES)}")
+    if not pin:
+        return case, None
+    playbooks = _concurrent_case().PLAYBOOKS
+    if case != "concurrent":
+        raise ValueError(f"{spec!r}: only the concurrent case takes a playbook")
+    if pin + ".yml" not in playbooks and pin not in playbooks:
+        raise ValueError(f"{spec!r}: no such playbook; known: {[pb_name(p) for p in playbooks]}")
+    return case, pin if pin in playbooks else pin + ".yml"
+
+
+def pb_name(playbook):
+    return playbook[:-len(".yml")] if playbook.endswith(".yml") else playbook
+
+
+def plan(runs, seed, cases):
+    """The campaign's runs: [(i, seed + i, case, playbook)], cases round-robin over `cases`.
+
+    playbook is None but for the concurrent case. Its playbook is not the run's seed modulo 5: the mix's
+    concurrent slots all sit at one residue (in the default mix every one fell on a seed of 4 modulo 5, so only
+    sweep_orphans ever ran concurrently). The k-th unpinned concurrent run of the campaign takes
+    PLAYBOOKS[(seed + k) % 5] instead: any five concurrent runs in a row cover all five playbooks, whatever
+    the mix and the start seed. The campaign seed's offset keeps a one-run campaign on the old choice (seed
+    4242's first concurrent run is clear_cfn_refusals, as test_chaos_short expects). A pinned
+    `concurrent:<playbook>` runs that playbook and leaves the rotation where it was."""
+    playbooks = _concurrent_case().PLAYBOOKS
+    specs = [split_case(c) for c in cases]
+    out, k = [], 0
+    for i in range(runs):
+        case, pinned = specs[i % len(specs)]
+        playbook = pinned
+        if case == "concurrent" and pinned is None:
+            playbook = playbooks[(seed + k) % len(playbooks)]
+            k += 1
+        out.append((i, seed + i, case, playbook))
+    return out
+
+
+def concurrent_counts(runs):
+    """{playbook: concurrent runs carried out} over the five playbooks (0 for one that did not run)."""
+    counts = {pb_name(p): 0 for p in _concurrent_case().PLAYBOOKS}
+    for r in runs:
+        if r["case"] == "concurrent" and r.get("concurrent") and r.get("playbook"):
+            counts[pb_name(r["playbook"])] += 1
+    return counts
 
 
 class Ctx:
@@ -939,7 +1003,7 @@ class Ctx:
             run["harness_error"] = f"restart {component}: {e}"
 
 
-def one_run(i, seed, case, args, port):
+def one_run(i, seed, case, args, port, playbook=None):
     workdir = os.path.join(args.workdir, f"{seed}-{case}")
     # a replayed seed starts clean: an earlier campaign's reports left here would be judged as this run's
     # (seed 42000's second campaign counted 18 "absent" claims from the first one's verified re-runs)
@@ -948,6 +1012,8 @@ def one_run(i, seed, case, args, port):
     # names carry a tag of their own (not from the seed) so that a seed can be replayed on the same sandbox
     run = {"index": i, "seed": seed, "case": case, "started": now(), "faults": 0, "faults_by_kind": {},
            "tag": os.urandom(2).hex(), "proxy_port": port}
+    if playbook:
+        run["playbook"] = playbook  # the plan's (the concurrent case), never chosen by the case from the seed
     s = time.monotonic()
     ctx = Ctx(run, workdir, args.rate, port)
     try:
@@ -983,6 +1049,7 @@ def write_summary(runs, args, cases, t0, planned):
                "seed": args.seed, "rate": args.rate, "cases": cases, "jobs": args.jobs,
                "seconds": round(time.monotonic() - t0, 1), "finished": now(),
                "faults_by_kind": dict(sorted(by_kind.items())), "by_case": by_case,
+               "concurrent_playbooks": concurrent_counts(runs),
                "violations_by_invariant": dict(collections.Counter(v["invariant"] for r in runs
                                                                    for v in r["violations"])),
                "details": runs}
@@ -1015,15 +1082,18 @@ def main(argv=None):
             print(f"chaos: {var} is not set: eval \"$(tests/sandbox/sandbox env)\" first", file=sys.stderr)
             return 2
     cases = [c.strip() for c in args.cases.split(",") if c.strip()]
-    unknown = [c for c in cases if c not in CASES]
-    if unknown:
-        print(f"chaos: --cases: unknown {unknown}; known: {sorted(CASES)}", file=sys.stderr)
+    if not cases:
+        print("chaos: --cases is empty", file=sys.stderr)
+        return 2
+    try:
+        runs_plan = plan(args.runs, args.seed, cases)
+    except ValueError as e:
+        print(f"chaos: --cases: {e}", file=sys.stderr)
         return 2
     if args.jobs < 1:
         print(f"chaos: --jobs must be at least 1, not {args.jobs}", file=sys.stderr)
         return 2
     base_port = int(os.environ.get("CHAOS_PROXY_PORT", port_base() + 600))
-    plan = [(i, args.seed + i, cases[i % len(cases)]) for i in range(args.runs)]
     t0 = time.monotonic()
     runs, done = [], [0]
     lock = threading.Lock()
@@ -1032,22 +1102,23 @@ def main(argv=None):
         with lock:
             runs.append(run)
             done[0] += 1
-            print(f"chaos run {done[0]}/{args.runs} seed={run['seed']} case={run['case']} faults={run['faults']} "
+            case = run["case"] + (":" + pb_name(run["playbook"]) if run.get("playbook") else "")
+            print(f"chaos run {done[0]}/{args.runs} seed={run['seed']} case={case} faults={run['faults']} "
                   f"violations={len(run['violations'])}{' harness_error' if 'harness_error' in run else ''} "
                   f"({run['seconds']} s)", file=sys.stderr, flush=True)
             write_summary(runs, args, cases, t0, args.runs)
 
     # whole-sandbox faults first, one at a time, nothing else running
-    for i, seed, case in [p for p in plan if p[2] in EXCLUSIVE]:
-        report(one_run(i, seed, case, args, base_port))
+    for i, seed, case, playbook in [p for p in runs_plan if p[2] in EXCLUSIVE]:
+        report(one_run(i, seed, case, args, base_port, playbook))
     slots = list(range(args.jobs))
     slot_lock = threading.Lock()
 
-    def pooled(i, seed, case):
+    def pooled(i, seed, case, playbook):
         with slot_lock:
             slot = slots.pop()
         try:
-            return one_run(i, seed, case, args, base_port + slot)
+            return one_run(i, seed, case, args, base_port + slot, playbook)
         finally:
             with slot_lock:
                 slots.append(slot)
@@ -1057,7 +1128,7 @@ def main(argv=None):
         aws_control("POST", "realism/budget", {"scale": args.budget_scale, "members": []})
     try:
         with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-            futures = [pool.submit(pooled, *p) for p in plan if p[2] not in EXCLUSIVE]
+            futures = [pool.submit(pooled, *p) for p in runs_plan if p[2] not in EXCLUSIVE]
             for fut in concurrent.futures.as_completed(futures):
                 report(fut.result())
     finally:
@@ -1065,6 +1136,9 @@ def main(argv=None):
             aws_control("DELETE", "realism/budget")
     summary = write_summary(runs, args, cases, t0, args.runs)
     faults, violations, errors = summary["faults"], summary["violations"], summary["harness_errors"]
+    if any(p[2] == "concurrent" for p in runs_plan):
+        counts = summary["concurrent_playbooks"]
+        print("chaos: concurrent playbooks: " + " ".join(f"{k}={n}" for k, n in counts.items()))
     print(f"chaos: runs={len(runs)} faults={faults} violations={violations}"
           + (f" harness_errors={errors}" if errors else ""))
     return 1 if violations or errors else 0

@@ -1,0 +1,160 @@
+"""tests/chaos/run.py's plan for the concurrent case (issue 36, part 3), without a sandbox.
+
+The concurrent case took PLAYBOOKS[seed % 5], and the default mix puts every concurrent slot on one residue
+modulo 5, so a campaign ran one playbook concurrently (sweep_orphans at the default seed) and never the other
+four. The plan now rotates the playbook over the campaign's concurrent runs. These tests run the campaign's
+own code (plan, one_run, the summary, main) with every case replaced by a stub, the concurrent one choosing its
+playbook the way the real case does (case_concurrent.playbook_of).
+"""
+import importlib.util
+import json
+import os
+import random
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FIVE = {"destroy_hosted_cluster", "prune_releases", "clear_cfn_refusals", "release_held_deletion", "sweep_orphans"}
+
+
+def load():
+    spec = importlib.util.spec_from_file_location("chaos_run", os.path.join(REPO, "tests", "chaos", "run.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+chaos = load()
+concurrent_case = chaos._concurrent_case()
+DEFAULT = chaos.DEFAULT_CASES.split(",")
+# three fixed campaign seeds, the five residues modulo 5 at the default seed, and a few drawn for this test run
+# (printed on failure, so a failing draw can be replayed)
+SEEDS = [42000, 51000, 63000, 42001, 42002, 42003, 42004] + random.SystemRandom().sample(range(1, 10 ** 7), 5)
+
+
+def names(playbooks):
+    return [chaos.pb_name(p) for p in playbooks]
+
+
+def test_the_five_playbooks_are_the_playbooks_directory():
+    on_disk = {f[:-len(".yml")] for f in os.listdir(os.path.join(REPO, "playbooks")) if f.endswith(".yml")}
+    assert set(names(concurrent_case.PLAYBOOKS)) == FIVE
+    assert FIVE <= on_disk, on_disk
+
+
+def test_the_default_mix_puts_every_concurrent_slot_on_one_residue():
+    # why the seed could not choose: at any start seed the concurrent runs' seeds share their residue modulo 5
+    slots = [i for i, c in enumerate(DEFAULT) if c == "concurrent"]
+    assert len(slots) >= 4, slots
+    for seed in SEEDS:
+        assert len({(seed + i) % 5 for i in range(150) if i % len(DEFAULT) in slots}) == 1
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_a_default_campaign_of_150_runs_plans_every_playbook_concurrently(seed):
+    plan = chaos.plan(150, seed, DEFAULT)
+    runs = [p for p in plan if p[2] == "concurrent"]
+    ran = names(pb for _, _, _, pb in runs)
+    assert set(ran) == FIVE, (seed, ran)
+    # 12 concurrent runs: each playbook at least twice, none more than three times
+    assert len(runs) == 12 and all(2 <= ran.count(n) <= 3 for n in FIVE), (seed, ran)
+    # the other cases carry no playbook and keep their round-robin places and seeds
+    assert [(i, s, c) for i, s, c, _ in plan] == [(i, seed + i, DEFAULT[i % len(DEFAULT)]) for i in range(150)]
+    assert all(pb is None for _, _, c, pb in plan if c != "concurrent")
+
+
+@pytest.mark.parametrize("seed", range(42000, 42000 + 2 * len(DEFAULT)))
+def test_every_start_seed_covers_the_five_once_the_campaign_has_five_concurrent_runs(seed):
+    plan = chaos.plan(150, seed, DEFAULT)
+    runs = [pb for _, _, c, pb in plan if c == "concurrent"]
+    for k in range(len(runs) - 4):
+        assert set(names(runs[k:k + 5])) == FIVE, (seed, k, names(runs))
+    # with the default mix the fifth concurrent run is run 55 (index 54): from 55 runs on, all five
+    assert set(names(pb for _, _, c, pb in chaos.plan(55, seed, DEFAULT) if c == "concurrent")) == FIVE
+
+
+def test_a_concurrent_only_campaign_of_five_runs_runs_each_playbook_once():
+    for seed in SEEDS:
+        assert sorted(names(pb for *_, pb in chaos.plan(5, seed, ["concurrent"]))) == sorted(FIVE)
+
+
+def test_the_short_campaign_keeps_its_clear_cfn_refusals_run():
+    # tests/sandbox/tests/test_chaos_short.py: seed 4242, the concurrent case first; it counts on the quick pair
+    assert chaos.plan(4, 4242, ["concurrent", "apiserver-restart", "wait-gate", "aws-infra"])[0][3] == \
+        "clear_cfn_refusals.yml"
+
+
+def test_a_pin_runs_that_playbook_and_leaves_the_rotation():
+    plan = chaos.plan(4, 100, ["concurrent", "concurrent:sweep_orphans", "concurrent:prune_releases.yml"])
+    assert [pb for *_, pb in plan] == [concurrent_case.PLAYBOOKS[0], "sweep_orphans.yml", "prune_releases.yml",
+                                       concurrent_case.PLAYBOOKS[1]]
+    # a replay: --seed <the run's seed> --runs 1 --cases concurrent:<what its line printed>
+    for seed, pb in [(p[1], p[3]) for p in chaos.plan(150, 42000, DEFAULT) if p[2] == "concurrent"]:
+        assert chaos.plan(1, seed, ["concurrent:" + chaos.pb_name(pb)])[0][3] == pb
+
+
+@pytest.mark.parametrize("spec", ["concurrent:nope", "wait-gate:prune_releases", "no-such-case", "concurrent:"])
+def test_a_bad_case_is_refused(spec):
+    if spec == "concurrent:":  # an empty pin is the plain case
+        assert chaos.split_case(spec) == ("concurrent", None)
+        return
+    with pytest.raises(ValueError):
+        chaos.split_case(spec)
+
+
+def test_the_case_refuses_a_run_without_the_plans_playbook():
+    with pytest.raises(ValueError):
+        concurrent_case.playbook_of({"seed": 42004})
+    assert concurrent_case.playbook_of({"seed": 42004, "playbook": "prune_releases.yml"}) == "prune_releases.yml"
+
+
+def stub_cases(monkeypatch):
+    """Every case a stub that returns at once; the concurrent one picks its playbook as the real case does."""
+    chosen = []
+
+    def concurrent_stub(run, rng, ctx):
+        pb = concurrent_case.playbook_of(run)
+        chosen.append((run["seed"], pb))
+        run["concurrent"] = {label: {"rc": 0} for label in ("a", "b")}  # both runs carried out
+        chaos.add_fault(run, "concurrent-run", 2)
+        return []
+
+    for name in list(chaos.CASES):
+        monkeypatch.setitem(chaos.CASES, name, lambda run, rng, ctx: [])
+    monkeypatch.setitem(chaos.CASES, "concurrent", concurrent_stub)
+    return chosen
+
+
+@pytest.mark.parametrize("seed", SEEDS[:3] + SEEDS[-2:])
+def test_a_campaign_runs_and_reports_every_playbook_concurrently(seed, tmp_path, monkeypatch, capsys):
+    chosen = stub_cases(monkeypatch)
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "no-kubeconfig"))
+    monkeypatch.setenv("SANDBOX_AWS_CONTROL", "http://127.0.0.1:9/")  # not called: --budget-scale 0
+    results = tmp_path / "latest.json"
+    rc = chaos.main(["--runs", "150", "--seed", str(seed), "--jobs", "4", "--budget-scale", "0",
+                     "--results", str(results), "--workdir", str(tmp_path / "work")])
+    out, err = capsys.readouterr()
+    assert rc == 0, err[-2000:]
+    assert set(names(pb for _, pb in chosen)) == FIVE, (seed, chosen)
+    summary = json.loads(results.read_text())
+    assert summary["runs"] == 150 and summary["violations"] == 0
+    counts = summary["concurrent_playbooks"]
+    assert set(counts) == FIVE and all(n >= 2 for n in counts.values()), (seed, counts)
+    assert sum(counts.values()) == summary["by_case"]["concurrent"]["runs"] == 12
+    # the run's details name the playbook the case ran, and its line prints it as a replayable --cases
+    for r in summary["details"]:
+        if r["case"] == "concurrent":
+            assert (r["seed"], r["playbook"]) in chosen
+            assert f"seed={r['seed']} case=concurrent:{chaos.pb_name(r['playbook'])} " in err
+    lines = out.strip().splitlines()
+    head, _, pairs = lines[-2].partition(": concurrent playbooks: ")
+    assert head == "chaos" and {k: int(n) for k, n in (p.split("=") for p in pairs.split())} == counts, lines[-2]
+    assert lines[-1] == f"chaos: runs=150 faults={summary['faults']} violations=0"
+
+
+def test_main_refuses_a_bad_pin(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "no-kubeconfig"))
+    monkeypatch.setenv("SANDBOX_AWS_CONTROL", "http://127.0.0.1:9/")
+    assert chaos.main(["--runs", "1", "--cases", "concurrent:nope", "--budget-scale", "0",
+                       "--results", str(tmp_path / "r.json"), "--workdir", str(tmp_path / "w")]) == 2
+    assert "no such playbook" in capsys.readouterr().err
