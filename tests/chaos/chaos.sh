@@ -7,7 +7,8 @@
 # The last line is `chaos: runs=N faults=F violations=V`, the sum over both campaigns: run.py's
 # results/latest.json, plus results/interrupt-latest.json when this invocation wrote it (its runs are
 # added to N, its kills counted as faults in F, its violations added to V). Exit status 1 when either
-# campaign failed (a violation or a harness error).
+# campaign failed (a violation or a harness error). The line before it (stderr) also names the playbooks the
+# concurrent case ran, with their counts (results/latest.json's concurrent_playbooks).
 set -u
 repo="$(cd "$(dirname "$0")/../.." && pwd)"
 sandbox="$repo/tests/sandbox/sandbox"
@@ -53,6 +54,9 @@ for path, kind in ((faults_path, "faults"), (interrupt_path, "interrupt")):
     n_f = int(d.get("faults", 0)) if kind == "faults" else int(d.get("kills", 0))
     runs, faults, violations = runs + int(d.get("runs", 0)), faults + n_f, violations + n_v
     parts.append(f"{kind}: runs={d.get('runs', 0)} {'faults' if kind == 'faults' else 'kills'}={n_f} violations={n_v}")
+    pbs = (d.get("concurrent_playbooks") or {}) if kind == "faults" else {}
+    if any(pbs.values()):
+        parts.append("concurrent: " + " ".join(f"{k}={n}" for k, n in sorted(pbs.items())))
 if not parts:
     print("chaos: no campaign wrote its results", file=sys.stderr)
     sys.exit(1)
