@@ -14,6 +14,7 @@ infrastructure.cluster.x-k8s.io/v1beta2; CAPI v1.13 stores v1beta2 and converts.
 import base64
 import glob
 import os
+import re
 import ssl
 import subprocess
 import time
@@ -41,6 +42,19 @@ HYPERSHIFT_CAPA_LABELS = {name: {"cluster.x-k8s.io/v1beta1": "v1beta2"} for name
 # v1beta2 through the conversion webhook
 CAPI_STORAGE_VERSION = "v1beta1"
 SANDBOX_LABEL = {"teardown-gates.sandbox/crd": "upstream"}
+# CAPA's AWSMachine controller looks at a terminated instance again only after a hard-coded minute
+# (awsmachine_controller.go reconcileDelete: RequeueAfter: time.Minute), or sooner when its informer resyncs
+# (--sync-period, upstream default 10m). The sandbox resyncs every 10 s so that a test does not wait out that
+# minute for each deleted Machine; SANDBOX_CAPA_SYNC_PERIOD=10m runs CAPA with its real timing (tests/run_all.sh
+# does so for one lane).
+CAPA_SYNC_PERIOD_DEFAULT = "10s"
+
+
+def capa_sync_period():
+    value = os.environ.get("SANDBOX_CAPA_SYNC_PERIOD") or CAPA_SYNC_PERIOD_DEFAULT
+    if not re.fullmatch(r"[0-9]+(ms|s|m|h)", value):
+        raise SandboxError(f"SANDBOX_CAPA_SYNC_PERIOD={value!r} is not a Go duration such as 10s or 10m")
+    return value
 
 
 def cache_dir(cache_root):
@@ -171,7 +185,7 @@ class Managers:
                   f"--diagnostics-address=127.0.0.1:{p['diagnostics']}", "--insecure-diagnostics", "--v=2"]
         if name == "capa-manager":
             # no EKS or ROSA in this sandbox: their controllers would only watch empty kinds
-            common += ["--feature-gates=EKS=false,MachinePool=false"]
+            common += ["--feature-gates=EKS=false,MachinePool=false", f"--sync-period={capa_sync_period()}"]
         return [self.binary(name)] + common
 
     def env(self, name):
