@@ -15,6 +15,10 @@ import botocore.exceptions
 import pytest
 from botocore.config import Config
 
+# alone on the sandbox (tests/run_all.sh runs these after the others, one at a time): it sets the AWS layer's
+# knobs, which every AWS request in the sandbox shares
+pytestmark = pytest.mark.exclusive
+
 NO_RETRY = Config(retries={"total_max_attempts": 1, "mode": "standard"})
 
 

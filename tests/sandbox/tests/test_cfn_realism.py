@@ -17,6 +17,10 @@ import botocore.exceptions
 import pytest
 from conftest import REPO
 
+# alone on the sandbox (tests/run_all.sh runs these after the others, one at a time): it sets the AWS layer's
+# CloudFormation knobs (a stack step of an hour, RetainResources off), which every stack shares
+pytestmark = pytest.mark.exclusive
+
 TRUST = {"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
                                                  "Principal": {"Service": "ec2.amazonaws.com"}}]}
 POLICY = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "s3:ListAllMyBuckets",

@@ -19,6 +19,10 @@ sys.path.insert(0, os.path.join(REPO, "tests", "sandbox"))
 
 import run as chaos  # noqa: E402
 
+# alone on the sandbox (tests/run_all.sh runs these after the others, one at a time): it restarts the API
+# server and judges the audit log of the whole sandbox
+pytestmark = pytest.mark.exclusive
+
 
 def test_finalizer_writes_are_caught():
     entries = [

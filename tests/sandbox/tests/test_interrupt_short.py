@@ -9,10 +9,16 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 sys.path.insert(0, os.path.join(REPO, "tests", "chaos"))
 
 import interrupt  # noqa: E402
+
+# alone on the sandbox (tests/run_all.sh runs these after the others, one at a time): it judges every
+# finalizer change in the audit log, whoever sent it
+pytestmark = pytest.mark.exclusive
 
 SHORT_PLAYBOOKS = "clear_cfn_refusals,release_held_deletion"
 

@@ -18,6 +18,8 @@ import sys
 from conftest import REPO
 from privilege import LogTail, run_playbook, seed
 
+XDIST_SPREAD = True  # each test seeds its own cluster
+
 HO_FINALIZER = "hypershift.openshift.io/finalizer"
 OIDC_FINALIZER = "hypershift.io/aws-oidc-discovery"
 FOREIGN = "example.com/foreign-hold"
