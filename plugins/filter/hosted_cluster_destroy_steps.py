@@ -1,16 +1,19 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, teardown.gates contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The hosted_cluster_destroy role's data and messages: the gates it waits on (hosted_cluster_gates), its
-check-mode plans (hosted_cluster_gates_plan_message, hosted_cluster_aws_plan_message), the message it stops with
-at a gate (hosted_cluster_gate_stop_message), and its verification (hosted_cluster_verification_checks,
+"""The hosted_cluster_destroy role's data and messages: the baseline an earlier run stored
+(hosted_cluster_stored_baseline), the gates it waits on (hosted_cluster_gates), its check-mode plans
+(hosted_cluster_gates_plan_message, hosted_cluster_aws_plan_message), the message it stops with at a gate
+(hosted_cluster_gate_stop_message), and its verification (hosted_cluster_verification_checks,
 hosted_cluster_verification_message)."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
 import re
 
+from ansible.errors import AnsibleFilterError
 from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import (
     CAPA_API as CAPA, CAPI_API as CAPI, CLI_FINALIZER, HO_FINALIZER, HYPERSHIFT_API as HYPERSHIFT)
 from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import one_dict, plain_list, printed
@@ -26,6 +29,50 @@ TAKE_OVER_HINT = (
     "cluster_grace_period) takes over its part - the NodePools' MachineSets and Machines, the CAPI Cluster, the "
     "AWSEndpointServices, the HostedControlPlane and the HCP namespace, by ID - and removes "
     "hypershift.openshift.io/finalizer only where what it guards is verified gone")
+
+
+# what teardown_report stores as the baseline (the role's Phase 1), key by key: the type each must have
+BASELINE_TYPES = {"cluster": dict, "options": dict, "annotations": dict, "nodepools": list, "oidc_bucket": str,
+                  "versions": dict, "recorded_at": str, "manifest": dict}
+BASELINE_HINT = (". Nothing changed. It is the file an earlier run of this role stored through teardown_report: repair it, "
+                 "or move it aside to begin again from what the HostedCluster and AWS show now (IDs that only it "
+                 "recorded are then no longer tracked)")
+
+
+def _type_name(value):
+    return "a mapping" if isinstance(value, dict) else "a list" if isinstance(value, list) else (
+        "text" if isinstance(value, str) else type(value).__name__)
+
+
+def hosted_cluster_stored_baseline(stored, path):
+    """The baseline stored at ``path`` by an earlier run, as a dict; {} when nothing is stored (``stored`` None,
+    empty or blank). ``stored`` is the file's JSON text, or the mapping it holds: ansible-core before 2.19 turns
+    a template result that looks like a dict back into one, so the same text may arrive either way. Text that is
+    not JSON, JSON that is not an object, and a known key of the wrong type are refused, naming ``path``."""
+    fname = "hosted_cluster_stored_baseline"
+    where = "%s: the stored baseline %s" % (fname, printed(path))
+    if stored is None:
+        return {}
+    if isinstance(stored, bytes):
+        stored = stored.decode("utf-8", errors="replace")
+    if isinstance(stored, str):
+        if not stored.strip():
+            return {}
+        try:
+            stored = json.loads(stored)
+        except ValueError as e:
+            raise AnsibleFilterError("%s is not JSON (%s)%s" % (where, e, BASELINE_HINT))
+    if not isinstance(stored, dict):
+        raise AnsibleFilterError("%s holds %s, not a JSON object%s" % (where, _type_name(stored), BASELINE_HINT))
+    for key, kind in sorted(BASELINE_TYPES.items()):
+        if key in stored and not isinstance(stored[key], kind):
+            raise AnsibleFilterError("%s has %s as %s, expected %s%s" % (
+                where, _type_name(stored[key]), key, _type_name(kind()), BASELINE_HINT))
+    wrong = sorted(str(k) for k, ids in stored.get("manifest", {}).items() if not isinstance(ids, list))
+    if wrong:
+        raise AnsibleFilterError("%s has IDs that are not a list in its manifest, for %s%s" % (
+            where, ", ".join(wrong), BASELINE_HINT))
+    return stored
 
 
 def _items(value):
@@ -204,7 +251,8 @@ def hosted_cluster_verification_message(checks, aws_check, manifest):
 
 class FilterModule(object):
     def filters(self):
-        return {"hosted_cluster_gates": hosted_cluster_gates,
+        return {"hosted_cluster_stored_baseline": hosted_cluster_stored_baseline,
+                "hosted_cluster_gates": hosted_cluster_gates,
                 "hosted_cluster_gates_plan_message": hosted_cluster_gates_plan_message,
                 "hosted_cluster_gate_stop_message": hosted_cluster_gate_stop_message,
                 "hosted_cluster_aws_plan_message": hosted_cluster_aws_plan_message,

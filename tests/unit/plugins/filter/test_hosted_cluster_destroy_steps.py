@@ -250,4 +250,5 @@ def test_refuses_input_of_the_wrong_type(call):
 def test_every_filter_is_registered():
     assert sorted(FilterModule().filters()) == [
         "hosted_cluster_aws_plan_message", "hosted_cluster_gate_stop_message", "hosted_cluster_gates",
-        "hosted_cluster_gates_plan_message", "hosted_cluster_verification_checks", "hosted_cluster_verification_message"]
+        "hosted_cluster_gates_plan_message", "hosted_cluster_stored_baseline", "hosted_cluster_verification_checks",
+        "hosted_cluster_verification_message"]
