@@ -2,6 +2,10 @@
 are watched through one DescribeNetworkInterfaces on their VPC; a NAT gateway or an instance whose ENI is
 gone is confirmed by one batched look by ID; a slow look by ID catches an owner whose ENI outlives it; a
 failed look never reads as gone."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import threading
 
 import botocore.exceptions

@@ -1,5 +1,9 @@
 """The executor against a fake EC2: a refused delete waits on its blocker's own state, NotFound counts as
 done, a blocker outside the manifest is reported, check mode sends nothing mutating, verification by ID."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import botocore.exceptions
 import pytest
 

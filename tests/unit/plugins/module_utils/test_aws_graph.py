@@ -1,4 +1,8 @@
 """The planner: orderings, cycles refused with a clear error, preserve_iam, bad manifests."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import pytest
 
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g

@@ -1,5 +1,9 @@
 """CloudFormation refusals: classification from AWS's own wording, the remedy decision, the order of a
 set of stacks, and the delete loop against a fake CloudFormation that refuses until the cause is cleared."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import botocore.exceptions
 import pytest
 

@@ -1,3 +1,7 @@
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 from ansible_collections.teardown.gates.plugins.module_utils.fleet import group_names, hosted_cluster_hostvars, safe_group
 
 

@@ -1,4 +1,8 @@
 """A 403 names the permission the credentials lack (verb, resource with its group, namespace)."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
 import json
 
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import error_text, missing_permission
