@@ -30,6 +30,16 @@ def pytest_collection_modifyitems(config, items):
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 SANDBOX = os.path.join(REPO, "tests", "sandbox", "sandbox")
 
+# The meta-test of issue 36 (tests/coverage/check_real_runs.py): when tests/run_all.sh records the real runs of the
+# modules and playbooks (TEARDOWN_GATES_REAL_RUNS_DIR), the ansible-playbook, ansible and ansible-runner processes
+# these tests start, all with this process's environment, load the recorder. An ad-hoc `ansible` loads it only with
+# ANSIBLE_LOAD_CALLBACK_PLUGINS=1, as test_bounded.py sets.
+REAL_RUNS_CALLBACKS = os.path.join(REPO, "tests", "coverage", "callback_plugins")
+if os.environ.get("TEARDOWN_GATES_REAL_RUNS_DIR"):
+    _callback_paths = [p for p in os.environ.get("ANSIBLE_CALLBACK_PLUGINS", "").split(os.pathsep) if p]
+    if REAL_RUNS_CALLBACKS not in _callback_paths:
+        os.environ["ANSIBLE_CALLBACK_PLUGINS"] = os.pathsep.join([REAL_RUNS_CALLBACKS] + _callback_paths)
+
 
 def _require_env():
     if not os.environ.get("KUBECONFIG") or not os.environ.get("SANDBOX_AWS_LOG"):
