@@ -54,28 +54,28 @@ def test_the_default_mix_puts_every_concurrent_slot_on_one_residue():
 def test_a_default_campaign_of_150_runs_plans_every_playbook_concurrently(seed):
     plan = chaos.plan(150, seed, DEFAULT)
     runs = [p for p in plan if p[2] == "concurrent"]
-    ran = names(pb for _, _, _, pb in runs)
+    ran = names(pb for index, run_seed, case, pb in runs)
     assert set(ran) == FIVE, (seed, ran)
     # 12 concurrent runs: each playbook at least twice, none more than three times
     assert len(runs) == 12 and all(2 <= ran.count(n) <= 3 for n in FIVE), (seed, ran)
     # the other cases carry no playbook and keep their round-robin places and seeds
-    assert [(i, s, c) for i, s, c, _ in plan] == [(i, seed + i, DEFAULT[i % len(DEFAULT)]) for i in range(150)]
-    assert all(pb is None for _, _, c, pb in plan if c != "concurrent")
+    assert [(i, s, c) for i, s, c, pb in plan] == [(i, seed + i, DEFAULT[i % len(DEFAULT)]) for i in range(150)]
+    assert all(pb is None for index, run_seed, c, pb in plan if c != "concurrent")
 
 
 @pytest.mark.parametrize("seed", range(42000, 42000 + 2 * len(DEFAULT)))
 def test_every_start_seed_covers_the_five_once_the_campaign_has_five_concurrent_runs(seed):
     plan = chaos.plan(150, seed, DEFAULT)
-    runs = [pb for _, _, c, pb in plan if c == "concurrent"]
+    runs = [pb for index, run_seed, c, pb in plan if c == "concurrent"]
     for k in range(len(runs) - 4):
         assert set(names(runs[k:k + 5])) == FIVE, (seed, k, names(runs))
     # with the default mix the fifth concurrent run is run 55 (index 54): from 55 runs on, all five
-    assert set(names(pb for _, _, c, pb in chaos.plan(55, seed, DEFAULT) if c == "concurrent")) == FIVE
+    assert set(names(pb for index, run_seed, c, pb in chaos.plan(55, seed, DEFAULT) if c == "concurrent")) == FIVE
 
 
 def test_a_concurrent_only_campaign_of_five_runs_runs_each_playbook_once():
     for seed in SEEDS:
-        assert sorted(names(pb for *_, pb in chaos.plan(5, seed, ["concurrent"]))) == sorted(FIVE)
+        assert sorted(names(pb for *head, pb in chaos.plan(5, seed, ["concurrent"]))) == sorted(FIVE)
 
 
 def test_the_short_campaign_keeps_its_clear_cfn_refusals_run():
@@ -86,7 +86,7 @@ def test_the_short_campaign_keeps_its_clear_cfn_refusals_run():
 
 def test_a_pin_runs_that_playbook_and_leaves_the_rotation():
     plan = chaos.plan(4, 100, ["concurrent", "concurrent:sweep_orphans", "concurrent:prune_releases.yml"])
-    assert [pb for *_, pb in plan] == [concurrent_case.PLAYBOOKS[0], "sweep_orphans.yml", "prune_releases.yml",
+    assert [pb for *head, pb in plan] == [concurrent_case.PLAYBOOKS[0], "sweep_orphans.yml", "prune_releases.yml",
                                        concurrent_case.PLAYBOOKS[1]]
     # a replay: --seed <the run's seed> --runs 1 --cases concurrent:<what its line printed>
     for seed, pb in [(p[1], p[3]) for p in chaos.plan(150, 42000, DEFAULT) if p[2] == "concurrent"]:
@@ -135,7 +135,7 @@ def test_a_campaign_runs_and_reports_every_playbook_concurrently(seed, tmp_path,
                      "--results", str(results), "--workdir", str(tmp_path / "work")])
     out, err = capsys.readouterr()
     assert rc == 0, err[-2000:]
-    assert set(names(pb for _, pb in chosen)) == FIVE, (seed, chosen)
+    assert set(names(pb for run_seed, pb in chosen)) == FIVE, (seed, chosen)
     summary = json.loads(results.read_text())
     assert summary["runs"] == 150 and summary["violations"] == 0
     counts = summary["concurrent_playbooks"]
@@ -147,7 +147,7 @@ def test_a_campaign_runs_and_reports_every_playbook_concurrently(seed, tmp_path,
             assert (r["seed"], r["playbook"]) in chosen
             assert f"seed={r['seed']} case=concurrent:{chaos.pb_name(r['playbook'])} " in err
     lines = out.strip().splitlines()
-    head, _, pairs = lines[-2].partition(": concurrent playbooks: ")
+    head, sep, pairs = lines[-2].partition(": concurrent playbooks: ")
     assert head == "chaos" and {k: int(n) for k, n in (p.split("=") for p in pairs.split())} == counts, lines[-2]
     assert lines[-1] == f"chaos: runs=150 faults={summary['faults']} violations=0"
 

@@ -87,8 +87,8 @@ def test_proxy_answers_faults_as_the_api_server_and_forwards_the_rest(tmp_path):
 
 
 # Round-robin over these cases, one run each: the API server restart first (alone), then, side by side in
-# the pool, two concurrent clear_cfn_refusals runs on one pair of stacks (the concurrent case picks the
-# playbook by seed modulo 5: 4242 is clear_cfn_refusals, ~35 s), wait_gate under proxy faults and
+# the pool, two concurrent clear_cfn_refusals runs on one pair of stacks (the campaign's plan gives its
+# first concurrent run PLAYBOOKS[seed % 5]: 4242 is clear_cfn_refusals, ~35 s), wait_gate under proxy faults and
 # aws_infra_cleanup under AWS faults and the shared EC2 budget. prune_releases with the convoy twin crashing
 # (two ansible-playbook runs, ~90 s alone on this machine) only with TEARDOWN_GATES_SLOW_TESTS=1.
 SHORT = ["concurrent", "apiserver-restart", "wait-gate", "aws-infra"] + (
