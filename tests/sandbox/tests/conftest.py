@@ -17,16 +17,6 @@ def pytest_configure(config):
                                        "tests/run_all.sh runs these alone, after the parallel run of the others")
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items):
-    """Under pytest-xdist's --dist loadgroup, a file's tests stay on one worker (their module fixtures seed once),
-    unless the file says XDIST_SPREAD = True: its tests share no fixture worth keeping and each may run on any
-    worker (test_bounded's cases each wait out a silent endpoint)."""
-    for item in items:
-        if not getattr(item.module, "XDIST_SPREAD", False) and not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(item.module.__name__))
-
-
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 SANDBOX = os.path.join(REPO, "tests", "sandbox", "sandbox")
 

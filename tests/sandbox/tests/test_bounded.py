@@ -26,7 +26,6 @@ START = 60  # Ansible's own start on a busy machine, outside any module's bound
 sys.path.insert(0, REPO + "/.venv/collections")
 from ansible_collections.teardown.gates.plugins.module_utils import bounds  # noqa: E402
 
-XDIST_SPREAD = True  # each case waits out its own silent endpoint; none shares a fixture
 
 RT = 2  # request_timeout given to the modules that take it
 CLIENT = bounds.client_bound(RT)
