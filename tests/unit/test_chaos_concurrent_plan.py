@@ -87,7 +87,7 @@ def test_the_short_campaign_keeps_its_clear_cfn_refusals_run():
 def test_a_pin_runs_that_playbook_and_leaves_the_rotation():
     plan = chaos.plan(4, 100, ["concurrent", "concurrent:sweep_orphans", "concurrent:prune_releases.yml"])
     assert [pb for *head, pb in plan] == [concurrent_case.PLAYBOOKS[0], "sweep_orphans.yml", "prune_releases.yml",
-                                       concurrent_case.PLAYBOOKS[1]]
+                                          concurrent_case.PLAYBOOKS[1]]
     # a replay: --seed <the run's seed> --runs 1 --cases concurrent:<what its line printed>
     for seed, pb in [(p[1], p[3]) for p in chaos.plan(150, 42000, DEFAULT) if p[2] == "concurrent"]:
         assert chaos.plan(1, seed, ["concurrent:" + chaos.pb_name(pb)])[0][3] == pb
