@@ -285,7 +285,9 @@ def guest_cloud_resources(infra):
     tag = f"kubernetes.io/cluster/{infra}"
     out = {}
     elb = aws("elb")
-    names = [d["LoadBalancerName"] for d in elb.describe_load_balancers().get("LoadBalancerDescriptions", [])]
+    # every page: a sandbox shared by parallel tests holds more load balancers than one page (50 in moto)
+    names = [d["LoadBalancerName"] for page in elb.get_paginator("describe_load_balancers").paginate()
+             for d in page.get("LoadBalancerDescriptions", [])]
     lbs = []
     for i in range(0, len(names), 20):
         for td in elb.describe_tags(LoadBalancerNames=names[i:i + 20]).get("TagDescriptions", []):
@@ -294,9 +296,10 @@ def guest_cloud_resources(infra):
                 lbs.append(td["LoadBalancerName"])
     if lbs:
         out["load-balancers"] = sorted(lbs)
-    vols = aws("ec2").describe_volumes(Filters=[{"Name": "tag-key", "Values": [tag]},
-                                                {"Name": "tag-key", "Values": ["kubernetes.io/created-for/pvc/name"]}])
-    vids = [v["VolumeId"] for v in vols.get("Volumes", []) if v.get("State") not in ("deleted", "deleting")]
+    pages = aws("ec2").get_paginator("describe_volumes").paginate(Filters=[
+        {"Name": "tag-key", "Values": [tag]}, {"Name": "tag-key", "Values": ["kubernetes.io/created-for/pvc/name"]}])
+    vids = [v["VolumeId"] for page in pages for v in page.get("Volumes", [])
+            if v.get("State") not in ("deleted", "deleting")]
     if vids:
         out["persistent-volumes"] = sorted(vids)
     buckets = [b["Name"] for b in aws("s3").list_buckets().get("Buckets", [])
