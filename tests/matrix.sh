@@ -39,7 +39,10 @@ python_for() {  # the real interpreter, never pyenv's shims
 }
 
 collections_for() {  # build/matrix/collections-<ansible>/ansible_collections
-  local ver=$1 dir="$root/collections-$1"
+  local ver=$1 dir="$root/collections-$1" have
+  # the default .venv's own PyPI ansible, when it is that release: no second download
+  have=$("$repo/.venv/bin/python" -c 'import importlib.metadata as m, sysconfig; print(m.version("ansible"), sysconfig.get_paths()["purelib"])' 2>/dev/null)
+  if [ "${have%% *}" = "$ver" ] && [ -d "${have#* }/ansible_collections" ]; then echo "${have#* }/ansible_collections"; return; fi
   if [ ! -e "$dir/.done" ]; then
     rm -rf "$dir"
     "$repo/.venv/bin/python" -m pip install -q --no-deps --target "$dir" "ansible==$ver" >&2 || return 1
@@ -104,13 +107,9 @@ run_sanity() {
 
 # integration targets and molecule scenarios on one leg, with that core in a virtualenv of the leg's Python that
 # also holds the test tooling (requirements-dev.txt, with that core's ansible-core and ansible)
-run_full() {
-  local which=$1 leg core pyv ans dir py
-  case $which in oldest) leg=${LEGS[0]} ;; newest) leg=${LEGS[-1]} ;; *) echo "usage: $0 [oldest|newest]" >&2; return 2 ;; esac
+full_venv() {  # build/matrix/full-<core>: the oldest leg's core with the test tooling; prints its path
+  local leg=${LEGS[0]} core pyv ans dir py
   read -r core pyv ans <<<"$leg"
-  if [ "$which" = newest ]; then  # the default .venv is the newest leg; the minutes-long sandbox tests run here
-    TEARDOWN_GATES_SLOW_TESTS=1 bash "$repo/tests/run_all.sh" sandbox integration molecule; return
-  fi
   dir="$root/full-$core"
   if [ ! -e "$dir/.done" ]; then
     py=$(python_for "$pyv") || return 1
@@ -122,7 +121,18 @@ run_full() {
     mkdir -p "$dir/collections/ansible_collections/teardown"
     ln -sfn "$repo" "$dir/collections/ansible_collections/teardown/gates"
     touch "$dir/.done"
+  fi >&2
+  echo "$dir"
+}
+
+run_full() {
+  local which=$1 dir
+  case $which in oldest|newest) ;; *) echo "usage: $0 [oldest|newest]" >&2; return 2 ;; esac
+  if [ "$which" = newest ]; then  # the default .venv is the newest leg; the minutes-long sandbox tests run here
+    TEARDOWN_GATES_SLOW_TESTS=1 bash "$repo/tests/run_all.sh" sandbox integration molecule; return
   fi
+  dir=$(full_venv) || { echo "matrix: setup of the oldest leg's virtualenv failed" >&2; return 1; }
+  local core=${dir##*/full-}
   "$dir/bin/ansible" --version | head -1
   TEST_VENV="$dir" TEST_COPY_ROOT="$root/copy-full-$core" TEST_LOG_DIR="$root/logs/full-$core" \
     ANSIBLE_COLLECTIONS_PATH="$dir/collections" bash "$repo/tests/run_all.sh" integration molecule
@@ -131,5 +141,6 @@ run_full() {
 case ${1:-sanity} in
   sanity) run_sanity ;;
   oldest|newest) run_full "$1" ;;
-  *) echo "usage: $0 [sanity|oldest|newest]" >&2; exit 2 ;;
+  full-venv) full_venv ;;  # tests/run_all.sh's oldest lane: the path of that virtualenv, made when missing
+  *) echo "usage: $0 [sanity|oldest|newest|full-venv]" >&2; exit 2 ;;
 esac

@@ -11,7 +11,24 @@ exec </dev/null
 venv="${TEST_VENV:-$repo/.venv}"
 sandbox="$repo/tests/sandbox/sandbox"
 stages=("$@")
-[ ${#stages[@]} -gt 0 ] || stages=(unit sanity lint docs sandbox integration molecule)
+# `make test`: the six cores' sanity (matrix), the sandbox tests, and integration and molecule on the newest core
+# (lane 2) and on the oldest (lane 3, stage `oldest`)
+[ ${#stages[@]} -gt 0 ] || stages=(unit matrix lint docs galaxy sandbox integration molecule oldest)
+# The meta-test: every module and playbook runs for real (outside check mode) somewhere in `make test`. The recorder
+# (tests/coverage/callback_plugins/real_runs.py) writes what ran into TEARDOWN_GATES_REAL_RUNS_DIR, one file per
+# process; the sandbox tests (conftest.py), ansible-test's targets (integration.cfg, stage_integration) and molecule
+# (molecule.yml) load it; the lanes and tests/matrix.sh inherit the folder. A run that holds every stage that runs
+# playbooks checks the records at its end (tests/coverage/check_real_runs.py). A folder set from outside is left as is.
+real_runs_check=0
+if [ -z "${TEARDOWN_GATES_REAL_RUNS_DIR:-}" ]; then
+  export TEARDOWN_GATES_REAL_RUNS_DIR="${TEST_LOG_DIR:-$repo/build/test-logs}/real-runs"
+  mkdir -p "$TEARDOWN_GATES_REAL_RUNS_DIR"
+  find "$TEARDOWN_GATES_REAL_RUNS_DIR" -maxdepth 1 -name 'real-runs-*.jsonl' -delete
+  if [ -z "${TEST_LANE:-}" ]; then
+    real_runs_check=1
+    for s in sandbox integration molecule; do printf '%s\n' "${stages[@]}" | grep -qx "$s" || real_runs_check=0; done
+  fi
+fi
 # TEST_COPY_ROOT lets concurrent runs (several developers in one tree) use separate copies
 copy_root="${TEST_COPY_ROOT:-$repo/build/ansible-test}"
 coll_copy="$copy_root/ansible_collections/teardown/gates"
@@ -25,29 +42,39 @@ deps_collections="${DEPS_COLLECTIONS:-$venv_site/ansible_collections}"
 
 log() { printf '\n==== [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 
-# Two lanes when a run holds both the sandbox tests and the integration targets or molecule scenarios: the
-# second lane (integration, molecule) runs at the same time, against a sandbox of its own (its own state,
-# ports and ansible-test copy). Most of their time is spent waiting on controllers (the real CAPA looks
-# again a minute after it terminates an instance), not on the CPU. TEST_LANES=1 runs everything in turn.
-lane2_pid=""
-lane2_out=""
-if [ -z "${TEST_LANE:-}" ] && [ "${TEST_LANES:-2}" != 1 ]; then
-  lane1=() lane2=()
-  for s in "${stages[@]}"; do case $s in integration|molecule) lane2+=("$s") ;; *) lane1+=("$s") ;; esac; done
-  if [ ${#lane2[@]} -gt 0 ] && printf '%s\n' "${lane1[@]}" | grep -qx sandbox; then
+# Lanes: when a run holds the sandbox tests and the integration targets or molecule scenarios, these run at the
+# same time in lanes of their own, each against a sandbox of its own (its own state, ports and ansible-test copy):
+# lane 2 holds integration and molecule on the newest core, lane 3 (stage `oldest`) the same on the oldest core,
+# with CAPA at its upstream timing (SANDBOX_CAPA_SYNC_PERIOD=10m: the one run that waits CAPA's real minute per
+# Machine). Most of their time is spent waiting on controllers, not on the CPU. TEST_LANES=1 runs all in turn.
+lane_pids=() lane_outs=() lane_names=()
+start_lane() {  # start_lane N EXTRA_ENV... -- STAGES...
+  local n=$1; shift
+  local envs=() out
+  while [ "$1" != -- ]; do envs+=("$1"); shift; done; shift
+  out="${TEST_LOG_DIR:-$repo/build/test-logs}/lane$n.out"
+  printf '\n==== [%s] lane %s (%s) starts beside this one, on its own sandbox; its output: %s\n' \
+    "$(date -u +%H:%M:%S)" "$n" "$*" "$out"
+  env TEST_LANE="$n" SANDBOX_HOME="$repo/build/sandbox-lane$n" \
+    SANDBOX_PORT_BASE=$(( ${SANDBOX_PORT_BASE:-21000} + 2000 * n )) \
+    TEST_COPY_ROOT="$repo/build/ansible-test-lane$n" "${envs[@]}" bash "${BASH_SOURCE[0]}" "$@" > "$out" 2>&1 &
+  lane_pids+=($!) lane_outs+=("$out") lane_names+=("$n")
+}
+if [ -z "${TEST_LANE:-}" ] && [ "${TEST_LANES:-3}" != 1 ]; then
+  lane1=() lane2=() lane3=()
+  for s in "${stages[@]}"; do
+    case $s in integration|molecule) lane2+=("$s") ;; oldest) lane3+=("$s") ;; *) lane1+=("$s") ;; esac
+  done
+  if [ $(( ${#lane2[@]} + ${#lane3[@]} )) -gt 0 ] && printf '%s\n' "${lane1[@]}" | grep -qx sandbox; then
     mkdir -p "${TEST_LOG_DIR:-$repo/build/test-logs}"
-    lane2_out="${TEST_LOG_DIR:-$repo/build/test-logs}/lane2.out"
-    printf '\n==== [%s] lane 2 (%s) starts beside this one, on its own sandbox; its output: %s\n' \
-      "$(date -u +%H:%M:%S)" "${lane2[*]}" "$lane2_out"
-    TEST_LANE=2 SANDBOX_HOME="$repo/build/sandbox-lane2" SANDBOX_PORT_BASE=$(( ${SANDBOX_PORT_BASE:-21000} + 4000 )) \
-      TEST_COPY_ROOT="$repo/build/ansible-test-lane2" bash "${BASH_SOURCE[0]}" "${lane2[@]}" > "$lane2_out" 2>&1 &
-    lane2_pid=$!
+    [ ${#lane2[@]} = 0 ] || start_lane 2 -- "${lane2[@]}"
+    [ ${#lane3[@]} = 0 ] || start_lane 3 SANDBOX_CAPA_SYNC_PERIOD="${OLDEST_CAPA_SYNC_PERIOD:-10m}" -- "${lane3[@]}"
     stages=("${lane1[@]}")
   fi
 fi
 
 needs_sandbox=0
-for s in "${stages[@]}"; do case $s in sandbox|integration|molecule) needs_sandbox=1 ;; esac; done
+for s in "${stages[@]}"; do case $s in sandbox|integration|molecule|oldest) needs_sandbox=1 ;; esac; done
 
 started_here=0
 # each stage's output is kept in build/test-logs (TEST_LOG_DIR) so that the end of the run can say why a stage failed:
@@ -62,20 +89,59 @@ stop_sandbox() {
     "$sandbox" down > "$down_log" 2>&1 || tail -5 "$down_log"
   fi
 }
-# a lane 1 that ends early still waits for lane 2, which stops its own sandbox
-finish() { stop_sandbox; [ -z "$lane2_pid" ] || wait "$lane2_pid"; }
+up_pid="" up_failed=0
+# a lane 1 that ends early still waits for the other lanes, which stop their own sandboxes
+finish() {
+  [ -z "$up_pid" ] || wait "$up_pid" 2>/dev/null
+  [ -z "${prep_pid:-}" ] || wait "$prep_pid" 2>/dev/null
+  stop_sandbox
+  local p; for p in "${lane_pids[@]}"; do wait "$p"; done
+}
 trap finish EXIT
+# The sandbox starts in the background (on a new machine that is the builds, minutes of them) while the stages
+# that do not need it run; the first stage that needs it waits for it (wait_sandbox).
 if [ $needs_sandbox = 1 ]; then
   if "$sandbox" status >/dev/null 2>&1; then
     log "sandbox already running; using it (and leaving it running)"
   else
-    log "starting the sandbox"
+    log "starting the sandbox in the background (its output: $log_dir/sandbox-up${TEST_LANE:+-lane$TEST_LANE}.log)"
     started_here=1
-    "$sandbox" up || { echo "sandbox up failed" >&2; exit 1; }
+    "$sandbox" up > "$log_dir/sandbox-up${TEST_LANE:+-lane$TEST_LANE}.log" 2>&1 &
+    up_pid=$!
   fi
   eval "$("$sandbox" env)"
   export SANDBOX_CLI="$sandbox"
+  # `sandbox env` names .venv's collections and Python; another core's tooling (tests/matrix.sh) brings its own
+  if [ "$venv" != "$repo/.venv" ]; then
+    export ANSIBLE_COLLECTIONS_PATH="$venv/collections:$venv_site" ANSIBLE_PYTHON_INTERPRETER="$venv/bin/python"
+  fi
 fi
+# the oldest core's virtualenv is made meanwhile too (tests/matrix.sh full-venv)
+prep_pid=""
+if printf '%s\n' "${stages[@]}" | grep -qx oldest; then
+  bash "$repo/tests/matrix.sh" full-venv > "$log_dir/oldest-venv.log" 2>&1 &
+  prep_pid=$!
+fi
+wait_prepared() {
+  [ -n "$prep_pid" ] || return 0
+  local rc=0
+  wait "$prep_pid" || { rc=1; echo "making the oldest core's virtualenv failed:" >&2; tail -20 "$log_dir/oldest-venv.log" >&2; }
+  prep_pid=""
+  return $rc
+}
+wait_sandbox() {
+  [ -n "$up_pid" ] || return $up_failed
+  log "waiting for the sandbox to be up"
+  wait "$up_pid" || up_failed=1
+  up_pid=""
+  if [ $up_failed = 1 ]; then
+    echo "sandbox up failed; the end of its output:" >&2
+    tail -20 "$log_dir/sandbox-up${TEST_LANE:+-lane$TEST_LANE}.log" >&2
+  else
+    log "sandbox up"
+  fi
+  return $up_failed
+}
 export PATH="$venv/bin:$PATH"
 export ANSIBLE_COLLECTIONS_PATH="${ANSIBLE_COLLECTIONS_PATH:-$venv/collections}"
 export PYTHONPATH="$venv/collections${PYTHONPATH:+:$PYTHONPATH}"
@@ -137,8 +203,28 @@ stage_lint() { "$venv/bin/ansible-lint" --offline --nocolor -q; }
 # antsibull-docs lint-collection-docs --plugin-docs (the docs site's sources); `make docs` builds the site
 stage_docs() { bash "$repo/docs/docsite.sh" lint; }
 
+# The sandbox tests share one sandbox: SANDBOX_TEST_WORKERS (default 4) pytest-xdist workers run them, a file per
+# worker (a file's module fixtures seed once; every test names what it seeds its own way). (--dist loadgroup would
+# spread a file's cases, but xdist 3.8 cannot rename pytest 9's node ids, so its groups are ignored.)
+# Then the files marked `exclusive` (they change or judge what the whole sandbox shares: the AWS layer's knobs,
+# the API server's life, the whole audit log) run alone, one after another.
 # --durations: the slowest tests, to see where the stage spends its time
-stage_sandbox() { pytest_stage -q -p no:cacheprovider --durations=20 tests/sandbox/tests; }
+stage_sandbox() {
+  local rc=0
+  pytest_stage -q -p no:cacheprovider --durations=25 -n "${SANDBOX_TEST_WORKERS:-4}" --dist loadfile \
+    -m "not exclusive" tests/sandbox/tests || rc=1
+  pytest_stage -q -p no:cacheprovider --durations=10 -m exclusive tests/sandbox/tests || rc=1
+  return $rc
+}
+
+# ansible-test sanity on every core that requires_ansible admits (tests/matrix.sh: one line per core)
+stage_matrix() { bash "$repo/tests/matrix.sh" sanity; }
+
+# galaxy-importer on the built tarball, as Galaxy and Automation Hub check a collection
+stage_galaxy() { bash "$repo/tests/galaxy_importer.sh"; }
+
+# integration targets and molecule scenarios on the oldest core (tests/matrix.sh oldest), on this run's sandbox
+stage_oldest() { bash "$repo/tests/matrix.sh" oldest; }
 
 stage_integration() {
   sync_copy
@@ -155,6 +241,26 @@ with open(sys.argv[1], "w") as f:
     json.dump({"sandbox_env": env, "sandbox_cli": os.environ["SANDBOX_CLI"],
                "sandbox_python": sys.executable}, f, indent=2)
 PY
+  # The recorder of real runs: ansible-test gives targets an environment of its own (it sets ANSIBLE_CALLBACKS_ENABLED
+  # and passes few variables), but takes tests/integration/integration.cfg as their ANSIBLE_CONFIG when the
+  # collection has one, copied to a temporary folder: the copy gets one, with absolute paths.
+  if [ -n "${TEARDOWN_GATES_REAL_RUNS_DIR:-}" ]; then
+    "$venv/bin/python" - "$coll_copy/tests/integration/integration.cfg" "$repo/tests/coverage/callback_plugins" \
+      "$TEARDOWN_GATES_REAL_RUNS_DIR" <<'PY'
+import configparser, os, sys
+path, callbacks, records = sys.argv[1:]
+cfg = configparser.ConfigParser(interpolation=None)
+cfg.read(path)  # the collection's own, should it ever have one
+for section in ("defaults", "callback_real_runs"):
+    if not cfg.has_section(section):
+        cfg.add_section(section)
+paths = [p for p in cfg.get("defaults", "callback_plugins", fallback="").split(os.pathsep) if p.strip()]
+cfg.set("defaults", "callback_plugins", os.pathsep.join([callbacks] + [p for p in paths if p != callbacks]))
+cfg.set("callback_real_runs", "dir", records)
+with open(path, "w") as f:
+    cfg.write(f)
+PY
+  fi
   (cd "$coll_copy" && ansible-test integration --local --python "$(py_version "$venv/bin/python")" --color no ${INTEGRATION_ARGS:-})
 }
 
@@ -178,6 +284,10 @@ why_failed() {
   [ -f "$file" ] || return 0
   case $stage in
     unit|sandbox) grep -E '^(FAILED|ERROR) ' "$file" | head -6 ;;
+    matrix) grep -E '^matrix: .*FAILED|^    ' "$file" | head -8 ;;
+    galaxy) grep -E 'ERROR|^galaxy' "$file" | tail -6 ;;
+    oldest) grep -E '^failed stages|^  [a-z]+: ' "$file" | head -6 ;;
+    real-runs) grep -E '^(missing|real runs|note)' "$file" | head -8 ;;
     sanity) grep -E '^ERROR: ' "$file" | head -6 ;;
     lint|docs) grep -vE '^\s*$' "$file" | tail -4 ;;
     integration|molecule)
@@ -196,7 +306,7 @@ sandbox_broken=()
 check_sandbox() {
   local stage=$1 status_file="$log_dir/sandbox-status-after-$1.txt"
   [ $needs_sandbox = 1 ] || return 0
-  case $stage in sandbox|integration|molecule) ;; *) return 0 ;; esac
+  case $stage in sandbox|integration|molecule|oldest) ;; *) return 0 ;; esac
   "$sandbox" status --logs > "$status_file" 2>&1 && return 0
   # every process running but /version slow (a busy machine) is not broken: look once more
   grep -q ' stopped ' "$status_file" || { sleep 3; "$sandbox" status --logs > "$status_file" 2>&1 && return 0; }
@@ -211,26 +321,43 @@ passed=0; failed=0; failed_names=()
 for s in "${stages[@]}"; do
   log "stage: $s"
   t0=$SECONDS
-  "stage_$s" 2>&1 | tee "$log_dir/$s.log"
-  if [ "${PIPESTATUS[0]}" = 0 ]; then passed=$((passed + 1)); log "stage $s passed in $((SECONDS - t0)) s"
-  else failed=$((failed + 1)); failed_names+=("$s"); log "stage $s FAILED after $((SECONDS - t0)) s"; fi
-  check_sandbox "$s"
-done
-stop_sandbox
-if [ -n "$lane2_pid" ]; then
-  log "waiting for lane 2 ($lane2_out)"
-  wait "$lane2_pid"
-  lane2_pid=""
-  # its stage lines, and its own summary of what failed and why
-  grep -E '^==== |^failed stages|^  [a-z]+: |^stages: ' "$lane2_out" | sed 's/^/lane 2 | /'
-  l2=$(sed -n 's/^stages: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$lane2_out" | tail -1)
-  if [ -n "$l2" ]; then
-    passed=$((passed + ${l2% *})); failed=$((failed + ${l2#* }))
-    [ "${l2#* }" = 0 ] || failed_names+=("(lane 2: see above)")
+  case $s in
+    sandbox|integration|molecule) wait_sandbox ;;
+    oldest) wait_sandbox && wait_prepared ;;
+  esac
+  if [ $? = 0 ]; then
+    "stage_$s" 2>&1 | tee "$log_dir/$s.log"
+    rc=${PIPESTATUS[0]}
   else
-    failed=$((failed + 1)); failed_names+=("lane2"); echo "lane 2 ended without a summary; the end of its output:"
-    tail -20 "$lane2_out"
+    rc=1
   fi
+  if [ "$rc" = 0 ]; then passed=$((passed + 1)); log "stage $s passed in $((SECONDS - t0)) s"
+  else failed=$((failed + 1)); failed_names+=("$s"); log "stage $s FAILED after $((SECONDS - t0)) s"; fi
+  [ $up_failed = 1 ] || check_sandbox "$s"
+done
+wait_sandbox >/dev/null 2>&1
+stop_sandbox
+for i in "${!lane_pids[@]}"; do
+  n=${lane_names[$i]} out=${lane_outs[$i]}
+  log "waiting for lane $n ($out)"
+  wait "${lane_pids[$i]}"
+  # its stage lines, and its own summary of what failed and why
+  grep -E '^==== |^matrix: |^failed stages|^  [a-z]+: |^stages: ' "$out" | sed "s/^/lane $n | /"
+  l=$(sed -n 's/^stages: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$out" | tail -1)
+  if [ -n "$l" ]; then
+    passed=$((passed + ${l% *})); failed=$((failed + ${l#* }))
+    [ "${l#* }" = 0 ] || failed_names+=("(lane $n: see above)")
+  else
+    failed=$((failed + 1)); failed_names+=("lane$n"); echo "lane $n ended without a summary; the end of its output:"
+    tail -20 "$out"
+  fi
+done
+lane_pids=()
+# the meta-test, once every lane has ended: a module or playbook without a real run fails the run
+if [ "$real_runs_check" = 1 ]; then
+  log "stage: real-runs (records: $TEARDOWN_GATES_REAL_RUNS_DIR)"
+  "$venv/bin/python" "$repo/tests/coverage/check_real_runs.py" "$TEARDOWN_GATES_REAL_RUNS_DIR" 2>&1 | tee "$log_dir/real-runs.log"
+  if [ "${PIPESTATUS[0]}" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names+=("real-runs"); fi
 fi
 if [ $failed != 0 ] || [ ${#sandbox_broken[@]} != 0 ]; then
   [ $failed = 0 ] || echo "failed stages: ${failed_names[*]} (whole logs in $log_dir)"
