@@ -5,17 +5,22 @@
 #   tests/matrix.sh oldest|newest   integration targets and molecule scenarios on that leg (needs the sandbox);
 #                                   newest also runs the sandbox tests with the slow ones (TEARDOWN_GATES_SLOW_TESTS=1)
 #
-# Each leg is a virtualenv in build/matrix/<core> made with a Python that core supports as a controller, holding
+# Each leg is a virtualenv in ~/.cache/teardown-gates/matrix/<core> (MATRIX_VENVS) made with a Python that core supports as a controller, holding
 # that ansible-core and the sanity requirements its own ansible-test ships (_data/requirements/sanity.*.txt).
 # kubernetes.core and amazon.aws come from the PyPI `ansible` package released with that core or the oldest one
 # whose collections still fit requirements.yml (ansible 11: kubernetes.core 5, amazon.aws 9; ansible 9 and 10
-# bundle older ones), installed with --no-deps into build/matrix/collections-<ansible>.
+# bundle older ones), installed with --no-deps into ~/.cache/teardown-gates/matrix/collections-<ansible>. Logs and
+# ansible-test's copies are in build/matrix/ (MATRIX_ROOT).
 # The end of the run prints one line per leg: "matrix: ansible-core X on Python Y (collections of ansible Z): passed|FAILED".
 set -uo pipefail
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 exec </dev/null
-root="${MATRIX_ROOT:-$repo/build/matrix}"
+root="${MATRIX_ROOT:-$repo/build/matrix}"  # logs and ansible-test copies: this checkout's
+# The virtualenvs and the collections live in the build cache, not in the checkout: CI runs in a fresh clone each
+# time, and making them there each time cost minutes. Each says what it was made from in its .done stamp.
+venvs="${MATRIX_VENVS:-${TEARDOWN_GATES_CACHE:-$HOME/.cache/teardown-gates}/matrix}"
+mkdir -p "$venvs"
 pyenv="${PYENV_ROOT:-$HOME/.pyenv}/versions"
 mkdir -p "$root"
 
@@ -38,8 +43,8 @@ python_for() {  # the real interpreter, never pyenv's shims
   echo "$p"
 }
 
-collections_for() {  # build/matrix/collections-<ansible>/ansible_collections
-  local ver=$1 dir="$root/collections-$1" have
+collections_for() {  # <cache>/matrix/collections-<ansible>/ansible_collections
+  local ver=$1 dir="$venvs/collections-$1" have
   # the default .venv's own PyPI ansible, when it is that release: no second download
   have=$("$repo/.venv/bin/python" -c 'import importlib.metadata as m, sysconfig; print(m.version("ansible"), sysconfig.get_paths()["purelib"])' 2>/dev/null)
   if [ "${have%% *}" = "$ver" ] && [ -d "${have#* }/ansible_collections" ]; then echo "${have#* }/ansible_collections"; return; fi
@@ -51,8 +56,8 @@ collections_for() {  # build/matrix/collections-<ansible>/ansible_collections
   echo "$dir/ansible_collections"
 }
 
-leg_venv() {  # build/matrix/<core>: that core and its own sanity requirements
-  local core=$1 pyv=$2 dir="$root/$1" py
+leg_venv() {  # <cache>/matrix/<core>: that core and its own sanity requirements
+  local core=$1 pyv=$2 dir="$venvs/$1" py
   if [ ! -e "$dir/.done" ]; then
     py=$(python_for "$pyv") || return 1
     rm -rf "$dir"
@@ -79,12 +84,15 @@ sanity_leg() {  # one leg's sanity; its output in build/matrix/logs/<core>/sanit
 run_sanity() {
   local jobs=${MATRIX_JOBS:-2} leg core pyv ans pids=() names=() i rc=0
   mkdir -p "$root/logs"
-  # the venvs first, one at a time (pip is not safe to run twice into one cache at once on a small disk)
+  # the venvs first, one at a time (pip is not safe to run twice into one cache at once on a small disk), and one
+  # maker at a time: checkouts share the cache
+  exec 7>"$venvs/.lock"; flock 7
   for leg in "${LEGS[@]}"; do
     read -r core pyv ans <<<"$leg"
     leg_venv "$core" "$pyv" >/dev/null || echo "matrix: setup of ansible-core $core on Python $pyv failed" >&2
     collections_for "$ans" >/dev/null || echo "matrix: collections of ansible $ans failed" >&2
   done
+  exec 7>&-
   for leg in "${LEGS[@]}"; do
     read -r core pyv ans <<<"$leg"
     while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do sleep 2; done
@@ -107,21 +115,23 @@ run_sanity() {
 
 # integration targets and molecule scenarios on one leg, with that core in a virtualenv of the leg's Python that
 # also holds the test tooling (requirements-dev.txt, with that core's ansible-core and ansible)
-full_venv() {  # build/matrix/full-<core>: the oldest leg's core with the test tooling; prints its path
+full_venv() {  # <cache>/matrix/full-<core>: the oldest leg's core with the test tooling; prints its path
   local leg=${LEGS[0]} core pyv ans dir py
   read -r core pyv ans <<<"$leg"
-  dir="$root/full-$core"
-  if [ ! -e "$dir/.done" ]; then
+  dir="$venvs/full-$core"
+  # made again when requirements-dev.txt changes (the stamp holds its checksum)
+  local want; want=$(sha256sum "$repo/requirements-dev.txt" | cut -d' ' -f1)
+  exec 8>"$dir.lock"; flock 8  # one maker at a time: checkouts share the cache
+  if [ "$(cat "$dir/.done" 2>/dev/null)" != "$want" ]; then
     py=$(python_for "$pyv") || return 1
     rm -rf "$dir" && "$py" -m venv "$dir" || return 1
     grep -vE '^(ansible|ansible-core)==' "$repo/requirements-dev.txt" > "$dir/requirements.txt"
     "$dir/bin/python" -m pip install -q --upgrade pip && \
       "$dir/bin/python" -m pip install -q "ansible-core==$core" -r "$dir/requirements.txt" && \
       "$dir/bin/python" -m pip install -q --no-deps "ansible==$ans" || return 1
-    mkdir -p "$dir/collections/ansible_collections/teardown"
-    ln -sfn "$repo" "$dir/collections/ansible_collections/teardown/gates"
-    touch "$dir/.done"
+    echo "$want" > "$dir/.done"
   fi >&2
+  exec 8>&-
   echo "$dir"
 }
 
@@ -134,8 +144,9 @@ run_full() {
   dir=$(full_venv) || { echo "matrix: setup of the oldest leg's virtualenv failed" >&2; return 1; }
   local core=${dir##*/full-}
   "$dir/bin/ansible" --version | head -1
+  local site; site=$("$dir/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')
   TEST_VENV="$dir" TEST_COPY_ROOT="$root/copy-full-$core" TEST_LOG_DIR="$root/logs/full-$core" \
-    ANSIBLE_COLLECTIONS_PATH="$dir/collections" bash "$repo/tests/run_all.sh" integration molecule
+    ANSIBLE_COLLECTIONS_PATH="$repo/.venv/collections:$site" bash "$repo/tests/run_all.sh" integration molecule
 }
 
 case ${1:-sanity} in
