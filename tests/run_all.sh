@@ -13,7 +13,7 @@ sandbox="$repo/tests/sandbox/sandbox"
 stages=("$@")
 # `make test`: the six cores' sanity (matrix), the sandbox tests, and integration and molecule on the newest core
 # (lane 2); `make test-all` (TEST_OLDEST=1) adds them on the oldest core (lane 3, stage `oldest`). With lane 3 a
-# whole run took about 65 minutes on a 2-core machine (2026-12-03): every lane then waits on the CPU, not on
+# whole run had not finished after 44 minutes on a 2-core machine (2026-12-03): every lane then waits on the CPU, not on
 # controllers, and the timing-sensitive tests suffer
 if [ ${#stages[@]} = 0 ]; then
   stages=(unit matrix lint docs galaxy sandbox integration molecule)
@@ -54,7 +54,7 @@ log() { printf '\n==== [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 # same time in lanes of their own, each against a sandbox of its own (its own state, ports and ansible-test copy):
 # lane 2 holds integration and molecule on the newest core, lane 3 (stage `oldest`) the same on the oldest core,
 # with CAPA at its upstream timing (SANDBOX_CAPA_SYNC_PERIOD=10m: the one run that waits CAPA's real minute per
-# Machine). Most of their time is spent waiting on controllers, not on the CPU. TEST_LANES=1 runs all in turn.
+# Machine). TEST_LANES=1 runs all in turn.
 lane_pids=() lane_outs=() lane_names=()
 start_lane() {  # start_lane N EXTRA_ENV... -- STAGES...
   local n=$1; shift
@@ -105,7 +105,7 @@ stop_sandbox() {
     "$sandbox" down > "$down_log" 2>&1 || tail -5 "$down_log"
   fi
 }
-up_pid="" up_failed=0
+up_pid="" up_failed=0 up_log="$log_dir/sandbox-up${TEST_LANE:+-lane$TEST_LANE}.log"
 # a lane 1 that ends early still waits for the other lanes, which stop their own sandboxes
 finish() {
   [ -z "$up_pid" ] || wait "$up_pid" 2>/dev/null
@@ -120,9 +120,9 @@ if [ $needs_sandbox = 1 ]; then
   if "$sandbox" status >/dev/null 2>&1; then
     log "sandbox already running; using it (and leaving it running)"
   else
-    log "starting the sandbox in the background (its output: $log_dir/sandbox-up${TEST_LANE:+-lane$TEST_LANE}.log)"
+    log "starting the sandbox in the background (its output: $up_log)"
     started_here=1
-    "$sandbox" up > "$log_dir/sandbox-up${TEST_LANE:+-lane$TEST_LANE}.log" 2>&1 &
+    "$sandbox" up > "$up_log" 2>&1 &
     up_pid=$!
   fi
   eval "$("$sandbox" env)"
@@ -152,7 +152,7 @@ wait_sandbox() {
   up_pid=""
   if [ $up_failed = 1 ]; then
     echo "sandbox up failed; the end of its output:" >&2
-    tail -20 "$log_dir/sandbox-up${TEST_LANE:+-lane$TEST_LANE}.log" >&2
+    tail -20 "$up_log" >&2
   else
     log "sandbox up"
   fi
