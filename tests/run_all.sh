@@ -49,6 +49,18 @@ sanity_venv="${SANITY_VENV:-$repo/.venv-sanity}"
 deps_collections="${DEPS_COLLECTIONS:-$venv_site/ansible_collections}"
 
 log() { printf '\n==== [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
+# CPU seconds (user + system) of this shell's finished children: a stage's cost on a shared 2-core machine is its
+# CPU, not its wall time, which the other lanes stretch
+# (`times` in this shell, not in a $(...) subshell, which has no children of its own yet)
+children_cpu() {  # children_cpu VAR
+  local f="${TMPDIR:-/tmp}/teardown-gates-times.$$"
+  times > "$f"
+  printf -v "$1" '%s' "$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }' "$f")"
+  rm -f "$f"
+}
+# CPU seconds the whole machine spent busy (every process: the sandbox's too), from /proc/stat
+machine_cpu() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%d", ($2 + $3 + $4 + $7 + $8) / hz }' /proc/stat; }
+run_t0=$SECONDS run_m0=$(machine_cpu)
 
 # Lanes: when a run holds the sandbox tests and the integration targets or molecule scenarios, these run at the
 # same time in lanes of their own, each against a sandbox of its own (its own state, ports and ansible-test copy):
@@ -338,7 +350,7 @@ check_sandbox() {
 passed=0; failed=0; failed_names=()
 for s in "${stages[@]}"; do
   log "stage: $s"
-  t0=$SECONDS
+  t0=$SECONDS; children_cpu c0
   case $s in
     sandbox|integration|molecule) wait_sandbox ;;
     oldest) wait_sandbox && wait_prepared ;;
@@ -349,8 +361,9 @@ for s in "${stages[@]}"; do
   else
     rc=1
   fi
-  if [ "$rc" = 0 ]; then passed=$((passed + 1)); log "stage $s passed in $((SECONDS - t0)) s"
-  else failed=$((failed + 1)); failed_names+=("$s"); log "stage $s FAILED after $((SECONDS - t0)) s"; fi
+  children_cpu c1; cpu="$((c1 - c0)) CPU-s"
+  if [ "$rc" = 0 ]; then passed=$((passed + 1)); log "stage $s passed in $((SECONDS - t0)) s ($cpu)"
+  else failed=$((failed + 1)); failed_names+=("$s"); log "stage $s FAILED after $((SECONDS - t0)) s ($cpu)"; fi
   [ $up_failed = 1 ] || check_sandbox "$s"
 done
 wait_sandbox >/dev/null 2>&1
@@ -382,5 +395,6 @@ if [ $failed != 0 ] || [ ${#sandbox_broken[@]} != 0 ]; then
   for s in "${failed_names[@]}"; do why_failed "$s"; done
   for b in "${sandbox_broken[@]}"; do echo "  sandbox broken $b"; done
 fi
+[ -n "${TEST_LANE:-}" ] || log "the whole run: $((SECONDS - run_t0)) s, the machine busy $(( $(machine_cpu) - run_m0 )) CPU-s of $(( $(getconf _NPROCESSORS_ONLN) * (SECONDS - run_t0) ))"
 echo "stages: $passed passed, $failed failed"
 [ $failed = 0 ]
