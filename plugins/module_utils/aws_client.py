@@ -24,6 +24,7 @@ except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing d
     ResponseParserError = None
 
 from ansible_collections.teardown.gates.plugins.module_utils import bounds
+from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 
 NOT_FOUND = frozenset([
     "InvalidInstanceID.NotFound", "InvalidVpcID.NotFound", "InvalidSubnetID.NotFound", "InvalidGroup.NotFound",
@@ -74,8 +75,8 @@ def error_text(exc):
         return "%s: %s" % (type(exc).__name__, exc)
 
 
-class CheckModeViolation(Exception):
-    pass
+class CheckModeViolation(TeardownGatesError):
+    """A mutating AWS call was about to be sent in check mode; it was not sent."""
 
 
 # botocore's words for "no answer came in time" (after all its attempts): nothing was learned, the request may or
@@ -83,9 +84,11 @@ class CheckModeViolation(Exception):
 try:
     UNANSWERED = (botocore.exceptions.ConnectTimeoutError, botocore.exceptions.ReadTimeoutError)
 
-    class Unanswered(botocore.exceptions.BotoCoreError):
-        """A service's endpoint gave no answer within its bound; the module's later calls to it are not sent."""
+    class Unanswered(botocore.exceptions.BotoCoreError, TeardownGatesError):
+        """A service's endpoint gave no answer within its bound; the module's later calls to it are not sent.
+        A BotoCoreError first (botocore and amazon.aws handle it as theirs), and one of this collection's errors."""
         fmt = "{msg}"
+        unknown = True  # the request may or may not have been applied
 except NameError:  # pragma: no cover - botocore missing, AnsibleAWSModule reports it
     UNANSWERED = ()
     Unanswered = Exception

@@ -17,6 +17,7 @@ except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing d
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
 from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND, chunks, error_code, list_all, pages
 from ansible_collections.teardown.gates.plugins.module_utils.aws_probes import PROBES, find_record, split_prefix_id, split_record_id
+from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 
 
 def _one_call(service, operation, id_param, outcome="deleted", as_list=False):
@@ -155,7 +156,7 @@ def _d_zone(ex, rid, obs):
     return "deleted"
 
 
-class ObjectsNotDeleted(Exception):
+class ObjectsNotDeleted(TeardownGatesError):
     """S3 refused to delete some objects of a bucket (DeleteObjects answers them in Errors, not as a failure)."""
 
 

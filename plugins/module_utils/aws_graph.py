@@ -16,6 +16,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+
 INSTANCE = "AWS::EC2::Instance"
 ELB = "AWS::ElasticLoadBalancing::LoadBalancer"
 ELBV2 = "AWS::ElasticLoadBalancingV2::LoadBalancer"
@@ -93,7 +95,7 @@ STEPS = {
 }
 
 
-class PlanError(Exception):
+class PlanError(TeardownGatesError):
     """The manifest or the dependency graph cannot be planned; the message says why."""
 
 

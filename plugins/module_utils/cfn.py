@@ -23,15 +23,16 @@ from ansible_collections.teardown.gates.plugins.module_utils.cfn_classify import
     NOT_FOUND, OTHER, REMEDY, TERMINATION_PROTECTION, UNKNOWN, WHY, classify, decide)
 from ansible_collections.teardown.gates.plugins.module_utils.cfn_remedies import (
     GONE_CODES, REMEDIES, Unclear, error_message, find_holders, is_missing_stack, release, utc)
+from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 
 
 # at most this many pages of a stack's events at one look (newest first; a first look at a long-lived stack)
 EVENT_PAGES = 20
 
 
-class Failed(Exception):
+class Failed(TeardownGatesError):
     def __init__(self, msg):
-        Exception.__init__(self, msg)
+        TeardownGatesError.__init__(self, msg)
         self.msg = msg
 
 

@@ -16,6 +16,8 @@ __metaclass__ = type
 
 import re
 
+from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+
 DELETE_CONFLICT = "DeleteConflict"
 DEPENDENCY_VIOLATION = "DependencyViolation"
 BUCKET_NOT_EMPTY = "BucketNotEmpty"
@@ -128,8 +130,8 @@ def decide(cls, clear, disable_termination_protection=False, retain_unclearable=
     return "stop", "clear: [%s]" % remedy
 
 
-class OrderError(Exception):
-    pass
+class OrderError(TeardownGatesError):
+    """The stacks cannot be ordered for deletion (an import cycle)."""
 
 
 def order_stacks(stacks):

@@ -17,6 +17,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws_client import e
     list_all, page_items, pages
 from ansible_collections.teardown.gates.plugins.module_utils.aws_deletes import ObjectsNotDeleted, empty_bucket
 from ansible_collections.teardown.gates.plugins.module_utils.timestamps import datetime_iso
+from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 
 
 def error_message(exc):
@@ -42,7 +43,7 @@ def utc(ts):
     return str(ts)
 
 
-class Unclear(Exception):
+class Unclear(TeardownGatesError):
     """A remedy found something it cannot release."""
 
 

@@ -18,12 +18,13 @@ import time
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import (
     CLIENT_BOUND_FACTOR, client_bound, k8s_timeout, user_agent,
 )
+from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 
 # (connect, read) seconds for one non-watch request; a hung server becomes `unknown` after this.
 DEFAULT_REQUEST_TIMEOUT = 10.0
 
 
-class ResourceLookupError(Exception):
+class ResourceLookupError(TeardownGatesError):
     """api_version/kind is not served by the cluster (or discovery failed: then `unknown`)."""
 
     def __init__(self, msg, unknown=False):

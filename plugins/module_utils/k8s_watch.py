@@ -19,10 +19,11 @@ except ImportError:  # pragma: no cover - the module reports the missing kuberne
     iter_resp_lines = None
 
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import DEFAULT_REQUEST_TIMEOUT, error_text
+from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import list_objects, query_record, selector_kwargs
 
 
-class WatchExpired(Exception):
+class WatchExpired(TeardownGatesError):
     """The watch's resourceVersion is too old (410 Gone): re-list, nothing is unknown."""
 
 

@@ -52,14 +52,17 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws_graph import PR
 from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import (
     CAPI_API as CAPI, CLEANUP_ANN, HO_FINALIZER, HYPERSHIFT_API as HS, NODEPOOL_ANN, OIDC_FINALIZER, SKIP_NS_ANN)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import utc_iso
+from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 
 OWNER = "hypershift-operator (HostedCluster and NodePool controllers)"
 WORKER_KINDS = ("MachineDeployment", "MachineSet", "Machine")
 PREFIX_TYPE = PREFIX  # the OIDC documents' prefix, as the inventory names it
 
 
-class Unknown(Exception):
+class Unknown(TeardownGatesError):
     """A read failed: what it was to show is unknown, and the take-over stops there."""
+
+    unknown = True
 
 
 def _meta(obj):

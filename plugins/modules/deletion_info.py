@@ -188,6 +188,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     ResourceLookupError, api_client, resolve_resource)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
     PRESENT, UNKNOWN, get_object, list_contents, object_summary)
+from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 
 NS_CONTENT_CONDITIONS = ("NamespaceContentRemaining", "NamespaceFinalizersRemaining")
 
@@ -248,7 +249,7 @@ def namespace_report(ns_obj, contents):
     }
 
 
-class InputError(Exception):
+class InputError(TeardownGatesError):
     """Bad input for one object (kind not served, namespace missing): the task fails."""
 
 

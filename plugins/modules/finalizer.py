@@ -179,15 +179,18 @@ from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_t
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     ResourceLookupError, api_client, resolve_resource)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ABSENT, UNKNOWN, get_object, patch_object
+from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 
 
-class Refused(Exception):
+class Refused(TeardownGatesError):
     def __init__(self, reason, msg):
         super(Refused, self).__init__(msg)
         self.reason = reason
 
 
-class QueryFailed(Exception):
+class QueryFailed(TeardownGatesError):
+    unknown = True  # the object could not be read: its state is unknown
+
     def __init__(self, obs):
         super(QueryFailed, self).__init__(obs["query"].get("error"))
         self.obs = obs

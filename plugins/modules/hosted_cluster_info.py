@@ -96,10 +96,13 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     READ_ATTEMPTS, ResourceLookupError, api_client, resolve_resource)
 from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import HYPERSHIFT_API as HYPERSHIFT
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import PRESENT, get_object, list_objects
+from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 
 
-class ReadFailed(Exception):
+class ReadFailed(TeardownGatesError):
     """A read failed after its retries: nothing about the HostedCluster is known."""
+
+    unknown = True
 
 
 def argument_spec():

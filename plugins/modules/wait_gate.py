@@ -321,6 +321,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.gate_progress impor
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     ResourceLookupError, api_client, resolve_resource)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import delete_object, get_object
+from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 
 SELECTOR_SPEC = dict(
     api_version=dict(type="str", required=True),
@@ -370,7 +371,7 @@ def describe(rec):
                        deleting_condition(rec.get("conditions")))
 
 
-class DeleteFailed(Exception):
+class DeleteFailed(TeardownGatesError):
     """The object of ``delete`` could not be deleted (refused, or no answer): no gate is judged."""
 
 
