@@ -19,6 +19,10 @@ __metaclass__ = type
 import traceback
 
 
+# what failed when a Kubernetes module cannot build its API client for an unforeseen reason (``fail_from``'s ``what``)
+CLIENT_FAILED = "could not create the API client"
+
+
 class TeardownGatesError(Exception):
     """The base of every exception raised by this collection's plugins.
 

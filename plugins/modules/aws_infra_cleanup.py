@@ -189,6 +189,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_c
 from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients
 from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Executor
 from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
+from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
 
 try:
     import botocore.exceptions
@@ -242,7 +243,7 @@ def main():
         try:
             aws_graph.validate_manifest(manifest)
         except aws_graph.PlanError as e:
-            module.fail_json(msg="manifest: %s" % e)
+            fail_from(module, e, what="manifest")
 
     clients = Clients(module.client, concurrency=p["concurrency"], check_mode=module.check_mode, config=aws_config("aws_infra_cleanup"))
     observed = None
@@ -258,7 +259,7 @@ def main():
     try:
         plan = aws_graph.plan(manifest, preserve_iam=p["preserve_iam"])
     except aws_graph.PlanError as e:
-        module.fail_json(msg="manifest: %s" % e)
+        fail_from(module, e, what="manifest")
 
     ex = Executor(clients, plan, wait_timeout=p["wait_timeout"], observed=observed)
     result = dict(manifest=plan["manifest"])

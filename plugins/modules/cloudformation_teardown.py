@@ -197,6 +197,7 @@ from ansible_collections.teardown.gates.plugins.module_utils import cfn
 from ansible_collections.teardown.gates.plugins.module_utils.cfn_classify import CLEAR_CHOICES
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
 from ansible_collections.teardown.gates.plugins.module_utils.aws_client import CheckModeViolation, Clients
+from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
 
 try:
     import botocore.exceptions
@@ -250,9 +251,9 @@ def main():
             cur = td.describe(sid or p["stack_name"].strip(), track=True)
         except Exception:  # noqa: BLE001 - the failure below is what matters; the status is the last one observed
             cur = None
-        module.fail_json(msg=e.msg, **result(cur, cur["StackId"] if cur else sid, failed=True))
+        fail_from(module, e, **result(cur, cur["StackId"] if cur else sid, failed=True))
     except CheckModeViolation as e:
-        module.fail_json(msg="internal error, refused a mutating call in check mode: %s" % e, **result(None, None, failed=True))
+        fail_from(module, e, what="internal error, refused a mutating call in check mode", **result(None, None, failed=True))
     except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError) as e:
         module.fail_json_aws(e, msg="stack %s: AWS request failed" % p["stack_name"], **result(None, sid, failed=True))
     module.exit_json(**result(st, sid))

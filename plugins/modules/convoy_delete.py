@@ -100,6 +100,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_t
 from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     api_client, missing_permission, retry_read)
+from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
 
 
 def _why(e):
@@ -127,8 +128,8 @@ def main():
         client = api_client(module=module, request_timeout=p["request_timeout"], caller="convoy_delete")
         resource, dummy = retry_read(lambda: client.resource(p["kind"], API_VERSION))
     except Exception as e:
-        module.fail_json(msg="could not reach the API or find %s %s: %s" % (API_VERSION, p["kind"], e),
-                         exception=traceback.format_exc())
+        fail_from(module, e, what="could not reach the API or find %s %s" % (API_VERSION, p["kind"]),
+                  exception=traceback.format_exc())
     ns = p["namespace"]
     out = dict(deleted=[], already_deleting=[], absent=[], recreated=[], requests=[])
     for o in p["objects"]:

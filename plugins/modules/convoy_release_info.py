@@ -195,7 +195,6 @@ query_times:
 
 import json
 import time
-import traceback
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
@@ -217,6 +216,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.convoy import (
     target_namespace,
     what_stayed,
 )
+from ansible_collections.teardown.gates.plugins.module_utils.errors import CLIENT_FAILED, fail_from
 
 
 def short_error(e):
@@ -309,9 +309,9 @@ def main():
         reader = Reader(api_client(module=module, request_timeout=p["request_timeout"], caller="convoy_release_info"),
                         p["request_timeout"])
     except ResourceLookupError as e:
-        module.fail_json(msg="could not create the API client (state unknown, nothing is taken as absent): %s" % e)
+        fail_from(module, e, what="could not create the API client (state unknown, nothing is taken as absent)")
     except Exception as e:
-        module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
+        fail_from(module, e, what=CLIENT_FAILED)
     ns = p["namespace"]
 
     objects = []

@@ -178,7 +178,6 @@ objects:
   elements: dict
 """
 
-import traceback
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
@@ -188,7 +187,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     ResourceLookupError, api_client, resolve_resource)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
     PRESENT, UNKNOWN, get_object, list_contents, object_summary)
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.errors import CLIENT_FAILED, fail_from, TeardownGatesError
 
 NS_CONTENT_CONDITIONS = ("NamespaceContentRemaining", "NamespaceFinalizersRemaining")
 
@@ -341,16 +340,16 @@ def main():
         client = api_client(module, request_timeout=p["request_timeout"], caller="deletion_info")
     except ResourceLookupError as e:
         if not e.unknown:
-            module.fail_json(msg="kind: %s" % e)
+            fail_from(module, e, what="kind")
         client = e  # every read is then unknown, never absent
     except Exception as e:
-        module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
+        fail_from(module, e, what=CLIENT_FAILED)
     answers = []
     for n, item in enumerate(wanted):
         try:
             answers.append(read_one(client, item, p["request_timeout"], p["dependents"]))
         except InputError as e:
-            module.fail_json(msg=("objects[%d]: %s" % (n, e)) if p["objects"] is not None else str(e))
+            fail_from(module, e, what=("objects[%d]" % n) if p["objects"] is not None else None)
     # The API server did not answer within the client's bound: every answer is unknown, and the task fails
     # (a read that could not be sent is not an answer); a single read that timed out stays an unknown answer.
     finish = module.fail_json if isinstance(client, ResourceLookupError) else module.exit_json

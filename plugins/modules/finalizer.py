@@ -179,7 +179,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_t
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     ResourceLookupError, api_client, resolve_resource)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ABSENT, UNKNOWN, get_object, patch_object
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.errors import CLIENT_FAILED, fail_from, TeardownGatesError
 
 
 class Refused(TeardownGatesError):
@@ -259,10 +259,10 @@ def main():
         resource = resolve_resource(client, p["api_version"], p["kind"])
     except ResourceLookupError as e:
         if e.unknown:
-            module.fail_json(msg="%s: %s; its state is unknown, nothing was changed" % (where, e), object_state=UNKNOWN)
-        module.fail_json(msg="kind: %s" % e)
+            fail_from(module, e, what=where, then="its state is unknown, nothing was changed", object_state=UNKNOWN)
+        fail_from(module, e, what="kind")
     except Exception as e:
-        module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
+        fail_from(module, e, what=CLIENT_FAILED)
     if resource.namespaced and not p["namespace"]:
         module.fail_json(msg="namespace: required, %s %s is namespaced" % (p["api_version"], p["kind"]))
 
@@ -312,12 +312,13 @@ def main():
     try:
         before, after, rounds = apply_with_retry(fetch, compute, send, attempts=p["retries"])
     except QueryFailed as e:
-        module.fail_json(msg="could not read %s: %s; its state is unknown, nothing was changed"
-                         % (where, e.obs["query"].get("error")), object_state=UNKNOWN, query=e.obs["query"], **result)
+        # str(e) is the query's error (QueryFailed's message)
+        fail_from(module, e, what="could not read %s" % where, then="its state is unknown, nothing was changed",
+                  object_state=UNKNOWN, query=e.obs["query"], **result)
     except Refused as e:
         obj = (last.get("obs") or {}).get("object") or {}
         meta = obj.get("metadata") or {}
-        module.fail_json(msg=e.args[0], refused=e.reason, object_state="present", uid=meta.get("uid"),
+        fail_from(module, e, refused=e.reason, object_state="present", uid=meta.get("uid"),
                          resource_version=meta.get("resourceVersion"), deletion_timestamp=meta.get("deletionTimestamp"),
                          finalizers_before=current_list(obj, scope), finalizers_after=current_list(obj, scope),
                          query=last["obs"]["query"], **result)

@@ -187,6 +187,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import R
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
     ABSENT, PRESENT, get_object, list_objects, patch_object)
 from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
+from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
 
 try:
     from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
@@ -385,7 +386,7 @@ def main():
     try:
         client = api_client(module, request_timeout=p["request_timeout"], caller="held_deletion")
     except ResourceLookupError as e:
-        module.fail_json(msg="could not build a Kubernetes client: %s" % e, held="unknown" if e.unknown else None)
+        fail_from(module, e, what="could not build a Kubernetes client", held="unknown" if e.unknown else None)
     reader = Reader(client, p["request_timeout"])
     obj, diag = gather(module, reader)
     result = dict(changed=False, action=p["action"], held=diag["held"], reason=diag["reason"],

@@ -87,7 +87,6 @@ queries:
   elements: dict
 """
 
-import traceback
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
@@ -96,7 +95,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     READ_ATTEMPTS, ResourceLookupError, api_client, resolve_resource)
 from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import HYPERSHIFT_API as HYPERSHIFT
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import PRESENT, get_object, list_objects
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.errors import CLIENT_FAILED, fail_from, TeardownGatesError
 
 
 class ReadFailed(TeardownGatesError):
@@ -183,15 +182,15 @@ def main():
     try:
         client = api_client(module, request_timeout=p["request_timeout"], caller="hosted_cluster_info")
     except ResourceLookupError as e:
-        module.fail_json(msg="%s; nothing about HostedCluster %s/%s is known" % (e, p["namespace"], p["name"]))
+        fail_from(module, e, then="nothing about HostedCluster %s/%s is known" % (p["namespace"], p["name"]))
     except Exception as e:
-        module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
+        fail_from(module, e, what=CLIENT_FAILED)
     reader = Reader(client, p["request_timeout"])
     try:
         answer = read_hosted_cluster(reader, p["name"], p["namespace"])
     except ReadFailed as e:
-        module.fail_json(msg="%s; nothing about HostedCluster %s/%s is known, not even whether it is there"
-                         % (e, p["namespace"], p["name"]), queries=reader.queries)
+        fail_from(module, e, then="nothing about HostedCluster %s/%s is known, not even whether it is there"
+                  % (p["namespace"], p["name"]), queries=reader.queries)
     module.exit_json(changed=False, queries=reader.queries, **answer)
 
 

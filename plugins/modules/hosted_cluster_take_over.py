@@ -140,7 +140,6 @@ planned:
 """
 
 import time
-import traceback
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
@@ -157,6 +156,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.take_over import (
     blocker_text,
     oidc_evidence,
 )
+from ansible_collections.teardown.gates.plugins.module_utils.errors import CLIENT_FAILED, fail_from
 
 
 def argument_spec():
@@ -293,10 +293,10 @@ def main():
     try:
         client = api_client(module, request_timeout=p["request_timeout"], caller="hosted_cluster_take_over")
     except ResourceLookupError as e:
-        module.fail_json(msg="%s; nothing was taken over" % e, taken_over=dict(taken, verified=False),
-                         finalizers_removed=[], blockers=[], steps=[], planned=[], inspect_next=[])
+        fail_from(module, e, then="nothing was taken over", taken_over=dict(taken, verified=False),
+                  finalizers_removed=[], blockers=[], steps=[], planned=[], inspect_next=[])
     except Exception as e:
-        module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
+        fail_from(module, e, what=CLIENT_FAILED)
 
     hc = {"namespace": p["namespace"], "name": p["name"], "uid": p["uid"]}
     job = TakeOver(Kube(client, p["request_timeout"]), hc, p["infra_id"], hcp_ns,

@@ -303,7 +303,6 @@ gates:
 """
 
 import os
-import traceback
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
@@ -321,7 +320,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.gate_progress impor
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     ResourceLookupError, api_client, resolve_resource)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import delete_object, get_object
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.errors import CLIENT_FAILED, fail_from, TeardownGatesError
 
 SELECTOR_SPEC = dict(
     api_version=dict(type="str", required=True),
@@ -385,7 +384,7 @@ def prepare_delete(module, client, not_evaluated):
     try:
         res = resolve_resource(client, spec["api_version"], spec["kind"])
     except ResourceLookupError as e:
-        module.fail_json(msg="delete: %s" % e, gates=not_evaluated(UNKNOWN if e.unknown else NOT_STARTED))
+        fail_from(module, e, what="delete", gates=not_evaluated(UNKNOWN if e.unknown else NOT_STARTED))
     if res.namespaced and not spec.get("namespace"):
         module.fail_json(msg="delete: namespace is required, since %s is namespaced" % spec["kind"],
                          gates=not_evaluated(NOT_STARTED))
@@ -443,11 +442,11 @@ def main():
     try:
         client = api_client(module, request_timeout=p["request_timeout"], caller="wait_gate")
     except ResourceLookupError as e:
-        module.fail_json(msg="%s; absence is not proven" % e, state=UNKNOWN if e.unknown else None,
-                         gates=not_evaluated(UNKNOWN if e.unknown else NOT_STARTED),
-                         inspect_next=inspect_next(None, state=UNKNOWN) if e.unknown else [])
+        fail_from(module, e, then="absence is not proven", state=UNKNOWN if e.unknown else None,
+                  gates=not_evaluated(UNKNOWN if e.unknown else NOT_STARTED),
+                  inspect_next=inspect_next(None, state=UNKNOWN) if e.unknown else [])
     except Exception as e:
-        module.fail_json(msg="could not create the API client: %s" % e, exception=traceback.format_exc())
+        fail_from(module, e, what=CLIENT_FAILED)
 
     resources = []
     for g in gates:
@@ -456,8 +455,8 @@ def main():
             try:
                 res = resolve_resource(client, sel["api_version"], sel["kind"])
             except ResourceLookupError as e:
-                module.fail_json(msg="gate %r: %s" % (g["name"], e), state=UNKNOWN if e.unknown else None,
-                                 gates=not_evaluated(UNKNOWN if e.unknown else NOT_STARTED))
+                fail_from(module, e, what="gate %r" % g["name"], state=UNKNOWN if e.unknown else None,
+                          gates=not_evaluated(UNKNOWN if e.unknown else NOT_STARTED))
             if not res.namespaced and sel.get("namespace"):
                 module.fail_json(msg="gate %r: namespace given for cluster-scoped kind %s" % (g["name"], sel["kind"]))
             row.append(res)
@@ -475,7 +474,7 @@ def main():
         results, failed = run_gates(gates, resources, p["timeout"], request_timeout=p["request_timeout"],
                                     progress=progress, on_watching=send_delete, stall_after=p["stall_after"])
     except DeleteFailed as e:
-        module.fail_json(msg=str(e), changed=False, deletion=deletion, gates=not_evaluated(NOT_STARTED))
+        fail_from(module, e, changed=False, deletion=deletion, gates=not_evaluated(NOT_STARTED))
     extra = {"deletion": deletion} if deletion else {}
     changed = deletion.get("state") == "deleted"
     if deletion and "state" not in deletion:
