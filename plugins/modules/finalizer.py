@@ -319,9 +319,9 @@ def main():
         obj = (last.get("obs") or {}).get("object") or {}
         meta = obj.get("metadata") or {}
         fail_from(module, e, refused=e.reason, object_state="present", uid=meta.get("uid"),
-                         resource_version=meta.get("resourceVersion"), deletion_timestamp=meta.get("deletionTimestamp"),
-                         finalizers_before=current_list(obj, scope), finalizers_after=current_list(obj, scope),
-                         query=last["obs"]["query"], **result)
+                  resource_version=meta.get("resourceVersion"), deletion_timestamp=meta.get("deletionTimestamp"),
+                  finalizers_before=current_list(obj, scope), finalizers_after=current_list(obj, scope),
+                  query=last["obs"]["query"], **result)
     except Exception as e:
         if is_deleting_refusal(e):
             module.fail_json(msg="%s is being deleted: the API refused the new finalizer (%s)" % (where, e),
