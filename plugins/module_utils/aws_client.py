@@ -26,14 +26,58 @@ except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing d
 from ansible_collections.teardown.gates.plugins.module_utils import bounds
 from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 
-NOT_FOUND = frozenset([
-    "InvalidInstanceID.NotFound", "InvalidVpcID.NotFound", "InvalidSubnetID.NotFound", "InvalidGroup.NotFound",
-    "InvalidGroupId.NotFound", "InvalidRouteTableID.NotFound", "InvalidInternetGatewayID.NotFound",
-    "NatGatewayNotFound", "InvalidAllocationID.NotFound", "InvalidVpcEndpointId.NotFound",
-    "InvalidDhcpOptionID.NotFound", "InvalidDhcpOptionsID.NotFound", "InvalidNetworkInterfaceID.NotFound",
-    "InvalidAssociationID.NotFound", "Gateway.NotAttached", "NoSuchEntity", "NoSuchBucket", "NoSuchHostedZone",
-    "LoadBalancerNotFound", "TargetGroupNotFound", "AccessPointNotFound", "NoSuchKey", "404",
-])
+# AWS's answers that the resource named in the request does not exist, per service: the collection's one not-found
+# vocabulary (cfn_remedies.GONE_CODES is this one too). A read that meets one of these reads the resource as absent,
+# a delete or detach that meets one has nothing left to do. Each code with why it means gone.
+NOT_FOUND_BY_SERVICE = {
+    "ec2": {
+        "InvalidInstanceID.NotFound": "no instance with that ID (terminated and expired, or never there)",
+        "InvalidVpcID.NotFound": "no VPC with that ID",
+        "InvalidSubnetID.NotFound": "no subnet with that ID",
+        "InvalidGroup.NotFound": "no security group with that ID or name",
+        "InvalidGroupId.NotFound": "no security group with that ID (the spelling some EC2 calls use)",
+        "InvalidRouteTableID.NotFound": "no route table with that ID",
+        "InvalidInternetGatewayID.NotFound": "no internet gateway with that ID",
+        "NatGatewayNotFound": "no NAT gateway with that ID (a deleted one is listed as deleted for a while instead)",
+        "InvalidAllocationID.NotFound": "no Elastic IP with that allocation ID (released)",
+        "InvalidVpcEndpointId.NotFound": "no VPC endpoint with that ID",
+        "InvalidDhcpOptionID.NotFound": "no DHCP options set with that ID",
+        "InvalidDhcpOptionsID.NotFound": "no DHCP options set with that ID (the spelling some EC2 calls use)",
+        "InvalidNetworkInterfaceID.NotFound": "no network interface with that ID (deleted with its instance or by hand)",
+        "InvalidAssociationID.NotFound": "no such association (route table or address): the link is already undone",
+        "Gateway.NotAttached": "the internet gateway is not attached to that VPC: the detach has nothing left to do",
+        "InvalidPermission.NotFound": "no such security group rule: the revoke has nothing left to do",
+    },
+    "iam": {
+        "NoSuchEntity": "no role, user, policy, instance profile or OIDC provider of that name or ARN",
+    },
+    "s3": {
+        "NoSuchBucket": "no bucket of that name",
+        "NoSuchKey": "no object of that key",
+        "404": "a HEAD request's answer (no body, so botocore names the code by the HTTP status): not there",
+    },
+    "route53": {
+        "NoSuchHostedZone": "no hosted zone with that ID",
+    },
+    "elb": {
+        "LoadBalancerNotFound": "no classic load balancer of that name (elbv2 uses the same code for its own)",
+    },
+    "elbv2": {
+        "LoadBalancerNotFound": "no load balancer with that ARN",
+        "TargetGroupNotFound": "no target group with that ARN",
+    },
+    "efs": {
+        "AccessPointNotFound": "no EFS access point with that ID",
+    },
+    "rds": {
+        "DBClusterNotFoundFault": "no DB cluster of that identifier",
+        "DBInstanceNotFound": "no DB instance of that identifier",
+    },
+}
+# every service's codes at once, for a caller that already knows the call was about one resource
+NOT_FOUND = frozenset(code for codes in NOT_FOUND_BY_SERVICE.values() for code in codes)
+# the same codes as a tuple, for amazon.aws's is_boto3_error_code (which takes a list, tuple or set, not a frozenset)
+NOT_FOUND_CODES = tuple(sorted(NOT_FOUND))
 REFUSALS = frozenset([
     "DependencyViolation", "InvalidIPAddress.InUse", "DeleteConflict", "HostedZoneNotEmpty", "BucketNotEmpty",
     "ResourceInUse", "InvalidNetworkInterface.InUse", "CannotDelete",

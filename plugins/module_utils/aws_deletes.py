@@ -14,8 +14,9 @@ try:
 except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
     pass
 
+from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND, chunks, error_code, list_all, pages
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND, NOT_FOUND_CODES, chunks, error_code, list_all, pages
 from ansible_collections.teardown.gates.plugins.module_utils.aws_probes import PROBES, find_record, split_prefix_id, split_record_id
 from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 
@@ -148,9 +149,7 @@ def _d_zone(ex, rid, obs):
     try:
         _empty_zone(ex, rid)
         ex.c.call("route53", "delete_hosted_zone", Id=rid)
-    except botocore.exceptions.ClientError as e:
-        if error_code(e) != "HostedZoneNotEmpty":
-            raise
+    except is_boto3_error_code("HostedZoneNotEmpty"):
         _empty_zone(ex, rid)  # a record written meanwhile: the zone's own contents, deleted with it
         ex.c.call("route53", "delete_hosted_zone", Id=rid)
     return "deleted"
@@ -184,9 +183,7 @@ def _d_bucket(ex, rid, obs):
     empty_bucket(ex.c, rid)
     try:
         ex.c.call("s3", "delete_bucket", Bucket=rid)
-    except botocore.exceptions.ClientError as e:
-        if error_code(e) != "BucketNotEmpty":
-            raise
+    except is_boto3_error_code("BucketNotEmpty"):
         empty_bucket(ex.c, rid)  # objects written meanwhile
         ex.c.call("s3", "delete_bucket", Bucket=rid)
     return "deleted"
@@ -221,9 +218,8 @@ def _call_unless_gone(ex, service, operation, **params):
     """A detach-style call whose target may already be gone: NotFound is what we wanted."""
     try:
         ex.c.call(service, operation, **params)
-    except botocore.exceptions.ClientError as e:
-        if error_code(e) not in NOT_FOUND:
-            raise
+    except is_boto3_error_code(NOT_FOUND_CODES):
+        pass
 
 
 def _d_route_table(ex, rid, obs):
@@ -328,9 +324,8 @@ def revoke_group_refs(ex, group, only_to=None):
         if perms:
             try:
                 ex.c.call("ec2", "revoke_security_group_%s" % direction, GroupId=group["GroupId"], IpPermissions=perms)
-            except botocore.exceptions.ClientError as e:
-                if error_code(e) not in NOT_FOUND and error_code(e) != "InvalidPermission.NotFound":
-                    raise
+            except is_boto3_error_code(NOT_FOUND_CODES):  # InvalidPermission.NotFound among them: the rule is gone
+                pass
 
 
 def _prepare_sgs(ex, ids):

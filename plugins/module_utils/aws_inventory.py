@@ -25,13 +25,9 @@ __metaclass__ = type
 
 import threading
 
-try:
-    import botocore.exceptions
-except ImportError:  # pragma: no cover
-    pass
-
+from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, list_all, NOT_FOUND, pages
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND_CODES, list_all, pages
 from ansible_collections.teardown.gates.plugins.module_utils import aws_probes as x
 
 ROLE_SUFFIXES = ("openshift-ingress", "openshift-image-registry", "aws-ebs-csi-driver-controller",
@@ -201,9 +197,8 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
                 resp = c.call("s3", "list_object_versions", Bucket=oidc_bucket, Prefix=infra_id + "/", MaxKeys=1)
                 if resp.get("Versions") or resp.get("DeleteMarkers"):
                     keep(g.PREFIX, "%s/%s/" % (oidc_bucket, infra_id), None)
-            except botocore.exceptions.ClientError as e:
-                if error_code(e) not in NOT_FOUND:
-                    raise
+            except is_boto3_error_code(NOT_FOUND_CODES):
+                pass
 
     def iam():
         for p in c.call("iam", "list_open_id_connect_providers").get("OpenIDConnectProviderList", []):
@@ -222,9 +217,8 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
         try:
             prof = c.call("iam", "get_instance_profile", InstanceProfileName="%s-worker" % infra_id)["InstanceProfile"]
             keep(g.PROFILE, "%s-worker" % infra_id, prof)
-        except botocore.exceptions.ClientError as e:
-            if error_code(e) not in NOT_FOUND:
-                raise
+        except is_boto3_error_code(NOT_FOUND_CODES):
+            pass
 
     _parallel(instances, tagged_network, internet_gateways, vpcs_and_children, apps_record, storage, iam)
     for i in gateways:

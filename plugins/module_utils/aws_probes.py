@@ -8,13 +8,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-try:
-    import botocore.exceptions
-except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
-    pass
-
+from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND, chunks, error_code, list_all, pages
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND_CODES, chunks, list_all, pages
 
 ENI = "AWS::EC2::NetworkInterface"
 
@@ -43,16 +39,14 @@ def _probe_endpoints(ex, ids):
         return dict((e["VpcEndpointId"], dict(e, state=_endpoint_state(e))) for e in resp.get("VpcEndpoints", []))
     try:
         return one(list(ids))
-    except botocore.exceptions.ClientError as e:
-        if error_code(e) not in NOT_FOUND:
-            raise
+    except is_boto3_error_code(NOT_FOUND_CODES):
+        pass
     out = {}
     for i in ids:
         try:
             out.update(one([i]))
-        except botocore.exceptions.ClientError as e:
-            if error_code(e) not in NOT_FOUND:
-                raise
+        except is_boto3_error_code(NOT_FOUND_CODES):
+            pass
     return out
 
 
@@ -74,10 +68,8 @@ def probe_elb(ex, ids):
     for i in ids:
         try:
             resp = ex.c.call("elb", "describe_load_balancers", LoadBalancerNames=[i])
-        except botocore.exceptions.ClientError as e:
-            if error_code(e) in NOT_FOUND:
-                continue
-            raise
+        except is_boto3_error_code(NOT_FOUND_CODES):
+            continue
         for lb in resp.get("LoadBalancerDescriptions", []):
             out[lb["LoadBalancerName"]] = dict(lb, state="present")
     return out
@@ -92,10 +84,8 @@ def _probe_elbv2(kind):
                     items = ex.c.call("elbv2", "describe_load_balancers", LoadBalancerArns=[i]).get("LoadBalancers", [])
                 else:
                     items = ex.c.call("elbv2", "describe_target_groups", TargetGroupArns=[i]).get("TargetGroups", [])
-            except botocore.exceptions.ClientError as e:
-                if error_code(e) in NOT_FOUND:
-                    continue
-                raise
+            except is_boto3_error_code(NOT_FOUND_CODES):
+                continue
             for item in items:
                 out[i] = dict(item, state="present")
         return out
@@ -127,10 +117,8 @@ def _probe_records(ex, ids):
     for i in ids:
         try:
             dummy, rr = find_record(ex, i)
-        except botocore.exceptions.ClientError as e:
-            if error_code(e) in NOT_FOUND:
-                continue
-            raise
+        except is_boto3_error_code(NOT_FOUND_CODES):
+            continue
         if rr is not None:
             out[i] = {"state": "present", "record": rr}
     return out
@@ -141,10 +129,8 @@ def _probe_zones(ex, ids):
     for i in ids:
         try:
             z = ex.c.call("route53", "get_hosted_zone", Id=i)
-        except botocore.exceptions.ClientError as e:
-            if error_code(e) in NOT_FOUND:
-                continue
-            raise
+        except is_boto3_error_code(NOT_FOUND_CODES):
+            continue
         out[i] = {"state": "present", "name": z["HostedZone"]["Name"]}
     return out
 
@@ -165,10 +151,8 @@ def _probe_prefixes(ex, ids):
         bucket, prefix = split_prefix_id(i)
         try:
             resp = ex.c.call("s3", "list_object_versions", Bucket=bucket, Prefix=prefix, MaxKeys=1)
-        except botocore.exceptions.ClientError as e:
-            if error_code(e) in NOT_FOUND:
-                continue
-            raise
+        except is_boto3_error_code(NOT_FOUND_CODES):
+            continue
         if resp.get("Versions") or resp.get("DeleteMarkers"):
             out[i] = {"state": "present"}
     return out

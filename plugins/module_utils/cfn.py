@@ -17,6 +17,7 @@ try:
 except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
     pass
 
+from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
 from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, list_all, page_items, pages
 from ansible_collections.teardown.gates.plugins.module_utils.cfn_classify import (
     BUCKET_NOT_EMPTY, CHILD_STACK_FAILED, DELETE_CONFLICT, DELETION_PROTECTION, DEPENDENCY_VIOLATION, EXPORT_IN_USE,
@@ -210,12 +211,11 @@ class Teardown:
                 holders = None
                 try:
                     holders = find_holders(self.c, remedy, ref["type"], ref["physical_id"])
-                except botocore.exceptions.ClientError as e:
-                    if error_code(e) in GONE_CODES:
-                        holders = []  # the refused resource itself is gone now (another run deleted it)
-                    else:
-                        raise Failed("%s %s (%s) in stack %s refused (%s) and looking up what holds it failed: %s" % (
-                            ref["type"], ref["logical_id"], ref["physical_id"], ref["stack"], cls, error_message(e)))
+                except is_boto3_error_code(GONE_CODES):
+                    holders = []  # the refused resource itself is gone now (another run deleted it)
+                except botocore.exceptions.ClientError as e:  # pylint: disable=duplicate-except
+                    raise Failed("%s %s (%s) in stack %s refused (%s) and looking up what holds it failed: %s" % (
+                        ref["type"], ref["logical_id"], ref["physical_id"], ref["stack"], cls, error_message(e)))
                 if holders is None:
                     if self.retain_unclearable:
                         action = "retain"

@@ -8,13 +8,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-try:
-    import botocore.exceptions
-except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
-    pass
-
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, is_read_operation, \
-    list_all, page_items, pages
+from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND_BY_SERVICE, NOT_FOUND_CODES, \
+    error_code, is_read_operation, list_all, page_items, pages
 from ansible_collections.teardown.gates.plugins.module_utils.aws_deletes import ObjectsNotDeleted, empty_bucket
 from ansible_collections.teardown.gates.plugins.module_utils.timestamps import datetime_iso
 from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
@@ -144,10 +140,8 @@ def _release_policy(c, arn, holders):
 def _profile_holders(c, name):
     try:
         ip = c.call("iam", "get_instance_profile", InstanceProfileName=name)["InstanceProfile"]
-    except botocore.exceptions.ClientError as e:
-        if error_code(e) == "NoSuchEntity":
-            return []
-        raise
+    except is_boto3_error_code(list(NOT_FOUND_BY_SERVICE["iam"])):
+        return []
     return [dict(kind="role", id=r["RoleName"], what="role in instance profile %s" % name) for r in ip.get("Roles", [])]
 
 
@@ -156,18 +150,16 @@ def _release_profile(c, name, holders):
         _ok_if_gone(c.call, "iam", "remove_role_from_instance_profile", InstanceProfileName=name, RoleName=x["id"])
 
 
-# what a remedy's target (or the refused resource itself) answers once it is already gone
-GONE_CODES = frozenset(["NoSuchEntity", "NoSuchBucket", "InvalidNetworkInterfaceID.NotFound", "InvalidPermission.NotFound",
-                        "InvalidGroup.NotFound", "DBClusterNotFoundFault", "DBInstanceNotFound"])
+# what a remedy's target (or the refused resource itself) answers once it is already gone: the collection's one
+# not-found vocabulary (aws_client.NOT_FOUND_BY_SERVICE says per service and per code why each means gone)
+GONE_CODES = NOT_FOUND_CODES
 
 
 def _ok_if_gone(call, service, op, **kw):
     try:
         return call(service, op, **kw)
-    except botocore.exceptions.ClientError as e:
-        if error_code(e) in GONE_CODES:
-            return None
-        raise
+    except is_boto3_error_code(GONE_CODES):
+        return None
 
 
 def _rds_holders(c, rtype, ident):
@@ -176,10 +168,8 @@ def _rds_holders(c, rtype, ident):
             items = c.call("rds", "describe_db_clusters", DBClusterIdentifier=ident).get("DBClusters", [])
         else:
             items = c.call("rds", "describe_db_instances", DBInstanceIdentifier=ident).get("DBInstances", [])
-    except botocore.exceptions.ClientError as e:
-        if error_code(e) in ("DBClusterNotFoundFault", "DBInstanceNotFound"):
-            return []
-        raise
+    except is_boto3_error_code(list(NOT_FOUND_BY_SERVICE["rds"])):
+        return []
     if items and items[0].get("DeletionProtection"):
         return [dict(kind="deletion_protection", id=ident, what="DeletionProtection=true")]
     return []

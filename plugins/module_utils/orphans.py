@@ -21,13 +21,9 @@ __metaclass__ = type
 import datetime
 import re
 
-try:
-    import botocore.exceptions
-except ImportError:  # pragma: no cover
-    pass
-
+from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, list_all, NOT_FOUND
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND_CODES, list_all
 from ansible_collections.teardown.gates.plugins.module_utils.aws_probes import PROBES
 from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import ROLE_SUFFIXES
 
@@ -196,9 +192,7 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
         if iid:
             try:
                 d = c.call("iam", "get_open_id_connect_provider", OpenIDConnectProviderArn=p["Arn"])
-            except botocore.exceptions.ClientError as e:
-                if error_code(e) not in NOT_FOUND:
-                    raise
+            except is_boto3_error_code(NOT_FOUND_CODES):
                 continue  # gone between the list and the read
             found.add(iid, g.OIDC, p["Arn"], d.get("CreateDate"), is_protected(d.get("Tags")))
 
@@ -213,9 +207,7 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
             if not owners:
                 vpcs = c.call("route53", "get_hosted_zone", Id=zid).get("VPCs", [])
                 owners = set(vpc_owner[v["VPCId"]] for v in vpcs if v.get("VPCId") in vpc_owner)
-        except botocore.exceptions.ClientError as e:
-            if error_code(e) not in NOT_FOUND:
-                raise
+        except is_boto3_error_code(NOT_FOUND_CODES):
             continue  # deleted between the list and the read (another teardown in the account)
         for iid in owners:
             found.add(iid, g.ZONE, zid, protected=is_protected(tags))
@@ -226,19 +218,15 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
             continue
         try:
             tags = c.call("s3", "get_bucket_tagging", Bucket=b["Name"]).get("TagSet", [])
-        except botocore.exceptions.ClientError as e:
-            if error_code(e) in NOT_FOUND:
-                continue  # the bucket went between the list and the read
-            if error_code(e) != "NoSuchTagSet":
-                raise
+        except is_boto3_error_code(NOT_FOUND_CODES):
+            continue  # the bucket went between the list and the read
+        except is_boto3_error_code("NoSuchTagSet"):  # pylint: disable=duplicate-except
             tags = []
         found.add(iid, g.BUCKET, b["Name"], b.get("CreationDate"), is_protected(tags))
     if oidc_bucket:
         try:
             prefixes = list_all(c, "s3", "list_objects_v2", "CommonPrefixes", Bucket=oidc_bucket, Delimiter="/")
-        except botocore.exceptions.ClientError as e:
-            if error_code(e) not in NOT_FOUND:
-                raise
+        except is_boto3_error_code(NOT_FOUND_CODES):
             prefixes = []  # no such bucket: no prefixes in it
         for cp in prefixes:
             iid = cp["Prefix"].rstrip("/")
