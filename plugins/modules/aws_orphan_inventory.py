@@ -149,6 +149,7 @@ api_calls:
 import datetime
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
 from ansible_collections.teardown.gates.plugins.module_utils import orphans as o
 from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients
 from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
@@ -204,7 +205,7 @@ def main():
         oidc_bucket=dict(type="str"),
         infra_id_prefix=dict(type="str", default=""),
         infra_ids=dict(type="list", elements="str"),
-        request_timeout=dict(type="float", default=10),
+        request_timeout=request_timeout_spec(),
     )
     module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
     p = module.params

@@ -95,6 +95,7 @@ import traceback
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
 from ansible_collections.teardown.gates.plugins.module_utils.convoy import API_VERSION
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
 from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
@@ -114,7 +115,7 @@ def main():
         kind=dict(type="str", choices=["Release", "Cluster"], default="Release"),
         namespace=dict(type="str", required=True),
         objects=dict(type="list", elements="dict", required=True),
-        request_timeout=dict(type="float", default=10),
+        request_timeout=request_timeout_spec(),
     )
     spec.update(AUTH_ARG_SPEC)
     module = AnsibleK8SModule(argument_spec=spec, supports_check_mode=True)

@@ -199,6 +199,7 @@ import time
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
 from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
@@ -293,7 +294,7 @@ def main():
         find_untracked=dict(type="bool", default=True),
         verify_objects=dict(type="list", elements="dict", default=[]),
         verify_plan=dict(type="list", elements="dict", default=[]),
-        request_timeout=dict(type="float", default=10),
+        request_timeout=request_timeout_spec(),
     )
     spec.update(AUTH_ARG_SPEC)
     module = AnsibleK8SModule(argument_spec=spec, supports_check_mode=True)

@@ -182,6 +182,7 @@ objects:
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
 from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import finalizer_owner, inspect_next
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     ResourceLookupError, api_client, resolve_resource)
@@ -205,7 +206,7 @@ def argument_spec():
             namespace=dict(type="str"),
         )),
         dependents=dict(type="bool", default=True),
-        request_timeout=dict(type="float", default=10),
+        request_timeout=request_timeout_spec(),
     )
     spec.update(AUTH_ARG_SPEC)
     return spec

@@ -167,6 +167,7 @@ import traceback
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
 from ansible_collections.teardown.gates.plugins.module_utils.finalizers import (
     apply_with_retry,
     build_patch,
@@ -208,7 +209,7 @@ def argument_spec():
         expected_uid=dict(type="str"),
         scope=dict(type="str", choices=["metadata", "spec"], default="metadata"),
         retries=dict(type="int", default=5),
-        request_timeout=dict(type="float", default=10),
+        request_timeout=request_timeout_spec(),
     )
     spec.update(AUTH_ARG_SPEC)
     return spec

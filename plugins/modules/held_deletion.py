@@ -180,6 +180,7 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.common.text.converters import to_native
 
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
 from ansible_collections.teardown.gates.plugins.module_utils import captf
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     ResourceLookupError, api_client, missing_permission)
@@ -375,7 +376,7 @@ def main():
         backup_serial=dict(type="int"),
         confirm_uid=dict(type="str"),
         backup_to=dict(type="path"),
-        request_timeout=dict(type="float", default=10),
+        request_timeout=request_timeout_spec(),
     )
     if not HAS_K8S:
         AnsibleModule(argument_spec=argument_spec).fail_json(msg="kubernetes.core and the kubernetes Python "

@@ -91,6 +91,7 @@ queries:
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     READ_ATTEMPTS, ResourceLookupError, api_client, resolve_resource)
 from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import HYPERSHIFT_API as HYPERSHIFT
@@ -108,7 +109,7 @@ def argument_spec():
     spec = dict(
         name=dict(type="str", required=True),
         namespace=dict(type="str", default="clusters"),
-        request_timeout=dict(type="float", default=10),
+        request_timeout=request_timeout_spec(),
     )
     spec.update(AUTH_ARG_SPEC)
     return spec

@@ -144,6 +144,7 @@ import time
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
 from ansible_collections.teardown.gates.plugins.module_utils.finalizers import apply_with_retry, build_remove_patch
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     ResourceLookupError, api_client, resolve_resource)
@@ -172,7 +173,7 @@ def argument_spec():
         aws_manifest=dict(type="dict"),
         oidc_bucket=dict(type="str"),
         timeout=dict(type="float", default=600),
-        request_timeout=dict(type="float", default=10),
+        request_timeout=request_timeout_spec(),
         poll_interval=dict(type="float", default=2),
     )
     spec.update(AUTH_ARG_SPEC)

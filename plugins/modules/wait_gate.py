@@ -307,6 +307,7 @@ import os
 from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
 from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import deleting_condition, inspect_next, kind_label, \
     object_text
 from ansible_collections.teardown.gates.plugins.module_utils.gates import (
@@ -344,7 +345,7 @@ def argument_spec():
     spec = dict(
         gates=dict(type="list", elements="dict", required=True, options=GATE_SPEC),
         timeout=dict(type="float", default=300),
-        request_timeout=dict(type="float", default=10),
+        request_timeout=request_timeout_spec(),
         stall_after=dict(type="float"),
         progress_file=dict(type="path"),
         delete=dict(type="dict", options=dict(

@@ -1,0 +1,42 @@
+# -*- coding: utf-8 -*-
+"""One request_timeout argument spec (#32): every module that documents request_timeout through the
+teardown.gates.k8s_request_timeout doc fragment builds it from common_args, with the fragment's type and default."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import glob
+import os
+
+import yaml
+
+from ansible_collections.teardown.gates.plugins.doc_fragments.k8s_request_timeout import ModuleDocFragment
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
+
+PLUGINS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))), "plugins")
+
+
+def test_the_spec_is_what_the_doc_fragment_documents():
+    doc = yaml.safe_load(ModuleDocFragment.DOCUMENTATION)["options"]["request_timeout"]
+    spec = request_timeout_spec()
+    assert (spec["type"], spec["default"]) == (doc["type"], doc["default"])
+
+
+def test_a_fresh_dict_each_call_and_a_default_passed_in():
+    a, b = request_timeout_spec(), request_timeout_spec()
+    assert a == b and a is not b
+    assert request_timeout_spec(default=30) == dict(type="float", default=30)
+
+
+def test_every_module_with_the_fragment_takes_the_shared_spec():
+    modules = sorted(glob.glob(os.path.join(PLUGINS, "modules", "*.py")))
+    users = []
+    for path in modules:
+        with open(path) as f:
+            text = f.read()
+        if "teardown.gates.k8s_request_timeout" in text:
+            users.append(os.path.basename(path))
+            assert "request_timeout=request_timeout_spec(" in text, path
+        assert 'request_timeout=dict(' not in text, "%s writes its own request_timeout spec" % path
+    assert len(users) >= 9
