@@ -239,9 +239,18 @@ stage_docs() { bash "$repo/docs/docsite.sh" lint; }
 # --durations: the slowest tests, to see where the stage spends its time
 stage_sandbox() {
   local rc=0
+  export TEARDOWN_GATES_TEST_CPU_LOG="$log_dir/sandbox-test-cpu.jsonl"
+  rm -f "$TEARDOWN_GATES_TEST_CPU_LOG"
   pytest_stage -q -p no:cacheprovider --durations=25 -n "${SANDBOX_TEST_WORKERS:-3}" --dist loadfile \
     -m "not exclusive" tests/sandbox/tests || rc=1
   pytest_stage -q -p no:cacheprovider --durations=10 -m exclusive tests/sandbox/tests || rc=1
+  "$venv/bin/python" - "$TEARDOWN_GATES_TEST_CPU_LOG" <<'PY'
+import json, sys
+rows = [json.loads(line) for line in open(sys.argv[1])] if __import__("os").path.exists(sys.argv[1]) else []
+print("sandbox tests: %d CPU-s in all; the costliest (CPU-s, wall s, test):" % sum(r["cpu_s"] for r in rows))
+for r in sorted(rows, key=lambda r: -r["cpu_s"])[:25]:
+    print("  %7.1f %7.1f  %s" % (r["cpu_s"], r["wall_s"], r["test"]))
+PY
   return $rc
 }
 
@@ -389,6 +398,11 @@ if [ "$real_runs_check" = 1 ]; then
   log "stage: real-runs (records: $TEARDOWN_GATES_REAL_RUNS_DIR)"
   "$venv/bin/python" "$repo/tests/coverage/check_real_runs.py" "$TEARDOWN_GATES_REAL_RUNS_DIR" 2>&1 | tee "$log_dir/real-runs.log"
   if [ "${PIPESTATUS[0]}" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names+=("real-runs"); fi
+fi
+# what the playbook runs cost, for whoever makes the run faster (not a check)
+if [ -z "${TEST_LANE:-}" ] && [ -n "$(ls "$TEARDOWN_GATES_REAL_RUNS_DIR" 2>/dev/null)" ]; then
+  "$venv/bin/python" "$repo/tests/coverage/run_costs.py" "$TEARDOWN_GATES_REAL_RUNS_DIR" > "$log_dir/run-costs.log" 2>&1
+  head -12 "$log_dir/run-costs.log"
 fi
 if [ $failed != 0 ] || [ ${#sandbox_broken[@]} != 0 ]; then
   [ $failed = 0 ] || echo "failed stages: ${failed_names[*]} (whole logs in $log_dir)"

@@ -17,6 +17,7 @@ __metaclass__ = type
 
 import json
 import os
+import resource
 import time
 
 from ansible import context
@@ -30,7 +31,8 @@ description:
   - Test equipment of teardown.gates, not collection content.
   - Appends one JSON line per finished task of a C(teardown.gates) module (its resolved action, whether it ran in
     check mode, ok, changed, failed, skipped or unreachable) and one line per playbook and per play start (the
-    playbook file, whether the run is in check mode) to C(real-runs-<pid>.jsonl) in the folder O(dir).
+    playbook file, whether the run is in check mode) to C(real-runs-<pid>.jsonl) in the folder O(dir), and at
+    the end of a run its CPU seconds (the process and its finished children) and wall seconds.
   - Loads without being enabled; does nothing when O(dir) is not set.
 options:
   dir:
@@ -84,6 +86,7 @@ class CallbackModule(CallbackBase):
         self._records = False  # not looked up yet
         self._started = None  # what the task that started last is: action, name, check mode, file
         self._play_path = None
+        self._t0 = time.time()
 
     def _records_dir(self):
         if self._records is False:
@@ -121,6 +124,13 @@ class CallbackModule(CallbackBase):
         check = _bool_or_none(play.check_mode)
         self._write({"event": "play", "file": self._play_path, "name": play.get_name(),
                      "check": _run_check() if check is None else check, "run_check": _run_check()})
+
+    def v2_playbook_on_stats(self, stats):
+        # what the run cost: this process's CPU and that of the forks and module processes it waited for (so
+        # that a slow `make test` can be traced to the playbook runs that spend its CPU)
+        own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        self._write({"event": "cost", "cpu_s": round(own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime, 1),
+                     "wall_s": round(time.time() - self._t0, 1), "cwd": os.getcwd(), "check": _run_check()})
 
     # ---- tasks: what each started, then how it ended
     def _describe(self, task):

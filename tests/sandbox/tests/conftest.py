@@ -31,6 +31,29 @@ if os.environ.get("TEARDOWN_GATES_REAL_RUNS_DIR"):
         os.environ["ANSIBLE_CALLBACK_PLUGINS"] = os.pathsep.join([REAL_RUNS_CALLBACKS] + _callback_paths)
 
 
+# What each test costs in CPU (its own process's and the finished ansible-playbook, seed and CLI processes it
+# waited for), one JSON line per test in TEARDOWN_GATES_TEST_CPU_LOG when set (tests/run_all.sh prints the
+# costliest): on a shared 2-core machine wall times mostly measure the other lanes. A module fixture's seeding
+# counts towards the file's first test, as in --durations.
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    path = os.environ.get("TEARDOWN_GATES_TEST_CPU_LOG")
+    if not path:
+        yield
+        return
+    import json
+    import resource
+
+    def cpu():
+        own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    c0, t0 = cpu(), time.monotonic()
+    yield
+    with open(path, "a") as f:
+        f.write(json.dumps({"test": item.nodeid, "cpu_s": round(cpu() - c0, 1),
+                            "wall_s": round(time.monotonic() - t0, 1)}) + "\n")
+
+
 def _require_env():
     if not os.environ.get("KUBECONFIG") or not os.environ.get("SANDBOX_AWS_LOG"):
         pytest.fail("sandbox environment missing: run through `make sandbox-tests` or "
