@@ -54,8 +54,7 @@ flock 8
 if [ "$(cat "$stamp" 2>/dev/null)" != "$want_sum" ] || ! "$venv/bin/python" -c '' 2>/dev/null; then
   say "making $venv from requirements-galaxy.txt (a few minutes, once)"
   rm -rf "$venv"
-  if ! { "$python" -m venv "$venv" && "$venv/bin/python" -m pip install -q --upgrade pip \
-         && "$venv/bin/python" -m pip install -q -r "$reqs"; } >"$root/venv.log" 2>&1; then
+  if ! bash "$(dirname "${BASH_SOURCE[0]}")/../tools/mkvenv.sh" "$venv" "$python" -r "$reqs" >"$root/venv.log" 2>&1; then
     tail -20 "$root/venv.log"
     say "FAILED: could not make the virtualenv (its log: $root/venv.log)"
     exit 1

@@ -60,14 +60,12 @@ leg_venv() {  # <cache>/matrix/<core>: that core and its own sanity requirements
   local core=$1 pyv=$2 dir="$venvs/$1" py
   if [ ! -e "$dir/.done" ]; then
     py=$(python_for "$pyv") || return 1
-    rm -rf "$dir"
-    "$py" -m venv "$dir" && "$dir/bin/python" -m pip install -q --upgrade pip >&2 \
-      && "$dir/bin/python" -m pip install -q "ansible-core==$core" >&2 || return 1
+    bash "$repo/tools/mkvenv.sh" "$dir" "$py" "ansible-core==$core" >&2 || return 1
     local reqs
     reqs=$("$dir/bin/python" -c 'import ansible_test, pathlib; print(pathlib.Path(ansible_test.__file__).parent / "_data/requirements")')
     # the sanity tests' pins, minus what names PowerShell; one file per test, so the same pin may repeat
     cat "$reqs"/sanity.*.txt | grep -vE '^\s*(#|$)' | sort -u > "$dir/sanity-requirements.txt"
-    "$dir/bin/python" -m pip install -q -r "$dir/sanity-requirements.txt" >&2 || return 1
+    bash "$repo/tools/mkvenv.sh" --into "$dir" "$py" -r "$dir/sanity-requirements.txt" >&2 || return 1
     touch "$dir/.done"
   fi
   echo "$dir"
@@ -124,11 +122,11 @@ full_venv() {  # <cache>/matrix/full-<core>: the oldest leg's core with the test
   exec 8>"$dir.lock"; flock 8  # one maker at a time: checkouts share the cache
   if [ "$(cat "$dir/.done" 2>/dev/null)" != "$want" ]; then
     py=$(python_for "$pyv") || return 1
-    rm -rf "$dir" && "$py" -m venv "$dir" || return 1
-    grep -vE '^(ansible|ansible-core)==' "$repo/requirements-dev.txt" > "$dir/requirements.txt"
-    "$dir/bin/python" -m pip install -q --upgrade pip && \
-      "$dir/bin/python" -m pip install -q "ansible-core==$core" -r "$dir/requirements.txt" && \
-      "$dir/bin/python" -m pip install -q --no-deps "ansible==$ans" || return 1
+    local reqs; reqs=$(mktemp)
+    grep -vE '^(ansible|ansible-core)==' "$repo/requirements-dev.txt" > "$reqs"
+    bash "$repo/tools/mkvenv.sh" "$dir" "$py" "ansible-core==$core" -r "$reqs" && \
+      bash "$repo/tools/mkvenv.sh" --into "$dir" "$py" --no-deps "ansible==$ans" || { rm -f "$reqs"; return 1; }
+    mv "$reqs" "$dir/requirements.txt"
     echo "$want" > "$dir/.done"
   fi >&2
   exec 8>&-

@@ -45,7 +45,7 @@ def main(argv=None):
     parser.add_argument("dir")
     parser.add_argument("--top", type=int, default=20)
     args = parser.parse_args(argv)
-    records, _, _ = read_dir(args.dir)
+    records = read_dir(args.dir)[0]
     rows = runs(records)
     if not rows:
         print("run costs: no records with costs in %s" % args.dir)
@@ -55,9 +55,9 @@ def main(argv=None):
     for cpu, wall, playbook, check, cwd in sorted(rows, reverse=True)[:args.top]:
         print("  %7.1f %7.1f  %s%s  (%s)" % (cpu, wall, short(playbook), " --check" if check else "", short(cwd or "?")))
     per = collections.defaultdict(lambda: [0, 0.0])
-    for cpu, _, playbook, _, _ in rows:
-        per[short(playbook)][0] += 1
-        per[short(playbook)][1] += cpu
+    for row in rows:
+        per[short(row[2])][0] += 1
+        per[short(row[2])][1] += row[0]
     print("run costs by playbook file (runs, CPU-s):")
     for playbook, (n, cpu) in sorted(per.items(), key=lambda kv: -kv[1][1])[:args.top]:
         print("  %4d %8.1f  %s" % (n, cpu, playbook))

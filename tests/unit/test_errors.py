@@ -92,7 +92,7 @@ def test_attributes_default_and_set():
     e = TeardownGatesError("boom", unknown=1, partial={"a": 1}, inspect="the namespace's events")
     assert (e.unknown, e.partial, e.inspect) == (True, {"a": 1}, "the namespace's events")
     with pytest.raises(TypeError):
-        TeardownGatesError("boom", unkown=True)
+        TeardownGatesError("boom", unkown=True)  # pylint: disable=pointless-exception-statement
 
 
 def test_existing_classes_keep_their_attributes_and_messages():
