@@ -75,7 +75,10 @@ start_lane() {  # start_lane N EXTRA_ENV... -- STAGES...
   out="${TEST_LOG_DIR:-$repo/build/test-logs}/lane$n.out"
   printf '\n==== [%s] lane %s (%s) starts beside this one (on a sandbox of its own if it needs one); its output: %s\n' \
     "$(date -u +%H:%M:%S)" "$n" "$*" "$out"
-  env TEST_LANE="$n" SANDBOX_HOME="$repo/build/sandbox-lane$n" \
+  # lane 4 (no sandbox, nothing timed) yields the CPU to the sandbox lanes, whose controllers and timeouts wait
+  # on it, and takes what they leave
+  local niceness=0; [ "$n" != 4 ] || niceness=${LANE4_NICE:-10}
+  nice -n "$niceness" env TEST_LANE="$n" SANDBOX_HOME="$repo/build/sandbox-lane$n" \
     SANDBOX_PORT_BASE=$(( ${SANDBOX_PORT_BASE:-21000} + 2000 * n )) \
     TEST_COPY_ROOT="$repo/build/ansible-test-lane$n" "${envs[@]}" bash "${BASH_SOURCE[0]}" "$@" > "$out" 2>&1 &
   lane_pids+=($!) lane_outs+=("$out") lane_names+=("$n")
@@ -94,7 +97,8 @@ if [ -z "${TEST_LANE:-}" ] && [ "${TEST_LANES:-4}" != 1 ]; then
   done
   if [ $(( ${#lane2[@]} + ${#lane3[@]} )) -gt 0 ] && [ ${#lane1[@]} -gt 0 ]; then
     mkdir -p "${TEST_LOG_DIR:-$repo/build/test-logs}"
-    [ ${#lane2[@]} = 0 ] || start_lane 2 -- "${lane2[@]}"
+    [ ${#lane2[@]} = 0 ] || start_lane 2 TEST_BESIDE="${TEST_BESIDE-molecule}" INTEGRATION_JOBS="${INTEGRATION_JOBS:-2}" \
+      INTEGRATION_ORDER="${INTEGRATION_ORDER-destroy_hosted_cluster_happy release_held_deletion release_prune wait_gate}" -- "${lane2[@]}"
     [ ${#lane3[@]} = 0 ] || start_lane 3 SANDBOX_CAPA_SYNC_PERIOD="${OLDEST_CAPA_SYNC_PERIOD:-10m}" -- "${lane3[@]}"
     [ ${#lane4[@]} = 0 ] || start_lane 4 -- "${lane4[@]}"
     stages=("${lane1[@]}")
@@ -300,7 +304,38 @@ with open(path, "w") as f:
     cfg.write(f)
 PY
   fi
-  (cd "$coll_copy" && ansible-test integration --local --python "$(py_version "$venv/bin/python")" --color no ${INTEGRATION_ARGS:-})
+  local jobs=${INTEGRATION_JOBS:-1}
+  if [ "$jobs" -le 1 ] || [ -n "${INTEGRATION_ARGS:-}" ]; then
+    (cd "$coll_copy" && ansible-test integration --local --python "$(py_version "$venv/bin/python")" --color no ${INTEGRATION_ARGS:-})
+    return
+  fi
+  # INTEGRATION_JOBS ansible-test runs at once, each on its own copy of the tree and a share of the targets (the
+  # enabled ones, dealt round the runs in the order of INTEGRATION_ORDER, the longest first): the targets wait on
+  # controllers far more than they use the CPU, and each seeds names of its own
+  local targets=() t i pids=() rc=0
+  for t in ${INTEGRATION_ORDER:-} $(ls "$coll_copy/tests/integration/targets"); do
+    case " ${targets[*]} " in *" $t "*) continue ;; esac
+    [ -d "$coll_copy/tests/integration/targets/$t" ] || continue
+    grep -qxE 'disabled|hidden|unsupported' "$coll_copy/tests/integration/targets/$t/aliases" 2>/dev/null && continue
+    targets+=("$t")
+  done
+  for ((i = 0; i < jobs; i++)); do
+    local mine=() k
+    for k in "${!targets[@]}"; do [ $((k % jobs)) != "$i" ] || mine+=("${targets[$k]}"); done
+    [ ${#mine[@]} -gt 0 ] || continue
+    local copy="$copy_root-part$i/ansible_collections/teardown/gates"
+    rm -rf "$copy_root-part$i" && mkdir -p "$(dirname "$copy")" && cp -a "$copy_root/ansible_collections/." "$copy_root-part$i/ansible_collections/"
+    echo "integration part $i: ${mine[*]} (its output: $log_dir/integration-part$i.log)"
+    (cd "$copy" && ansible-test integration --local --python "$(py_version "$venv/bin/python")" --color no "${mine[@]}") \
+      > "$log_dir/integration-part$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${!pids[@]}"; do
+    if wait "${pids[$i]}"; then echo "integration part $i passed"
+    else rc=1; echo "integration part $i FAILED; the end of its output:"; tail -40 "$log_dir/integration-part$i.log"; fi
+  done
+  cat "$log_dir"/integration-part*.log
+  return $rc
 }
 
 stage_molecule() {
@@ -357,23 +392,53 @@ check_sandbox() {
 }
 
 passed=0; failed=0; failed_names=()
-for s in "${stages[@]}"; do
-  log "stage: $s"
-  t0=$SECONDS; children_cpu c0
+# run_stage S: one stage, its output in $log_dir/S.log (and on this run's output unless it runs beside others);
+# ends with the stage's line, and its result in $log_dir/S.rc
+run_stage() {
+  local s=$1 quiet=${2:-} t0=$SECONDS c0 c1 rc
+  children_cpu c0
   case $s in
     sandbox|integration|molecule) wait_sandbox ;;
     oldest) wait_sandbox && wait_prepared ;;
   esac
   if [ $? = 0 ]; then
-    "stage_$s" 2>&1 | tee "$log_dir/$s.log"
-    rc=${PIPESTATUS[0]}
+    if [ -n "$quiet" ]; then "stage_$s" > "$log_dir/$s.log" 2>&1; rc=$?
+    else "stage_$s" 2>&1 | tee "$log_dir/$s.log"; rc=${PIPESTATUS[0]}; fi
   else
     rc=1
   fi
-  children_cpu c1; cpu="$((c1 - c0)) CPU-s"
-  if [ "$rc" = 0 ]; then passed=$((passed + 1)); log "stage $s passed in $((SECONDS - t0)) s ($cpu)"
-  else failed=$((failed + 1)); failed_names+=("$s"); log "stage $s FAILED after $((SECONDS - t0)) s ($cpu)"; fi
-  [ $up_failed = 1 ] || check_sandbox "$s"
+  children_cpu c1
+  if [ "$rc" = 0 ]; then log "stage $s passed in $((SECONDS - t0)) s ($((c1 - c0)) CPU-s)"
+  else log "stage $s FAILED after $((SECONDS - t0)) s ($((c1 - c0)) CPU-s)"; fi
+  echo "$rc" > "$log_dir/$s.rc"
+  return "$rc"
+}
+count_stage() {  # count_stage S RC
+  if [ "$2" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); failed_names+=("$1"); fi
+  [ $up_failed = 1 ] || check_sandbox "$1"
+}
+# TEST_BESIDE: stages that run beside the others on the same sandbox (lane 2 runs molecule beside integration:
+# each seeds names of its own, and one after the other they were the run's longest lane); their output goes to
+# their logs only
+beside=() beside_pids=() rest=()
+for s in "${stages[@]}"; do
+  if printf '%s\n' ${TEST_BESIDE:-} | grep -qx "$s" && [ ${#stages[@]} -gt 1 ]; then beside+=("$s"); else rest+=("$s"); fi
+done
+[ ${#beside[@]} = 0 ] || wait_sandbox || true
+for s in "${beside[@]}"; do
+  log "stage: $s (beside the others; its output: $log_dir/$s.log)"
+  run_stage "$s" quiet &
+  beside_pids+=($!)
+done
+for s in "${rest[@]}"; do
+  log "stage: $s"
+  run_stage "$s"
+  count_stage "$s" $?
+done
+for i in "${!beside[@]}"; do
+  wait "${beside_pids[$i]}"; rc=$?
+  count_stage "${beside[$i]}" "$rc"
+  [ "$rc" = 0 ] || tail -30 "$log_dir/${beside[$i]}.log"
 done
 wait_sandbox >/dev/null 2>&1
 stop_sandbox
