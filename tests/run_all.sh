@@ -7,6 +7,9 @@ repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$repo"
 # Nothing here reads standard input, and ansible-test fails at start when there is none (a CI runner may close it)
 exec </dev/null
+# Python may keep the bytecode of what it compiles (this checkout's plugins, tests and sandbox): a machine that sets
+# PYTHONDONTWRITEBYTECODE (this one does) has every process of the run compile them again
+unset PYTHONDONTWRITEBYTECODE
 # TEST_VENV: the tooling to test with (tests/matrix.sh gives another ansible-core's); .venv by default
 venv="${TEST_VENV:-$repo/.venv}"
 sandbox="$repo/tests/sandbox/sandbox"
