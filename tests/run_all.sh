@@ -56,7 +56,7 @@ log() { printf '\n==== [%s] %s\n' "$(date -u +%H:%M:%S)" "$*"; }
 # CPU, not its wall time, which the other lanes stretch
 # (`times` in this shell, not in a $(...) subshell, which has no children of its own yet)
 children_cpu() {  # children_cpu VAR
-  local f="${TMPDIR:-/tmp}/teardown-gates-times.$$"
+  local f="${TMPDIR:-/tmp}/teardown-gates-times.$BASHPID"  # $$ is the same in a background subshell
   times > "$f"
   printf -v "$1" '%s' "$(awk 'NR == 2 { t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t }' "$f")"
   rm -f "$f"
@@ -101,7 +101,8 @@ if [ -z "${TEST_LANE:-}" ] && [ "${TEST_LANES:-4}" != 1 ]; then
   if [ $(( ${#lane2[@]} + ${#lane3[@]} )) -gt 0 ] && [ ${#lane1[@]} -gt 0 ]; then
     mkdir -p "${TEST_LOG_DIR:-$repo/build/test-logs}"
     [ ${#lane2[@]} = 0 ] || start_lane 2 TEST_BESIDE="${TEST_BESIDE-molecule}" INTEGRATION_JOBS="${INTEGRATION_JOBS:-2}" \
-      INTEGRATION_ORDER="${INTEGRATION_ORDER-destroy_hosted_cluster_happy release_held_deletion release_prune wait_gate}" -- "${lane2[@]}"
+      INTEGRATION_ORDER="${INTEGRATION_ORDER-destroy_hosted_cluster_happy release_held_deletion release_prune wait_gate}" \
+      INTEGRATION_SERIAL="${INTEGRATION_SERIAL-aws_infra_cleanup cloudformation_teardown}" -- "${lane2[@]}"
     [ ${#lane3[@]} = 0 ] || start_lane 3 SANDBOX_CAPA_SYNC_PERIOD="${OLDEST_CAPA_SYNC_PERIOD:-10m}" -- "${lane3[@]}"
     [ ${#lane4[@]} = 0 ] || start_lane 4 -- "${lane4[@]}"
     stages=("${lane1[@]}")
@@ -315,21 +316,26 @@ PY
   # INTEGRATION_JOBS ansible-test runs at once, each on its own copy of the tree and a share of the targets (the
   # enabled ones, dealt round the runs in the order of INTEGRATION_ORDER, the longest first): the targets wait on
   # controllers far more than they use the CPU, and each seeds names of its own
-  local targets=() t i pids=() rc=0
-  for t in ${INTEGRATION_ORDER:-} $(ls "$coll_copy/tests/integration/targets"); do
-    case " ${targets[*]} " in *" $t "*) continue ;; esac
+  # INTEGRATION_SERIAL: the targets that set the sandbox's AWS realism layer as a whole (its knobs and fault rules
+  # reset), one after the other in part 0; the rest are dealt from part 1 on
+  local targets=() serial=() t i pids=() rc=0
+  for t in ${INTEGRATION_SERIAL:-} ${INTEGRATION_ORDER:-} $(ls "$coll_copy/tests/integration/targets"); do
+    case " ${targets[*]} ${serial[*]} " in *" $t "*) continue ;; esac
     [ -d "$coll_copy/tests/integration/targets/$t" ] || continue
     grep -qxE 'disabled|hidden|unsupported' "$coll_copy/tests/integration/targets/$t/aliases" 2>/dev/null && continue
-    targets+=("$t")
+    if printf '%s\n' ${INTEGRATION_SERIAL:-} | grep -qx "$t"; then serial+=("$t"); else targets+=("$t"); fi
   done
   for ((i = 0; i < jobs; i++)); do
     local mine=() k
-    for k in "${!targets[@]}"; do [ $((k % jobs)) != "$i" ] || mine+=("${targets[$k]}"); done
+    [ "$i" != 0 ] || mine=("${serial[@]}")
+    for k in "${!targets[@]}"; do [ $(((k + 1) % jobs)) != "$i" ] || mine+=("${targets[$k]}"); done
     [ ${#mine[@]} -gt 0 ] || continue
     local copy="$copy_root-part$i/ansible_collections/teardown/gates"
     rm -rf "$copy_root-part$i" && mkdir -p "$(dirname "$copy")" && cp -a "$copy_root/ansible_collections/." "$copy_root-part$i/ansible_collections/"
     echo "integration part $i: ${mine[*]} (its output: $log_dir/integration-part$i.log)"
-    (cd "$copy" && ansible-test integration --local --python "$(py_version "$venv/bin/python")" --color no "${mine[@]}") \
+    # --continue-on-error: a failed target does not hide the state of the ones after it
+    (cd "$copy" && ansible-test integration --local --python "$(py_version "$venv/bin/python")" --color no \
+       --continue-on-error "${mine[@]}") \
       > "$log_dir/integration-part$i.log" 2>&1 &
     pids+=($!)
   done

@@ -27,8 +27,12 @@ def c(service):
 
 
 def since(n):
+    """What reached AWS after line N of the request log, signed with this process's key (the run's own: other runs
+    share the sandbox)."""
+    key = os.environ.get("AWS_ACCESS_KEY_ID")
     with open(os.environ["SANDBOX_AWS_LOG"]) as f:
         rows = [json.loads(line) for line in f.readlines()[int(n):]]
+    rows = [r for r in rows if key is None or r.get("key_id") == key]
     mutating = [r for r in rows if r["action"].startswith(MUTATING) and not r.get("injected")]
     refused = [r for r in rows if r.get("error_code") in REFUSALS]
     by_action = {}
