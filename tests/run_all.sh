@@ -101,6 +101,7 @@ if [ -z "${TEST_LANE:-}" ] && [ "${TEST_LANES:-4}" != 1 ]; then
   if [ $(( ${#lane2[@]} + ${#lane3[@]} )) -gt 0 ] && [ ${#lane1[@]} -gt 0 ]; then
     mkdir -p "${TEST_LOG_DIR:-$repo/build/test-logs}"
     [ ${#lane2[@]} = 0 ] || start_lane 2 TEST_BESIDE="${TEST_BESIDE-molecule}" INTEGRATION_JOBS="${INTEGRATION_JOBS:-2}" \
+      MOLECULE_JOBS="${MOLECULE_JOBS:-2}" MOLECULE_ORDER="${MOLECULE_ORDER-hosted_cluster take_over held_deletion release_prune}" \
       INTEGRATION_ORDER="${INTEGRATION_ORDER-destroy_hosted_cluster_happy release_held_deletion release_prune wait_gate}" \
       INTEGRATION_SERIAL="${INTEGRATION_SERIAL-aws_infra_cleanup cloudformation_teardown}" -- "${lane2[@]}"
     [ ${#lane3[@]} = 0 ] || start_lane 3 SANDBOX_CAPA_SYNC_PERIOD="${OLDEST_CAPA_SYNC_PERIOD:-10m}" -- "${lane3[@]}"
@@ -347,16 +348,35 @@ PY
   return $rc
 }
 
+molecule_scenario() {  # one scenario, in plain text: the end of the run greps the log for why a scenario failed
+  (cd "$repo/extensions" && NO_COLOR=1 PY_COLORS=0 ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 molecule test -s "$1")
+}
+
+# MOLECULE_JOBS scenarios at once (each seeds names and namespaces of its own), dealt in the order of
+# MOLECULE_ORDER (the longest first), each part's output in molecule-part<N>.log, all of it in molecule.log
 stage_molecule() {
-  local dir="$repo/extensions" found=0 rc=0 scenario name
-  for scenario in "$dir"/molecule/*/molecule.yml; do
-    [ -e "$scenario" ] || continue
-    found=1
-    name=$(basename "$(dirname "$scenario")")
-    # plain text: the end of the run greps this log for why a scenario failed
-    (cd "$dir" && NO_COLOR=1 PY_COLORS=0 ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 molecule test -s "$name") || rc=1
+  local scenarios=() s i rc=0 pids=() jobs=${MOLECULE_JOBS:-1}
+  for s in ${MOLECULE_ORDER:-} $(cd "$repo/extensions/molecule" 2>/dev/null && ls); do
+    case " ${scenarios[*]} " in *" $s "*) continue ;; esac
+    [ -e "$repo/extensions/molecule/$s/molecule.yml" ] && scenarios+=("$s")
   done
-  [ $found = 1 ] || echo "(no molecule scenarios yet)"
+  [ ${#scenarios[@]} -gt 0 ] || { echo "(no molecule scenarios yet)"; return 0; }
+  if [ "$jobs" -le 1 ]; then
+    for s in "${scenarios[@]}"; do molecule_scenario "$s" || rc=1; done
+    return $rc
+  fi
+  for ((i = 0; i < jobs; i++)); do
+    local mine=() k
+    for k in "${!scenarios[@]}"; do [ $((k % jobs)) != "$i" ] || mine+=("${scenarios[$k]}"); done
+    [ ${#mine[@]} -gt 0 ] || continue
+    echo "molecule part $i: ${mine[*]} (its output: $log_dir/molecule-part$i.log)"
+    (r=0; for s in "${mine[@]}"; do molecule_scenario "$s" || r=1; done; exit $r) > "$log_dir/molecule-part$i.log" 2>&1 &
+    pids+=($!)
+  done
+  for i in "${!pids[@]}"; do
+    if wait "${pids[$i]}"; then echo "molecule part $i passed"; else rc=1; echo "molecule part $i FAILED"; fi
+  done
+  cat "$log_dir"/molecule-part*.log
   return $rc
 }
 

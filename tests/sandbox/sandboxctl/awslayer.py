@@ -114,6 +114,10 @@ class Layer:
     def _log(self, req, status, code, injected=None):
         rec = {"time": _now(), "service": req.service, "action": req.action, "status": status,
                "error_code": code, "key_id": req.key_id, "user_agent": req.user_agent}  # who called, as CloudTrail's userAgent
+        # the instances a call names (EC2's InstanceId.N): tests running at once tell their own terminations apart
+        ids = sorted(v for k, v in req.params.items() if k.startswith("InstanceId.") and isinstance(v, str))
+        if ids:
+            rec["instance_ids"] = ids
         if injected:
             rec["injected"] = injected
         with self._log_lock, open(self.log_path, "a") as f:

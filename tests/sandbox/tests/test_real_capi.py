@@ -78,7 +78,9 @@ def test_destroy_is_carried_out_by_the_real_managers(tmp_path):
     # CAPA took its finalizer off each AWSMachine once the instance was gone
     assert {r["objectRef"]["name"] for r in by("capa-manager", "patch", "awsmachines")
             + by("capa-manager", "update", "awsmachines")} >= deleted
-    terminate = [r for r in aws.lines() if r["action"] == "TerminateInstances"]
+    # the terminations of this cluster's instances (other tests terminate theirs at the same time)
+    ours = {m["instance_id"] for m in info["machines"]}
+    terminate = [r for r in aws.lines() if r["action"] == "TerminateInstances" and ours & set(r.get("instance_ids", []))]
     assert terminate and all("aws-sdk-go-v2" in r["user_agent"] for r in terminate), terminate
     states = {i["InstanceId"]: i["State"]["Name"] for r in _ec2().describe_instances(
         InstanceIds=[m["instance_id"] for m in info["machines"]])["Reservations"] for i in r["Instances"]}
