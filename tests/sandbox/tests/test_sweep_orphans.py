@@ -2,7 +2,9 @@
 protected orphan, one live hosted cluster, every infra ID starting with the seed's prefix):
 
 * with the default min_age (24 h) all of them are seconds old: nothing is an orphan, nothing is touched;
-* check mode with min_age 0 lists exactly the three and sends no mutating AWS request;
+* check mode with min_age 0 lists exactly the three and sends no mutating request: none to AWS (by its key), and
+  only get/list/watch to the API server from a ServiceAccount of its own that may do everything (this is
+  sweep_orphans' row of test_check_mode_reads_only.py, which checks the other four playbooks the same way);
 * bad input (unknown context, bad min_age, sweep_delete with check mode) fails naming the option, before any
   mutating request (and, for what Phase 0 checks, before any AWS request at all);
 * a management context that cannot be read makes every infra ID unknown and sweeps nothing;
@@ -19,7 +21,7 @@ import uuid
 import pytest
 import yaml
 
-from privilege import LogTail, run_playbook, seed
+from privilege import LogTail, ServiceAccounts, audit_requests, describe, run_playbook, seed
 
 MUTATING = ("Delete", "Terminate", "Detach", "Disassociate", "Release", "Revoke", "Remove", "Change", "Put",
             "Create", "Attach", "Associate", "Modify", "Run", "Allocate", "Authorize", "Replace", "Stop", "Update")
@@ -75,9 +77,26 @@ def test_default_min_age_finds_all_of_them_young(world, tmp_path):
     assert changed(out) == 0
 
 
-def test_check_mode_lists_exactly_the_three_and_changes_nothing(world, tmp_path):
-    out, requests, doc = sweep(world, tmp_path, check=True, min_age="0")
+# a role that allows everything, so that what the run sends is decided by the run alone
+EVERYTHING = [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]},
+              {"nonResourceURLs": ["*"], "verbs": ["get"]}]
+
+
+def test_check_mode_lists_exactly_the_three_and_changes_nothing(world, tmp_path, api_client):
+    accounts = ServiceAccounts(api_client, str(tmp_path))
+    try:
+        role = "teardown-gates-check-" + uuid.uuid4().hex[:6]
+        kubeconfig, dummy = accounts.create("checker", {role: EVERYTHING}, [], cluster=[role])
+        audit = LogTail(os.environ["SANDBOX_AUDIT_LOG"])
+        out, requests, doc = sweep(world, tmp_path, check=True, min_age="0",
+                                   env={"KUBECONFIG": kubeconfig, "K8S_AUTH_KUBECONFIG": kubeconfig})
+        k8s = audit_requests(audit, accounts.username("checker"))
+    finally:
+        accounts.cleanup()
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    assert k8s, "the run's own ServiceAccount sent nothing to the API server"
+    writes = sorted({describe(r) for r in k8s if r["verb"] not in ("get", "list", "watch")})
+    assert not writes, "check mode sent to the API server: %s" % writes
     assert statuses(doc) == expected(world)
     assert sorted(doc["summary"]["orphans"]) == sorted(world["orphans"])
     assert requests, "the run's requests were not found in the AWS log"
