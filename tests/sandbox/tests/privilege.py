@@ -62,8 +62,18 @@ class LogTail:
     def lines(self, settle=1.0):
         time.sleep(settle)  # the API server writes its audit events just after the responses
         with open(self.path, "rb") as f:
-            f.seek(self.start)
-            return [json.loads(line) for line in f.read().decode().splitlines() if line.strip()]
+            before = b"\n"
+            if self.start > 0:
+                f.seek(self.start - 1)
+                before = f.read(1)
+            data = f.read()
+        # with other writers busy, the tail may begin inside a line written before it (that line is not ours) and
+        # end inside one being written now (it is read whole next time)
+        if before != b"\n":
+            data = data.split(b"\n", 1)[1] if b"\n" in data else b""
+        if not data.endswith(b"\n"):
+            data = data.rsplit(b"\n", 1)[0] if b"\n" in data else b""
+        return [json.loads(line) for line in data.decode().splitlines() if line.strip()]
 
 
 def audit_requests(tail, username):
