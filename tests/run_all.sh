@@ -429,22 +429,28 @@ check_sandbox() {
 passed=0; failed=0; failed_names=()
 # run_stage S: one stage, its output in $log_dir/S.log (and on this run's output unless it runs beside others);
 # ends with the stage's line, and its result in $log_dir/S.rc
+# The stage runs in a subshell that writes its own children's CPU to $log_dir/S.cpu: this shell's children also
+# take in the lanes and the stages beside, which bash reaps whenever they end, inside another stage's window
+stage_in_subshell() {
+  local s=$1 c
+  ( "stage_$s"; r=$?; children_cpu c; echo "$c" > "$log_dir/$s.cpu"; exit $r )
+}
 run_stage() {
-  local s=$1 quiet=${2:-} t0=$SECONDS c0 c1 rc
-  children_cpu c0
+  local s=$1 quiet=${2:-} t0=$SECONDS rc cpu
+  rm -f "$log_dir/$s.cpu"
   case $s in
     sandbox|integration|molecule) wait_sandbox ;;
     oldest) wait_sandbox && wait_prepared ;;
   esac
   if [ $? = 0 ]; then
-    if [ -n "$quiet" ]; then "stage_$s" > "$log_dir/$s.log" 2>&1; rc=$?
-    else "stage_$s" 2>&1 | tee "$log_dir/$s.log"; rc=${PIPESTATUS[0]}; fi
+    if [ -n "$quiet" ]; then stage_in_subshell "$s" > "$log_dir/$s.log" 2>&1; rc=$?
+    else stage_in_subshell "$s" 2>&1 | tee "$log_dir/$s.log"; rc=${PIPESTATUS[0]}; fi
   else
     rc=1
   fi
-  children_cpu c1
-  if [ "$rc" = 0 ]; then log "stage $s passed in $((SECONDS - t0)) s ($((c1 - c0)) CPU-s)"
-  else log "stage $s FAILED after $((SECONDS - t0)) s ($((c1 - c0)) CPU-s)"; fi
+  cpu=$(cat "$log_dir/$s.cpu" 2>/dev/null || echo "?")
+  if [ "$rc" = 0 ]; then log "stage $s passed in $((SECONDS - t0)) s ($cpu CPU-s)"
+  else log "stage $s FAILED after $((SECONDS - t0)) s ($cpu CPU-s)"; fi
   echo "$rc" > "$log_dir/$s.rc"
   return "$rc"
 }
