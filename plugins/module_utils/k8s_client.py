@@ -25,11 +25,13 @@ DEFAULT_REQUEST_TIMEOUT = 10.0
 
 
 class ResourceLookupError(TeardownGatesError):
-    """api_version/kind is not served by the cluster (or discovery failed: then `unknown`)."""
+    """api_version/kind is not served by the cluster (or discovery failed: then `unknown`). ``cause`` is the
+    client's own exception, for a module that words it as it always has."""
 
-    def __init__(self, msg, unknown=False):
+    def __init__(self, msg, unknown=False, cause=None):
         super(ResourceLookupError, self).__init__(msg)
         self.unknown = unknown
+        self.cause = cause
 
 
 def status_of(exc):
@@ -254,22 +256,27 @@ def disable_retries(client):
     return True
 
 
-def resolve_resource(client, api_version, kind):
+def resolve_resource(client, api_version, kind, attempts=1, sleep=time.sleep):
     """Find the Resource for api_version/kind through discovery.
 
-    ``client`` is kubernetes.core's K8SClient (``get_api_client``) or a DynamicClient.
+    ``client`` is kubernetes.core's K8SClient (``get_api_client``) or a DynamicClient. Discovery is a read:
+    with ``attempts`` above 1 a transient failure is tried again as ``retry_read`` allows.
     Raises ResourceLookupError: ``unknown=False`` when the kind is not served, ``True`` when
-    discovery itself failed (the answer is then not known).
+    discovery itself failed (the answer is then not known); its ``cause`` is the client's exception.
     """
     try:
         from kubernetes.dynamic.exceptions import ResourceNotFoundError, ResourceNotUniqueError
     except ImportError:  # pragma: no cover
         ResourceNotFoundError = ResourceNotUniqueError = LookupError
-    try:
+
+    def lookup():
         if hasattr(client, "resource"):
             return client.resource(kind, api_version)
         return client.resources.get(api_version=api_version, kind=kind)
+    try:
+        return retry_read(lookup, attempts=attempts, sleep=sleep)[0]
     except (ResourceNotFoundError, ResourceNotUniqueError) as e:
-        raise ResourceLookupError("kind %s is not served at api_version %s (%s)" % (kind, api_version, e))
+        raise ResourceLookupError("kind %s is not served at api_version %s (%s)" % (kind, api_version, e), cause=e)
     except Exception as e:  # discovery request failed: we do not know
-        raise ResourceLookupError("discovery of %s %s failed: %s" % (api_version, kind, error_text(e)), unknown=True)
+        raise ResourceLookupError("discovery of %s %s failed: %s" % (api_version, kind, error_text(e)), unknown=True,
+                                  cause=e)

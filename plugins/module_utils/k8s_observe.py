@@ -16,6 +16,8 @@ Public functions (reused by modules and roles); the client itself is k8s_client'
   with ``attempts`` above 1 a transient failure (429, 5xx, a dropped connection) is read again
   (``k8s_client.retry_read``).
 - ``list_objects(resource, namespace=None, name=None, label_selector=None, request_timeout=..., attempts=1)``.
+- ``read_object`` / ``read_objects``: the same reads, with the client's own exception of a failed one beside
+  the observation (k8s_reads' service hands it to modules that word errors their own way).
 - ``delete_object(resource, name, namespace=None, uid=None, ...)``: one DELETE (with the uid as a
   precondition when given): ``deleted``, ``absent`` (404), ``refused`` (the server said no) or ``unknown``.
 - ``patch_object(resource, name, ops, namespace=None, request_timeout=...)``: one JSON patch, bounded.
@@ -64,7 +66,7 @@ def to_dict(obj):
     return obj
 
 
-def _send_read(send, attempts):
+def _send_read(send, attempts, sleep=time.sleep):
     """``send()`` (a GET or LIST, or a DELETE, which is as repeatable) as ``retry_read`` allows: ``attempts`` times
     at most, again only after a transient failure. Returns ``(answer, error, sent)``: the answer or the last
     failure, and how many were sent."""
@@ -74,7 +76,7 @@ def _send_read(send, attempts):
         sent.append(1)
         return send()
     try:
-        return retry_read(counted, attempts=attempts)[0], None, len(sent)
+        return retry_read(counted, attempts=attempts, sleep=sleep)[0], None, len(sent)
     except Exception as e:  # pylint: disable=broad-except
         # the caller records it: unknown, never absent
         return None, e, len(sent)
@@ -87,17 +89,25 @@ def get_object(resource, name, namespace=None, request_timeout=DEFAULT_REQUEST_T
     Returns ``{"state": present|absent|unknown, "object": dict|None, "query": {...}}``;
     ``absent`` only for a 404 answer, ``unknown`` for any other failure (the last one, after the tries).
     """
+    return read_object(resource, name, namespace, request_timeout, attempts)[0]
+
+
+def read_object(resource, name, namespace=None, request_timeout=DEFAULT_REQUEST_TIMEOUT, attempts=1,
+                sleep=time.sleep):
+    """``get_object``, and the client's own exception of the last failed try (None after an answer): a module
+    that words its errors its own way (k8s_reads) needs it."""
     started = time.time()
     kwargs = {"name": name, "_request_timeout": timeout_tuple(request_timeout)}
     if resource.namespaced:
         kwargs["namespace"] = namespace
-    obj, error, sent = _send_read(functools.partial(resource.get, **kwargs), attempts)
+    obj, error, sent = _send_read(functools.partial(resource.get, **kwargs), attempts, sleep)
     extra = {"attempts": sent} if attempts > 1 else {}
     if error is None:
-        return {"state": PRESENT, "object": to_dict(obj), "query": query_record("get", started, **extra)}
+        return {"state": PRESENT, "object": to_dict(obj), "query": query_record("get", started, **extra)}, None
     if status_of(error) == 404:
-        return {"state": ABSENT, "object": None, "query": query_record("get", started, status=404, **extra)}
-    return {"state": UNKNOWN, "object": None, "query": query_record("get", started, error=error_text(error), **extra)}
+        return {"state": ABSENT, "object": None, "query": query_record("get", started, status=404, **extra)}, error
+    return {"state": UNKNOWN, "object": None,
+            "query": query_record("get", started, error=error_text(error), **extra)}, error
 
 
 def delete_object(resource, name, namespace=None, uid=None, propagation_policy=None,
@@ -149,13 +159,16 @@ def patch_object(resource, name, ops, namespace=None, request_timeout=DEFAULT_RE
     return to_dict(resource.patch(**kwargs))
 
 
-def selector_kwargs(resource, namespace, name, label_selector):
+def selector_kwargs(resource, namespace, name, label_selector, field_selector=None):
     """The list/watch arguments that select objects: one place, so a list and its watch never disagree."""
     kwargs = {}
     if resource.namespaced and namespace:
         kwargs["namespace"] = namespace
-    if name:
-        kwargs["field_selector"] = "metadata.name=%s" % name
+    fields = ["metadata.name=%s" % name] if name else []
+    if field_selector:
+        fields.append(field_selector)
+    if fields:
+        kwargs["field_selector"] = ",".join(fields)
     if label_selector:
         kwargs["label_selector"] = label_selector
     return kwargs
@@ -169,14 +182,22 @@ def list_objects(resource, namespace=None, name=None, label_selector=None,
     A failed list has ``ok: False`` and no items: the caller must treat it as unknown; its query says the HTTP
     status (None without an answer), so a caller can tell a kind that is not served (404) from no answer.
     """
+    return read_objects(resource, namespace, name, label_selector, request_timeout, attempts)[0]
+
+
+def read_objects(resource, namespace=None, name=None, label_selector=None, request_timeout=DEFAULT_REQUEST_TIMEOUT,
+                 attempts=1, field_selector=None, sleep=time.sleep):
+    """``list_objects`` (``field_selector`` added to the name's), and the client's own exception of the last
+    failed try (None after an answer), as ``read_object`` gives it."""
     started = time.time()
-    kwargs = selector_kwargs(resource, namespace, name, label_selector)
+    kwargs = selector_kwargs(resource, namespace, name, label_selector, field_selector)
     kwargs["_request_timeout"] = timeout_tuple(request_timeout)
-    answer, error, sent = _send_read(functools.partial(resource.get, **kwargs), attempts)
+    answer, error, sent = _send_read(functools.partial(resource.get, **kwargs), attempts, sleep)
     extra = {"attempts": sent} if attempts > 1 else {}
     if error is not None:
         return {"ok": False, "items": [], "resource_version": None,
-                "query": query_record("list", started, error=error_text(error), status=status_of(error), **extra)}
+                "query": query_record("list", started, error=error_text(error), status=status_of(error),
+                                      **extra)}, error
     result = to_dict(answer)
     items = result.get("items") or []
     api_version = resource.group_version if hasattr(resource, "group_version") else None
@@ -185,7 +206,7 @@ def list_objects(resource, namespace=None, name=None, label_selector=None,
         if api_version:
             item.setdefault("apiVersion", api_version)
     rv = (result.get("metadata") or {}).get("resourceVersion")
-    return {"ok": True, "items": items, "resource_version": rv, "query": query_record("list", started, **extra)}
+    return {"ok": True, "items": items, "resource_version": rv, "query": query_record("list", started, **extra)}, None
 
 
 def object_summary(obj):
