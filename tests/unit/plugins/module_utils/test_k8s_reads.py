@@ -1,0 +1,286 @@
+# -*- coding: utf-8 -*-
+"""k8s_reads.KubeReads, the one Kubernetes read service, against fake resources (no network).
+
+What it must hold: each read has one of three states (present, absent, unknown) and a failure is never
+absent; a transient failure is tried again at most READ_ATTEMPTS times; every read sent leaves one query
+record; and in check mode only get/list/watch reach the API: every write verb raises CheckModeWrite and
+sends nothing, through the service's own methods and through the kinds it hands out.
+"""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import pytest
+
+from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import READ_ATTEMPTS, ResourceLookupError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ABSENT, PRESENT, UNKNOWN
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import (
+    WRITE_VERBS, CheckModeWrite, KubeReads)
+
+
+class Answer(Exception):
+    """What the dynamic client raises for an HTTP answer (or, without a status, for no answer)."""
+
+    def __init__(self, text, status=None):
+        super(Answer, self).__init__(text)
+        self.status = status
+        self.reason = text
+        self.body = None
+
+
+class Obj(dict):
+    def to_dict(self):
+        return dict(self)
+
+
+class Listing(object):
+    def __init__(self, items):
+        self.items = items
+
+    def to_dict(self):
+        return {"items": [dict(i) for i in self.items], "metadata": {"resourceVersion": "9"}}
+
+
+class Status(object):
+    """A subresource (``resource.status``): it can patch too."""
+
+    def __init__(self, calls):
+        self.calls = calls
+
+    def patch(self, **kwargs):
+        self.calls.append(("status.patch", kwargs.get("name")))
+
+
+class FakeResource(object):
+    """A dynamic-client Resource: ``get`` answers from ``answers`` (an exception is raised), and every call,
+    read or write, is recorded in ``calls`` so a test sees what reached the API."""
+
+    namespaced = True
+    kind = "Thing"
+    group_version = "example.io/v1"
+
+    def __init__(self, answers=None):
+        self.answers = list(answers or [])
+        self.calls = []
+        self.status = Status(self.calls)
+
+    def get(self, **kwargs):
+        assert kwargs.get("_request_timeout"), "every read is bounded"
+        self.calls.append(("get", kwargs.get("name"), kwargs.get("field_selector")))
+        answer = self.answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+    def watch(self, **kwargs):
+        self.calls.append(("watch", kwargs.get("namespace")))
+        return iter(())
+
+    def _write(self, verb, kwargs):
+        self.calls.append((verb, kwargs.get("name")))
+        return Obj({"metadata": {"name": kwargs.get("name"), "uid": "u1"}})
+
+    def create(self, **kwargs):
+        return self._write("create", kwargs)
+
+    def patch(self, **kwargs):
+        return self._write("patch", kwargs)
+
+    def replace(self, **kwargs):
+        return self._write("replace", kwargs)
+
+    def delete(self, **kwargs):
+        return self._write("delete", kwargs)
+
+    def apply(self, **kwargs):
+        return self._write("apply", kwargs)
+
+    def server_side_apply(self, **kwargs):
+        return self._write("server_side_apply", kwargs)
+
+
+class FakeClient(object):
+    """kubernetes.core's K8SClient as far as discovery goes: ``resource(kind, api_version)``."""
+
+    def __init__(self, resource, lookups=None):
+        self.res = resource
+        self.lookups = list(lookups or [])
+        self.discovered = 0
+
+    def resource(self, kind, api_version):
+        self.discovered += 1
+        if self.lookups:
+            raise self.lookups.pop(0)
+        return self.res
+
+
+def service(answers=None, check_mode=False, lookups=None):
+    res = FakeResource(answers)
+    client = FakeClient(res, lookups)
+    pauses = []
+    return KubeReads(client, 5, check_mode=check_mode, sleep=pauses.append), res, client, pauses
+
+
+AV = "example.io/v1"
+THING = {"metadata": {"name": "a", "namespace": "ns", "uid": "u1"}}
+
+
+# -- the three states ------------------------------------------------------------------------------------
+def test_a_get_that_answers_is_present():
+    reads, res, dummy, dummy2 = service([Obj(THING)])
+    obs = reads.get(AV, "Thing", "a", "ns")
+    assert obs["state"] == PRESENT and obs["object"] == THING and obs["exception"] is None
+
+
+def test_only_a_404_is_absent():
+    reads, res, dummy, dummy2 = service([Answer("Not Found", 404)])
+    obs = reads.get(AV, "Thing", "a", "ns")
+    assert obs["state"] == ABSENT and obs["object"] is None and obs["query"]["status"] == 404
+
+
+@pytest.mark.parametrize("failure", [Answer("forbidden", 403), Answer("conflict", 409), Answer("timed out")])
+def test_any_other_failure_is_unknown_never_absent(failure):
+    reads, res, dummy, dummy2 = service([failure, Obj(THING)])
+    obs = reads.get(AV, "Thing", "a", "ns")
+    assert obs["state"] == UNKNOWN and obs["exception"] is failure and obs["query"]["ok"] is False
+    assert len(res.calls) == 1, "a refusal or no answer is not tried again"
+
+
+def test_a_list_is_present_when_it_answers_and_unknown_when_it_does_not():
+    reads, dummy, dummy2, dummy3 = service([Listing([THING]), Answer("forbidden", 403)])
+    answered = reads.list(AV, "Thing", "ns")
+    assert answered["state"] == PRESENT and answered["items"][0]["metadata"]["name"] == "a"
+    failed = reads.list(AV, "Thing", "ns")
+    assert failed["state"] == UNKNOWN and failed["items"] == [] and failed["query"]["status"] == 403
+
+
+def test_presence_by_listing_an_empty_answer_is_absent_a_failed_one_unknown():
+    reads, res, dummy, dummy2 = service([Listing([THING]), Listing([]), Answer("Not Found", 404)])
+    assert reads.find(AV, "Thing", "a", "ns")["state"] == PRESENT
+    assert reads.find(AV, "Thing", "a", "ns")["state"] == ABSENT
+    # a list answered 404 says the kind is not served, not that the object is gone
+    assert reads.find(AV, "Thing", "a", "ns")["state"] == UNKNOWN
+    assert [c[2] for c in res.calls] == ["metadata.name=a"] * 3
+
+
+def test_a_field_selector_joins_the_name():
+    reads, res, dummy, dummy2 = service([Listing([])])
+    reads.list(AV, "Thing", "ns", name="a", field_selector="status.phase=Running")
+    assert res.calls[0][2] == "metadata.name=a,status.phase=Running"
+
+
+# -- the retry bound -------------------------------------------------------------------------------------
+def test_a_transient_failure_is_read_again_after_a_pause():
+    reads, res, dummy, pauses = service([Answer("busy", 503), Obj(THING)])
+    obs = reads.get(AV, "Thing", "a", "ns")
+    assert obs["state"] == PRESENT and len(res.calls) == 2 and pauses == [0.5]
+    assert obs["query"]["attempts"] == 2
+
+
+def test_tries_are_bounded_and_what_still_fails_is_unknown():
+    reads, res, dummy, pauses = service([Answer("busy", 503)] * (READ_ATTEMPTS + 1))
+    obs = reads.get(AV, "Thing", "a", "ns")
+    assert obs["state"] == UNKNOWN and len(res.calls) == READ_ATTEMPTS == 3 and pauses == [0.5, 1.5]
+    assert obs["query"]["attempts"] == READ_ATTEMPTS and "503" in obs["query"]["error"]
+
+
+def test_discovery_is_asked_once_per_kind_and_its_transient_failure_retried():
+    reads, dummy, client, pauses = service([Obj(THING), Obj(THING)], lookups=[Answer("busy", 503)])
+    reads.get(AV, "Thing", "a", "ns")
+    reads.get(AV, "Thing", "a", "ns")
+    assert client.discovered == 2 and pauses == [0.5]  # one failed try, one answer, then the cache
+
+
+def test_a_kind_not_served_is_not_served_and_a_silent_discovery_unknown():
+    try:
+        from kubernetes.dynamic.exceptions import ResourceNotFoundError
+    except ImportError:  # pragma: no cover
+        ResourceNotFoundError = LookupError
+    missing = ResourceNotFoundError("no kind Thing")
+    reads, dummy, client, dummy2 = service(lookups=[missing])
+    assert reads.served(AV, "Thing") is None
+    reads, dummy, client, dummy2 = service(lookups=[Answer("timed out")])
+    with pytest.raises(ResourceLookupError) as e:
+        reads.served(AV, "Thing")
+    assert e.value.unknown is True and isinstance(e.value, TeardownGatesError) and str(e.value.cause) == "timed out"
+
+
+# -- the query records -----------------------------------------------------------------------------------
+def test_every_read_sent_leaves_one_record_in_order_with_what_it_was():
+    reads, dummy, dummy2, dummy3 = service([Obj(THING), Answer("forbidden", 403), Listing([])])
+    reads.get(AV, "Thing", "a", "ns", what="Thing ns/a")
+    reads.get(AV, "Thing", "b", "ns")
+    reads.list(AV, "Thing", "ns", what="Things in ns")
+    verbs = [(q["verb"], q["ok"], q.get("what")) for q in reads.queries]
+    assert verbs == [("get", True, "Thing ns/a"), ("get", False, None), ("list", True, "Things in ns")]
+    assert all(q["started"] <= q["finished"] for q in reads.queries)
+    assert reads.queries[1]["error"].startswith("HTTP 403")
+
+
+def test_a_kind_that_cannot_be_found_sends_no_read_and_leaves_no_record():
+    reads, res, dummy, dummy2 = service(lookups=[Answer("forbidden", 403)])
+    with pytest.raises(ResourceLookupError):
+        reads.get(AV, "Thing", "a", "ns")
+    assert reads.queries == [] and res.calls == []
+
+
+# -- the check-mode guard --------------------------------------------------------------------------------
+def _writes_through_the_service(reads):
+    """Each write the service offers, as a module calls it."""
+    return {
+        "delete": lambda: reads.delete(AV, "Thing", "a", "ns", uid="u1"),
+        "patch": lambda: reads.patch(AV, "Thing", "a", [{"op": "test", "path": "/metadata/uid", "value": "u1"}], "ns"),
+        "annotate": lambda: reads.annotate(AV, "Thing", "a", "ns", "u1", "example.io/k", "v"),
+        "remove_finalizers": lambda: reads.remove_finalizers(AV, "Thing", "a", "ns", "u1", ["example.io/f"]),
+    }
+
+
+@pytest.mark.parametrize("write", sorted(_writes_through_the_service(None)))
+def test_check_mode_refuses_every_write_of_the_service_and_sends_nothing(write):
+    reads, res, client, dummy = service([Obj(THING)] * 3, check_mode=True)
+    with pytest.raises(CheckModeWrite) as e:
+        _writes_through_the_service(reads)[write]()
+    assert isinstance(e.value, TeardownGatesError)
+    assert res.calls == [] and reads.queries == [], "a refused write sends nothing, not even its read"
+
+
+@pytest.mark.parametrize("verb", WRITE_VERBS)
+def test_check_mode_refuses_every_write_verb_of_a_kind_it_hands_out(verb):
+    reads, res, dummy, dummy2 = service(check_mode=True)
+    with pytest.raises(CheckModeWrite):
+        getattr(reads.resource(AV, "Thing"), verb)(name="a", namespace="ns", body={})
+    assert res.calls == []
+
+
+def test_check_mode_refuses_a_subresource_write_too():
+    reads, res, dummy, dummy2 = service(check_mode=True)
+    with pytest.raises(CheckModeWrite):
+        reads.resource(AV, "Thing").status.patch(name="a", namespace="ns", body={})
+    assert res.calls == []
+
+
+def test_check_mode_lets_get_list_and_watch_through():
+    reads, res, dummy, dummy2 = service([Obj(THING), Listing([THING]), Listing([THING])], check_mode=True)
+    assert reads.get(AV, "Thing", "a", "ns")["state"] == PRESENT
+    assert reads.list(AV, "Thing", "ns")["state"] == PRESENT
+    assert reads.find(AV, "Thing", "a", "ns")["state"] == PRESENT
+    list(reads.resource(AV, "Thing").watch(namespace="ns"))
+    assert [c[0] for c in res.calls] == ["get", "get", "get", "watch"]
+
+
+def test_outside_check_mode_the_writes_are_sent():
+    reads, res, dummy, dummy2 = service([Obj(THING)] * 4, check_mode=False)
+    assert reads.delete(AV, "Thing", "a", "ns", uid="u1")["state"] == "deleted"
+    reads.patch(AV, "Thing", "a", [], "ns")
+    assert reads.annotate(AV, "Thing", "a", "ns", "u1", "example.io/k", "v") == {"state": "done"}
+    for verb in WRITE_VERBS:
+        getattr(reads.resource(AV, "Thing"), verb)(name="a")
+    assert [c[0] for c in res.calls if c[0] != "get"] == ["delete", "patch", "patch"] + list(WRITE_VERBS)
+
+
+def test_a_recreated_object_is_not_annotated():
+    reads, res, dummy, dummy2 = service([Obj(dict(THING, metadata=dict(THING["metadata"], uid="u2")))])
+    r = reads.annotate(AV, "Thing", "a", "ns", "u1", "example.io/k", "v")
+    assert r["state"] == "refused" and "recreated" in r["error"]
+    assert [c[0] for c in res.calls] == ["get"]
