@@ -92,10 +92,10 @@ from ansible_collections.kubernetes.core.plugins.module_utils.args_common import
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
-    READ_ATTEMPTS, ResourceLookupError, api_client, resolve_resource)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError, api_client
 from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import HYPERSHIFT_API as HYPERSHIFT
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import PRESENT, get_object, list_objects
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import PRESENT
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import KubeReads
 from ansible_collections.teardown.gates.plugins.module_utils.errors import CLIENT_FAILED, fail_from, TeardownGatesError
 
 
@@ -120,42 +120,23 @@ def first_image(deployment):
     return (containers[0] or {}).get("image") if containers else None
 
 
-class Reader(object):
-    """The reads of one run, each retried on a transient failure and recorded in ``queries``."""
-
-    def __init__(self, client, request_timeout):
-        self.client = client
-        self.request_timeout = request_timeout
-        self.queries = []
-
-    def resource(self, api_version, kind, optional=False):
-        try:
-            return resolve_resource(self.client, api_version, kind)
-        except ResourceLookupError as e:
-            if optional and not e.unknown:
-                return None  # the kind is not served here: there is nothing of it to read
-            raise ReadFailed("%s %s: %s" % (api_version, kind, e))
-
-    def record(self, what, obs):
-        self.queries.append(dict(obs["query"], what=what))
-        if not obs["query"].get("ok"):
-            raise ReadFailed("could not read %s (%s)" % (what, obs["query"].get("error")))
-        return obs
-
-    def get(self, what, resource, name, namespace):
-        return self.record(what, get_object(resource, name, namespace, request_timeout=self.request_timeout,
-                                            attempts=READ_ATTEMPTS))
-
-    def list(self, what, resource, namespace):
-        return self.record(what, list_objects(resource, namespace, request_timeout=self.request_timeout,
-                                              attempts=READ_ATTEMPTS))
+def checked(what, api_version, kind, read, *args):
+    """``read`` (a KubeReads get or list, which records its query under ``what``); raises ReadFailed when the kind
+    could not be found or the read got no answer."""
+    try:
+        obs = read(api_version, kind, *args, what=what)
+    except ResourceLookupError as e:
+        raise ReadFailed("%s %s: %s" % (api_version, kind, e))
+    if not obs["query"].get("ok"):
+        raise ReadFailed("could not read %s (%s)" % (what, obs["query"].get("error")))
+    return obs
 
 
-def read_hosted_cluster(reader, name, namespace):
+def read_hosted_cluster(reads, name, namespace):
     """The module's answer (without ``queries``); raises ReadFailed."""
     hcp_ns = "%s-%s" % (namespace, name)
-    hc = reader.get("HostedCluster %s/%s" % (namespace, name), reader.resource(HYPERSHIFT, "HostedCluster"), name, namespace)
-    nodepools = reader.list("NodePools in %s" % namespace, reader.resource(HYPERSHIFT, "NodePool"), namespace)
+    hc = checked("HostedCluster %s/%s" % (namespace, name), HYPERSHIFT, "HostedCluster", reads.get, name, namespace)
+    nodepools = checked("NodePools in %s" % namespace, HYPERSHIFT, "NodePool", reads.list, namespace)
     answer = dict(state=hc["state"], hcp_namespace=hcp_ns, release_image=None, control_plane_operator_image=None,
                   nodepools=sorted((np.get("metadata") or {}).get("name") for np in nodepools["items"]
                                    if (np.get("spec") or {}).get("clusterName") == name))
@@ -165,12 +146,16 @@ def read_hosted_cluster(reader, name, namespace):
     answer["hosted_cluster"] = obj
     answer["release_image"] = ((obj.get("spec") or {}).get("release") or {}).get("image") or None
     if not answer["release_image"]:
-        hcp_res = reader.resource(HYPERSHIFT, "HostedControlPlane", optional=True)
-        if hcp_res is not None:
-            hcp = reader.get("HostedControlPlane %s/%s" % (hcp_ns, name), hcp_res, name, hcp_ns)
+        try:
+            hcp_served = reads.served(HYPERSHIFT, "HostedControlPlane") is not None
+        except ResourceLookupError as e:
+            raise ReadFailed("%s %s: %s" % (HYPERSHIFT, "HostedControlPlane", e))
+        if hcp_served:  # a kind not served here has nothing of it to read
+            hcp = checked("HostedControlPlane %s/%s" % (hcp_ns, name), HYPERSHIFT, "HostedControlPlane", reads.get,
+                          name, hcp_ns)
             answer["release_image"] = ((hcp["object"] or {}).get("spec") or {}).get("releaseImage") or None
-    cpo = reader.get("Deployment %s/control-plane-operator" % hcp_ns, reader.resource("apps/v1", "Deployment"),
-                     "control-plane-operator", hcp_ns)
+    cpo = checked("Deployment %s/control-plane-operator" % hcp_ns, "apps/v1", "Deployment", reads.get,
+                  "control-plane-operator", hcp_ns)
     answer["control_plane_operator_image"] = first_image(cpo["object"]) if cpo["state"] == PRESENT else None
     return answer
 
@@ -186,13 +171,13 @@ def main():
         fail_from(module, e, then="nothing about HostedCluster %s/%s is known" % (p["namespace"], p["name"]))
     except Exception as e:
         fail_from(module, e, what=CLIENT_FAILED)
-    reader = Reader(client, p["request_timeout"])
+    reads = KubeReads(client, p["request_timeout"], check_mode=module.check_mode)
     try:
-        answer = read_hosted_cluster(reader, p["name"], p["namespace"])
+        answer = read_hosted_cluster(reads, p["name"], p["namespace"])
     except ReadFailed as e:
         fail_from(module, e, then="nothing about HostedCluster %s/%s is known, not even whether it is there"
-                  % (p["namespace"], p["name"]), queries=reader.queries)
-    module.exit_json(changed=False, queries=reader.queries, **answer)
+                  % (p["namespace"], p["name"]), queries=reads.queries)
+    module.exit_json(changed=False, queries=reads.queries, **answer)
 
 
 if __name__ == "__main__":
