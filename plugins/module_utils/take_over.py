@@ -32,7 +32,8 @@ take-over: they are named as blockers with their finalizers' owners, and no fina
 them comes off. A read that fails is unknown, never absent.
 
 ``TakeOver(kube, ...)`` does the work; ``kube`` is the narrow interface to the API server
-(``list``, ``get``, ``delete``, ``annotate``, ``remove_finalizers``), so the logic is testable without one.
+(``list``, ``get``, ``delete``, ``annotate``, ``remove_finalizers``), so the logic is testable without one;
+the module passes k8s_reads' ``KubeReads``, whose check-mode guard refuses the writes.
 """
 
 from __future__ import absolute_import, division, print_function

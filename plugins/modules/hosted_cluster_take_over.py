@@ -145,11 +145,9 @@ from ansible_collections.kubernetes.core.plugins.module_utils.args_common import
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
-from ansible_collections.teardown.gates.plugins.module_utils.finalizers import apply_with_retry, build_remove_patch
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
-    ResourceLookupError, api_client, resolve_resource)
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
-    delete_object, get_object, list_objects, patch_object, utc_iso)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError, api_client
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import utc_iso
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import CheckModeWrite, KubeReads
 from ansible_collections.teardown.gates.plugins.module_utils.take_over import (
     OWNER,
     TakeOver,
@@ -180,98 +178,6 @@ def argument_spec():
     return spec
 
 
-class Kube(object):
-    """The reads and writes TakeOver needs, each bounded by request_timeout."""
-
-    def __init__(self, client, request_timeout):
-        self.client, self.rt, self._res = client, request_timeout, {}
-
-    def resource(self, api_version, kind):
-        key = (api_version, kind)
-        if key not in self._res:
-            try:
-                self._res[key] = resolve_resource(self.client, api_version, kind)
-            except ResourceLookupError as e:
-                raise Unknown(str(e))
-        return self._res[key]
-
-    def list(self, api_version, kind, namespace=None):
-        return list_objects(self.resource(api_version, kind), namespace=namespace, request_timeout=self.rt, attempts=3)
-
-    def get(self, api_version, kind, name, namespace=None):
-        return get_object(self.resource(api_version, kind), name, namespace, request_timeout=self.rt, attempts=3)
-
-    def delete(self, api_version, kind, name, namespace, uid):
-        return delete_object(self.resource(api_version, kind), name, namespace=namespace, uid=uid,
-                             request_timeout=self.rt)
-
-    def annotate(self, api_version, kind, name, namespace, uid, key, value):
-        """One annotation, by a JSON patch that tests the UID first (the object's other annotations stay)."""
-        res = self.resource(api_version, kind)
-        r = get_object(res, name, namespace, request_timeout=self.rt, attempts=3)
-        if r["state"] != "present":
-            return {"state": r["state"], "error": r["query"].get("error") or "not found"}
-        meta = r["object"].get("metadata") or {}
-        if meta.get("uid") != uid:
-            return {"state": "refused", "error": "%s %s was recreated (uid %s)" % (kind, name, meta.get("uid"))}
-        ops = [{"op": "test", "path": "/metadata/uid", "value": uid}]
-        if meta.get("annotations") is None:
-            ops.append({"op": "add", "path": "/metadata/annotations", "value": {key: value}})
-        else:
-            ops.append({"op": "add", "path": "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1"),
-                        "value": value})
-        try:
-            patch_object(res, name, ops, namespace=namespace, request_timeout=self.rt)
-        except Exception as e:  # pylint: disable=broad-except
-            return {"state": "refused" if getattr(e, "status", None) else "unknown",
-                    "error": "%s" % (getattr(e, "reason", None) or e)}
-        return {"state": "done"}
-
-    def remove_finalizers(self, api_version, kind, name, namespace, uid, names):
-        res = self.resource(api_version, kind)
-        seen = {}
-
-        def fetch():
-            r = get_object(res, name, namespace, request_timeout=self.rt, attempts=3)
-            if r["state"] == "unknown":
-                raise Unknown("could not read %s %s: %s" % (kind, name, r["query"].get("error")))
-            seen["obj"] = r["object"]
-            return r["object"] or {}
-
-        def compute(obj):
-            if not obj:
-                return None
-            if (obj.get("metadata") or {}).get("uid") != uid:
-                raise Unknown("%s %s has uid %s, not %s: it was recreated; not touched" % (
-                    kind, name, (obj.get("metadata") or {}).get("uid"), uid))
-            return build_remove_patch(obj, names) or None
-
-        def send(obj, payload):
-            return patch_object(res, name, payload, namespace=namespace, request_timeout=self.rt)
-
-        try:
-            dummy, after, dummy2 = apply_with_retry(fetch, compute, send)
-        except Unknown as e:
-            return {"state": "unknown", "error": str(e)}
-        except Exception as e:  # pylint: disable=broad-except
-            status = getattr(e, "status", None)
-            error = "%s" % (getattr(e, "reason", None) or e)
-            if status:
-                return {"state": "refused", "error": error}
-            # no answer: the patch may have been applied. A re-read that shows the finalizer gone from the same
-            # object makes it ours, and it is recorded as removed, so the report does not lose it
-            r = get_object(res, name, namespace, request_timeout=self.rt, attempts=3)
-            meta = (r["object"] or {}).get("metadata") or {}
-            if r["state"] == "absent":
-                return {"state": "removed", "note": "the answer was lost (%s); a re-read finds the object gone" % error}
-            if r["state"] == "present" and meta.get("uid") == uid and not set(names) & set(meta.get("finalizers") or []):
-                return {"state": "removed", "note": "the answer was lost (%s); a re-read shows it gone" % error}
-            return {"state": "unknown", "error": error}
-        if after is None:
-            return {"state": "absent" if not seen.get("obj") else "not_held"}
-        return {"state": "removed"}
-
-
 def main():
     module = AnsibleK8SModule(argument_spec=argument_spec(), supports_check_mode=True)
     p = module.params
@@ -300,7 +206,7 @@ def main():
         fail_from(module, e, what=CLIENT_FAILED)
 
     hc = {"namespace": p["namespace"], "name": p["name"], "uid": p["uid"]}
-    job = TakeOver(Kube(client, p["request_timeout"]), hc, p["infra_id"], hcp_ns,
+    job = TakeOver(KubeReads(client, p["request_timeout"], check_mode=module.check_mode), hc, p["infra_id"], hcp_ns,
                    time.monotonic() + p["timeout"], check_mode=module.check_mode, poll=p["poll_interval"])
     error = None
     try:
@@ -309,8 +215,11 @@ def main():
         else:
             ok, how = oidc_evidence(p["aws_cleanup"], p["aws_manifest"], p["oidc_bucket"], p["infra_id"])
             verified = job.release_oidc(ok, how)
-    except Unknown as e:
+    except (Unknown, ResourceLookupError) as e:  # a kind that discovery could not find: unknown, as any read
         verified, error = False, str(e)
+    except CheckModeWrite as e:  # TakeOver plans in check mode; reaching a write there is a bug, and nothing was sent
+        fail_from(module, e, then="nothing was changed", taken_over=dict(taken, verified=False), finalizers_removed=[],
+                  blockers=[], steps=job.steps, planned=job.planned, inspect_next=[])
     taken.update(ended=utc_iso(), verified=verified and error is None, finalizers_removed=job.removed,
                  blockers=job.blockers, error=error)
     out = dict(changed=bool(job.removed or [s for s in job.steps if s["step"] == "delete"]) or (
