@@ -184,9 +184,8 @@ from ansible_collections.teardown.gates.plugins.module_utils.common_args import 
 from ansible_collections.teardown.gates.plugins.module_utils import captf
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     ResourceLookupError, api_client, missing_permission)
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import READ_ATTEMPTS
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
-    ABSENT, PRESENT, get_object, list_objects, patch_object)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ABSENT, PRESENT
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import CheckModeWrite, KubeReads
 from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
 from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
 
@@ -200,49 +199,27 @@ except ImportError as e:  # pragma: no cover - reported by the module
     K8S_ERR = e
 
 
-class Reader:
-    """k8s_observe's bounded reads, in captf's three outcomes: the object, None (absent, by a 404), or
-    captf.UNKNOWN (no answer, or an error: recorded in ``errors``)."""
-
-    def __init__(self, client, request_timeout):
-        self.client = client
-        self.request_timeout = request_timeout
-        self.errors = []
-        self.times = {}
-
-    def _res(self, api_version, kind):
-        return self.client.resource(kind, api_version)
-
-    def get(self, label, api_version, kind, name, namespace=None):
-        self.times[label] = utc_iso()
-        try:
-            res = self._res(api_version, kind)
-        except Exception as e:  # noqa: BLE001 - discovery failed: unknown
-            self.errors.append("%s: %s" % (label, _err(e)))
-            return captf.UNKNOWN
-        r = get_object(res, name, namespace, request_timeout=self.request_timeout, attempts=READ_ATTEMPTS)
-        if r["state"] == PRESENT:
-            return r["object"]
-        if r["state"] == ABSENT:
-            return None
-        self.errors.append("%s: %s" % (label, r["query"].get("error")))
+def read(seen, label, reads, api_version, kind, name=None, namespace=None, label_selector=None):
+    """One read in captf's three outcomes: a GET of ``name`` gives the object, None (absent, by a 404) or
+    captf.UNKNOWN; a LIST (no ``name``) gives the items, [] when the kind is not served (404), or captf.UNKNOWN.
+    A failure is recorded in ``seen["errors"]``, the time of each read in ``seen["times"]``."""
+    seen["times"][label] = utc_iso()
+    try:
+        if name is not None:
+            r = reads.get(api_version, kind, name, namespace)
+        else:
+            r = reads.list(api_version, kind, namespace, label_selector=label_selector)
+    except ResourceLookupError as e:  # discovery failed: unknown
+        seen["errors"].append("%s: %s" % (label, _err(e.cause if e.cause is not None else e)))
         return captf.UNKNOWN
-
-    def list(self, label, api_version, kind, namespace, label_selector=None):
-        self.times[label] = utc_iso()
-        try:
-            res = self._res(api_version, kind)
-        except Exception as e:  # noqa: BLE001
-            self.errors.append("%s: %s" % (label, _err(e)))
-            return captf.UNKNOWN
-        r = list_objects(res, namespace, label_selector=label_selector, request_timeout=self.request_timeout,
-                         attempts=READ_ATTEMPTS)
-        if r["ok"]:
-            return r["items"]
-        if r["query"].get("status") == 404:
-            return []
-        self.errors.append("%s: %s" % (label, r["query"].get("error")))
-        return captf.UNKNOWN
+    if r["state"] == PRESENT:
+        return r["object"] if name is not None else r["items"]
+    if name is not None and r["state"] == ABSENT:
+        return None
+    if name is None and r["query"].get("status") == 404:
+        return []
+    seen["errors"].append("%s: %s" % (label, r["query"].get("error")))
+    return captf.UNKNOWN
 
 
 def _err(e):
@@ -272,27 +249,27 @@ def validate(module):
             module.fail_json(msg="backup_to %s: the folder %s does not exist or is not writable" % (p["backup_to"], parent))
 
 
-def gather(module, reader):
+def gather(module, reads, seen):
     p = module.params
     kind, name, ns, av = p["kind"], p["name"], p["namespace"], p["api_version"]
-    obj = reader.get("object", av, kind, name, ns)
+    obj = read(seen, "object", reads, av, kind, name, ns)
     if obj is captf.UNKNOWN:
         module.fail_json(msg="could not read %s %s/%s: %s. Unknown is not 'not held': nothing changed"
-                         % (kind, ns, name, "; ".join(reader.errors)), held=None, reason="Unknown", hold_type=None,
-                         uid=None, action=p["action"], diagnosis={"exists": None}, query_times=reader.times)
+                         % (kind, ns, name, "; ".join(seen["errors"])), held=None, reason="Unknown", hold_type=None,
+                         uid=None, action=p["action"], diagnosis={"exists": None}, query_times=seen["times"])
     if obj is None:
         return None, captf.diagnose(None, kind, name, ns)
     names = captf.secret_names(kind, name)
-    inputs = reader.get("inputs", "v1", "Secret", names["inputs"], ns)
-    secrets = reader.list("secrets", "v1", "Secret", ns)
+    inputs = read(seen, "inputs", reads, "v1", "Secret", names["inputs"], ns)
+    secrets = read(seen, "secrets", reads, "v1", "Secret", namespace=ns)
     backup_secrets = captf.UNKNOWN if secrets is captf.UNKNOWN else [
         s["metadata"]["name"] for s in secrets if s["metadata"]["name"].startswith(names["backup_prefix"])]
     dependents = []
     if kind == "TerraformCluster":
         cluster_name = ((obj["metadata"].get("labels") or {}).get(captf.CLUSTER_LABEL)) or name
         for dkind in ("TerraformMachine", "TerraformMachinePool"):
-            items = reader.list("dependents_" + dkind, av, dkind, ns,
-                                label_selector="%s=%s" % (captf.CLUSTER_LABEL, cluster_name))
+            items = read(seen, "dependents_" + dkind, reads, av, dkind, namespace=ns,
+                         label_selector="%s=%s" % (captf.CLUSTER_LABEL, cluster_name))
             if items is captf.UNKNOWN:
                 dependents = captf.UNKNOWN
                 break
@@ -300,26 +277,27 @@ def gather(module, reader):
     cluster = None
     cl = (obj["metadata"].get("labels") or {}).get(captf.CLUSTER_LABEL)
     if cl:
-        c = reader.get("capi_cluster", "cluster.x-k8s.io/v1beta1", "Cluster", cl, ns)
+        c = read(seen, "capi_cluster", reads, "cluster.x-k8s.io/v1beta1", "Cluster", cl, ns)
         cluster = None if c is captf.UNKNOWN else c
-    crd = reader.get("crd", "apiextensions.k8s.io/v1", "CustomResourceDefinition",
-                     "%s.%s" % (captf.PLURALS[kind], captf.GROUP))
+    crd = read(seen, "crd", reads, "apiextensions.k8s.io/v1", "CustomResourceDefinition",
+               "%s.%s" % (captf.PLURALS[kind], captf.GROUP))
     policy = None if crd is captf.UNKNOWN else captf.crd_has_deletion_policy(crd, av.split("/")[-1])
     diag = captf.diagnose(obj, kind, name, ns, dependents=dependents, inputs=inputs,
                           backup_secrets=backup_secrets, deletion_policy_supported=policy, cluster=cluster)
     diag["secrets"] = None if secrets is captf.UNKNOWN else [
         s for s in secrets if s["metadata"]["name"] in (names["state"], names["inputs"], names["plan"])
         or s["metadata"]["name"].startswith(names["backup_prefix"])]
-    if reader.errors:
-        diag["unknown"] = list(reader.errors)
+    if seen["errors"]:
+        diag["unknown"] = list(seen["errors"])
     return obj, diag
 
 
-def patch(module, reader, ops):
+def patch(module, reads, ops):
     p = module.params
-    res = reader.client.resource(p["kind"], p["api_version"])
     try:
-        return patch_object(res, p["name"], ops, namespace=p["namespace"], request_timeout=p["request_timeout"])
+        return reads.patch(p["api_version"], p["kind"], p["name"], ops, namespace=p["namespace"])
+    except CheckModeWrite as e:  # main patches outside check mode only: reaching here is a bug, and nothing was sent
+        fail_from(module, e, then="nothing was changed", patch=ops)
     except Exception as e:  # noqa: BLE001
         module.fail_json(msg="patching %s %s/%s failed: %s (a failed uid test means the object was recreated); "
                          "re-run to diagnose" % (p["kind"], p["namespace"], p["name"], _err(e)), patch=ops)
@@ -388,11 +366,12 @@ def main():
         client = api_client(module, request_timeout=p["request_timeout"], caller="held_deletion")
     except ResourceLookupError as e:
         fail_from(module, e, what="could not build a Kubernetes client", held="unknown" if e.unknown else None)
-    reader = Reader(client, p["request_timeout"])
-    obj, diag = gather(module, reader)
+    reads = KubeReads(client, p["request_timeout"], check_mode=module.check_mode)
+    seen = {"errors": [], "times": {}}
+    obj, diag = gather(module, reads, seen)
     result = dict(changed=False, action=p["action"], held=diag["held"], reason=diag["reason"],
                   hold_type=diag.get("hold_type"), uid=diag.get("uid"), diagnosis=public(diag),
-                  query_times=reader.times)
+                  query_times=seen["times"])
     if p["action"] == "diagnose":
         module.exit_json(**result)
 
@@ -445,7 +424,7 @@ def main():
     if module._diff:
         result["diff"] = {"before": before, "after": after}
     if not module.check_mode:
-        patch(module, reader, ops)
+        patch(module, reads, ops)
         result["query_times"]["patched"] = utc_iso()
     module.exit_json(**result)
 
