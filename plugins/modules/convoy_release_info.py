@@ -200,10 +200,10 @@ from ansible_collections.kubernetes.core.plugins.module_utils.args_common import
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
-from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
 from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
-    ResourceLookupError, api_client, missing_permission, retry_read)
+    ResourceLookupError, api_client, missing_permission)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import KubeReads
 from ansible_collections.teardown.gates.plugins.module_utils.convoy import (
     ABSENT,
     API_VERSION,
@@ -235,53 +235,44 @@ def short_error(e):
     return err
 
 
-class Reader(object):
-    """Lists and gets with three outcomes; every failure is recorded as unknown.
+def new_record():
+    """What the reads leave to report besides their answers: the ones that failed (``unknown``) and the ones
+    that answered only after a retry (``retried``), each named as the result words it."""
+    return {"unknown": [], "retried": []}
 
-    A transient failure (429, 5xx, a dropped connection) is tried again a bounded number of times
-    (``k8s_observe.retry_read``); a read that still fails is unknown, never absent.
-    """
 
-    def __init__(self, client, request_timeout, retry=retry_read):
-        self.client = client
-        self.timeout = request_timeout
-        self.unknown = []
-        self.retried = []
-        self._res = {}
-        self._retry = retry
+def _answer(record, what, read):
+    """``read()`` (a KubeReads list or find), noted in ``record``; a kind that could not be found is unknown."""
+    try:
+        obs = read()
+    except ResourceLookupError as e:
+        obs = {"state": UNKNOWN, "query": {}, "exception": e.cause if e.cause is not None else e}
+    if obs["state"] == UNKNOWN:
+        obs["error"] = short_error(obs["exception"])
+        record["unknown"].append({"what": what, "error": obs["error"]})
+    elif obs["query"].get("attempts", 1) > 1:
+        record["retried"].append({"what": what, "retries": obs["query"]["attempts"] - 1})
+    return obs
 
-    def resource(self, api_version, kind):
-        key = (api_version, kind)
-        if key not in self._res:
-            self._res[key] = self.client.resource(kind, api_version)
-        return self._res[key]
 
-    def list(self, api_version, kind, namespace=None, label_selector=None, field_selector=None):
-        what = "list %s %s in %s%s" % (api_version, kind, namespace or "all namespaces",
-                                       " (%s)" % (label_selector or field_selector) if label_selector or field_selector else "")
-        try:
-            params = dict(namespace=namespace, _request_timeout=k8s_timeout(self.timeout))
-            if label_selector:
-                params["label_selector"] = label_selector
-            if field_selector:
-                params["field_selector"] = field_selector
-            res, retries = self._retry(lambda: self.resource(api_version, kind).get(**params))
-        except Exception as e:  # a failed query is unknown, whatever failed
-            err = short_error(e)
-            self.unknown.append({"what": what, "error": err})
-            return {"state": UNKNOWN, "items": None, "error": err}
-        if retries:
-            self.retried.append({"what": what, "retries": retries})
-        return {"state": PRESENT, "items": [i.to_dict() for i in res.items]}
+def list_of(reads, record, api_version, kind, namespace=None, label_selector=None, field_selector=None):
+    """``{"state": present|unknown, "items", "error"}``; a failed list is unknown, whatever failed."""
+    what = "list %s %s in %s%s" % (api_version, kind, namespace or "all namespaces",
+                                   " (%s)" % (label_selector or field_selector) if label_selector or field_selector else "")
+    obs = _answer(record, what, lambda: reads.list(api_version, kind, namespace, label_selector=label_selector,
+                                                   field_selector=field_selector))
+    if obs["state"] == UNKNOWN:
+        return {"state": UNKNOWN, "items": None, "error": obs["error"]}
+    return {"state": PRESENT, "items": obs["items"]}
 
-    def get(self, api_version, kind, name, namespace=None):
-        """Presence by listing with a field selector: an empty successful list proves absence."""
-        obs = self.list(api_version, kind, namespace, field_selector="metadata.name=%s" % name)
-        if obs["state"] == UNKNOWN:
-            return {"state": UNKNOWN, "object": None, "error": obs["error"]}
-        if obs["items"]:
-            return {"state": PRESENT, "object": obs["items"][0], "error": None}
-        return {"state": ABSENT, "object": None, "error": None}
+
+def presence(reads, record, api_version, kind, name, namespace=None):
+    """Presence by listing with a field selector: an empty successful list proves absence."""
+    what = "list %s %s in %s (metadata.name=%s)" % (api_version, kind, namespace or "all namespaces", name)
+    obs = _answer(record, what, lambda: reads.find(api_version, kind, name, namespace))
+    if obs["state"] == UNKNOWN:
+        return {"state": UNKNOWN, "object": None, "error": obs["error"]}
+    return {"state": obs["state"], "object": obs["object"], "error": None}
 
 
 def main():
@@ -307,27 +298,28 @@ def main():
             module.fail_json(msg="verify_objects[%d]: missing %s" % (i, ", ".join(missing)))
     started = time.time()
     try:
-        reader = Reader(api_client(module=module, request_timeout=p["request_timeout"], caller="convoy_release_info"),
-                        p["request_timeout"])
+        reads = KubeReads(api_client(module=module, request_timeout=p["request_timeout"], caller="convoy_release_info"),
+                          p["request_timeout"], check_mode=module.check_mode)
     except ResourceLookupError as e:
         fail_from(module, e, what="could not create the API client (state unknown, nothing is taken as absent)")
     except Exception as e:
         fail_from(module, e, what=CLIENT_FAILED)
     ns = p["namespace"]
+    record = new_record()
 
     objects = []
     for o in p["verify_objects"]:
-        obs = reader.get(o["apiVersion"], o["kind"], o["name"], o.get("namespace"))
+        obs = presence(reads, record, o["apiVersion"], o["kind"], o["name"], o.get("namespace"))
         objects.append(dict(o, state=obs["state"], error=obs.get("error")))
 
     want_releases = bool(p["names"] or p["label_selector"] or p["cluster_name"]) or not (
         p["verify_objects"] or p["verify_plan"])
     releases, absent_names, clusters = [], [], []
     if want_releases:
-        listing = reader.list(API_VERSION, "Release", ns, label_selector=p["label_selector"])
+        listing = list_of(reads, record, API_VERSION, "Release", ns, label_selector=p["label_selector"])
         if listing["state"] == UNKNOWN:
             module.fail_json(msg="could not list the Releases in %s (state unknown, nothing is taken as absent): %s"
-                             % (ns, listing["error"]), unknown=reader.unknown, retried=reader.retried, query_times=dict(
+                             % (ns, listing["error"]), unknown=record["unknown"], retried=record["retried"], query_times=dict(
                                  started=utc_iso(started), finished=utc_iso()))
         items = listing["items"]
         if p["names"]:
@@ -336,8 +328,8 @@ def main():
             items = [by_name[n] for n in p["names"] if n in by_name]
         if p["cluster_name"]:
             items = [r for r in items if cluster_name(r) == p["cluster_name"]]
-        cl = reader.list(API_VERSION, "Cluster", ns)
-        inv = reader.list(API_VERSION, "ReleaseInventory", ns)
+        cl = list_of(reads, record, API_VERSION, "Cluster", ns)
+        inv = list_of(reads, record, API_VERSION, "ReleaseInventory", ns)
         cl_by = dict((c["metadata"]["name"], c) for c in cl["items"] or [])
         inv_by = dict((i["metadata"]["name"], i) for i in inv["items"] or [])
         for c in cl["items"] or []:
@@ -359,9 +351,10 @@ def main():
             md = r["metadata"]
             jobs = events = None
             if p["diagnose"] and md.get("deletionTimestamp"):
-                jobs = reader.list("batch/v1", "Job", target_namespace(r),
-                                   label_selector="%s=%s" % (LABEL_RELEASE_UID, md["uid"]))["items"]
-                events = reader.list("v1", "Event", ns, field_selector="involvedObject.uid=%s" % md["uid"])["items"]
+                jobs = list_of(reads, record, "batch/v1", "Job", target_namespace(r),
+                               label_selector="%s=%s" % (LABEL_RELEASE_UID, md["uid"]))["items"]
+                events = list_of(reads, record, "v1", "Event", ns,
+                                 field_selector="involvedObject.uid=%s" % md["uid"])["items"]
             s = summarize_release(md["name"], ns, {"state": PRESENT, "object": r},
                                   obs_from(cl, cl_by, cluster_name(r)), obs_from(inv, inv_by, md["name"]), jobs, events)
             s["selector"] = {"api_version": API_VERSION, "kind": "Release", "namespace": ns, "name": md["name"]}
@@ -370,7 +363,7 @@ def main():
                 recorded = set((e["apiVersion"], e["kind"], e.get("namespace"), e["name"]) for e in s["inventory"]["entries"])
                 for av, kind in sorted(set((e["apiVersion"], e["kind"]) for e in s["inventory"]["entries"])):
                     for tns in sorted(set(e.get("namespace") for e in s["inventory"]["entries"] if e["kind"] == kind)):
-                        found = reader.list(av, kind, tns, label_selector="%s=%s" % (LABEL_RELEASE, md["name"]))
+                        found = list_of(reads, record, av, kind, tns, label_selector="%s=%s" % (LABEL_RELEASE, md["name"]))
                         for o in found["items"] or []:
                             key = (av, kind, o["metadata"].get("namespace"), o["metadata"]["name"])
                             if key not in recorded:
@@ -380,28 +373,29 @@ def main():
 
     result = {}
     if p["verify_plan"]:
-        result["verification"] = verify(reader, p["verify_plan"])
+        result["verification"] = verify(reads, record, p["verify_plan"])
     module.exit_json(changed=False, releases=releases, absent_names=absent_names, clusters=clusters,
-                     objects=objects, unknown=reader.unknown, retried=reader.retried,
+                     objects=objects, unknown=record["unknown"], retried=record["retried"],
                      query_times=dict(started=utc_iso(started), finished=utc_iso()), **result)
 
 
-def verify(reader, plan):
+def verify(reads, record, plan):
     """Each planned Release, its inventory and its recorded (and untracked) objects: present, absent or unknown."""
     rel_states, inv_states, obj_states = {}, {}, {}
     for r in plan:
         if r.get("state") != PRESENT:
             continue
         ns = r.get("namespace")
-        rel = reader.get(API_VERSION, "Release", r["name"], ns)
+        rel = presence(reads, record, API_VERSION, "Release", r["name"], ns)
         if rel["state"] == PRESENT and rel["object"]["metadata"].get("uid") != r.get("uid"):
             rel = {"state": ABSENT, "object": None, "error": None, "recreated_uid": rel["object"]["metadata"].get("uid")}
         rel_states[r["name"]] = rel["state"]
-        inv_states[r["name"]] = reader.get(API_VERSION, "ReleaseInventory", r["name"], ns)["state"]
+        inv_states[r["name"]] = presence(reads, record, API_VERSION, "ReleaseInventory", r["name"], ns)["state"]
         for e in list((r.get("inventory") or {}).get("entries") or []) + list(r.get("untracked") or []):
             key = (e["apiVersion"], e["kind"], e.get("namespace"), e["name"])
             if key not in obj_states:
-                obj_states[key] = reader.get(e["apiVersion"], e["kind"], e["name"], e.get("namespace"))["state"]
+                obj_states[key] = presence(reads, record, e["apiVersion"], e["kind"], e["name"],
+                                          e.get("namespace"))["state"]
     out = what_stayed(plan, obj_states, rel_states)
     out["releases"] = [{"name": n, "state": s} for n, s in sorted(rel_states.items())]
     out["inventories"] = [{"name": n, "state": s} for n, s in sorted(inv_states.items())]

@@ -11,6 +11,7 @@ from urllib3.exceptions import NewConnectionError, ProtocolError, ReadTimeoutErr
 
 from ansible_collections.teardown.gates.plugins.module_utils import k8s_client as C
 from ansible_collections.teardown.gates.plugins.module_utils.convoy import ABSENT, PRESENT, UNKNOWN
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import KubeReads
 from ansible_collections.teardown.gates.plugins.modules import convoy_release_info
 
 
@@ -73,10 +74,16 @@ def test_an_answer_at_once_is_not_a_retry():
 
 class _Items(object):
     def __init__(self, items):
-        self.items = [type("Obj", (), {"to_dict": (lambda self, d=d: d)})() for d in items]
+        self.items = items
+
+    def to_dict(self):
+        return {"items": [dict(i) for i in self.items]}
 
 
 class _Resource(object):
+    namespaced = True
+    kind = "Release"
+
     def __init__(self, answers):
         self.answers = answers
         self.calls = 0
@@ -97,34 +104,43 @@ class _Client(object):
         return self.res
 
 
-def _reader(answers):
-    res = _Resource(answers)
-    reader = convoy_release_info.Reader(_Client(res), 5,
-                                        retry=lambda read: C.retry_read(read, sleep=lambda s: None))
-    return reader, res
+class _Planning(object):
+    """convoy_release_info's reads of one run: the service and what they leave to report."""
+
+    def __init__(self, answers):
+        self.res = _Resource(answers)
+        self.reads = KubeReads(_Client(self.res), 5, sleep=lambda s: None)
+        self.record = convoy_release_info.new_record()
+
+    def get(self, *args):
+        return convoy_release_info.presence(self.reads, self.record, *args)
 
 
 def test_planning_read_answers_after_a_503_and_says_it_was_retried():
-    reader, res = _reader([Answer("busy", 503), [{"metadata": {"name": "r1"}}]])
-    obs = reader.get("core.convoy.kumodo.io/v1alpha1", "Release", "r1", "ns")
-    assert obs["state"] == PRESENT and res.calls == 2
-    assert reader.unknown == [] and [r["retries"] for r in reader.retried] == [1]
+    run = _Planning([Answer("busy", 503), [{"metadata": {"name": "r1"}}]])
+    obs = run.get("core.convoy.kumodo.io/v1alpha1", "Release", "r1", "ns")
+    assert obs["state"] == PRESENT and run.res.calls == 2
+    assert run.record["unknown"] == [] and [r["retries"] for r in run.record["retried"]] == [1]
+    assert run.record["retried"][0]["what"] == \
+        "list core.convoy.kumodo.io/v1alpha1 Release in ns (metadata.name=r1)"
 
 
 def test_planning_read_that_keeps_failing_is_unknown_never_absent():
-    reader, res = _reader([Answer("busy", 503)] * 3 + [[]])
-    obs = reader.get("core.convoy.kumodo.io/v1alpha1", "Release", "r1", "ns")
-    assert obs["state"] == UNKNOWN and obs["state"] != ABSENT and res.calls == 3
-    assert len(reader.unknown) == 1 and "503" in reader.unknown[0]["error"]
+    run = _Planning([Answer("busy", 503)] * 3 + [[]])
+    obs = run.get("core.convoy.kumodo.io/v1alpha1", "Release", "r1", "ns")
+    assert obs["state"] == UNKNOWN and obs["state"] != ABSENT and run.res.calls == 3
+    assert len(run.record["unknown"]) == 1 and "503" in run.record["unknown"][0]["error"]
+    # worded as convoy_release_info words an API error: status, reason
+    assert run.record["unknown"][0]["error"].startswith("503 busy") and obs["error"] == run.record["unknown"][0]["error"]
 
 
 def test_planning_read_refused_is_unknown_at_once():
-    reader, res = _reader([Answer("forbidden", 403), []])
-    assert reader.get("core.convoy.kumodo.io/v1alpha1", "Release", "r1", "ns")["state"] == UNKNOWN
-    assert res.calls == 1 and reader.retried == []
+    run = _Planning([Answer("forbidden", 403), []])
+    assert run.get("core.convoy.kumodo.io/v1alpha1", "Release", "r1", "ns")["state"] == UNKNOWN
+    assert run.res.calls == 1 and run.record["retried"] == []
 
 
 def test_an_empty_successful_list_after_a_retry_proves_absence():
-    reader, res = _reader([ProtocolError("Connection aborted.", ConnectionResetError()), []])
-    assert reader.get("core.convoy.kumodo.io/v1alpha1", "Release", "r1", "ns")["state"] == ABSENT
-    assert res.calls == 2
+    run = _Planning([ProtocolError("Connection aborted.", ConnectionResetError()), []])
+    assert run.get("core.convoy.kumodo.io/v1alpha1", "Release", "r1", "ns")["state"] == ABSENT
+    assert run.res.calls == 2
