@@ -100,7 +100,9 @@ from ansible_collections.teardown.gates.plugins.module_utils.convoy import API_V
 from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
 from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
-    api_client, missing_permission, retry_read)
+    ResourceLookupError, api_client, missing_permission)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ABSENT, UNKNOWN
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import KubeReads
 from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
 
 
@@ -126,9 +128,13 @@ def main():
             module.fail_json(msg="objects[%d]: missing %s" % (i, ", ".join(missing)))
     try:
         from kubernetes.client.rest import ApiException
-        client = api_client(module=module, request_timeout=p["request_timeout"], caller="convoy_delete")
-        resource, dummy = retry_read(lambda: client.resource(p["kind"], API_VERSION))
+        reads = KubeReads(api_client(module=module, request_timeout=p["request_timeout"], caller="convoy_delete"),
+                          p["request_timeout"], check_mode=module.check_mode)
+        # the kind as the service hands it out: its DELETE below passes the service's check-mode guard
+        resource = reads.resource(API_VERSION, p["kind"])
     except Exception as e:
+        if isinstance(e, ResourceLookupError) and e.cause is not None:
+            e = e.cause  # worded as the client words it, as before the read service
         fail_from(module, e, what="could not reach the API or find %s %s" % (API_VERSION, p["kind"]),
                   exception=traceback.format_exc())
     ns = p["namespace"]
@@ -136,18 +142,18 @@ def main():
     for o in p["objects"]:
         name, uid = o["name"], o["uid"]
         # read first: a deleting object is not "changed" by another DELETE, and check mode must know
-        try:
-            cur = retry_read(lambda n=name: resource.get(name=n, namespace=ns, _request_timeout=k8s_timeout(p["request_timeout"])))[0].to_dict()
-        except ApiException as e:
-            if e.status == 404:
-                out["absent"].append(name)
-                continue
+        obs = reads.get(API_VERSION, p["kind"], name, ns)
+        e = obs["exception"]
+        if obs["state"] == ABSENT and isinstance(e, ApiException):
+            out["absent"].append(name)
+            continue
+        if e is not None and isinstance(e, ApiException):  # a refusal, or the server busy after the tries
             module.fail_json(msg="%s %s/%s: read failed (%s %s%s); state unknown, nothing more sent"
                              % (p["kind"], ns, name, e.status, e.reason, _why(e)), **out)
-        except Exception as e:
+        if e is not None:  # no answer (a timeout, a lost connection)
             module.fail_json(msg="%s %s/%s: read failed (%s); state unknown, nothing more sent"
                              % (p["kind"], ns, name, e), **out)
-        md = cur.get("metadata") or {}
+        md = obs["object"].get("metadata") or {}
         if md.get("uid") != uid:
             out["recreated"].append({"name": name, "planned_uid": uid, "current_uid": md.get("uid")})
             continue
