@@ -256,7 +256,7 @@ def disable_retries(client):
     return True
 
 
-def resolve_resource(client, api_version, kind, attempts=1, sleep=time.sleep):
+def resolve_resource(client, api_version, kind, attempts=1, sleep=None):
     """Find the Resource for api_version/kind through discovery.
 
     ``client`` is kubernetes.core's K8SClient (``get_api_client``) or a DynamicClient. Discovery is a read:
@@ -274,7 +274,9 @@ def resolve_resource(client, api_version, kind, attempts=1, sleep=time.sleep):
             return client.resource(kind, api_version)
         return client.resources.get(api_version=api_version, kind=kind)
     try:
-        return retry_read(lookup, attempts=attempts, sleep=sleep)[0]
+        # retry_read's own pause unless the caller gave one
+        return (retry_read(lookup, attempts=attempts) if sleep is None else
+                retry_read(lookup, attempts=attempts, sleep=sleep))[0]
     except (ResourceNotFoundError, ResourceNotUniqueError) as e:
         raise ResourceLookupError("kind %s is not served at api_version %s (%s)" % (kind, api_version, e), cause=e)
     except Exception as e:  # discovery request failed: we do not know

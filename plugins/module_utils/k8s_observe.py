@@ -66,7 +66,7 @@ def to_dict(obj):
     return obj
 
 
-def _send_read(send, attempts, sleep=time.sleep):
+def _send_read(send, attempts, sleep=None):
     """``send()`` (a GET or LIST, or a DELETE, which is as repeatable) as ``retry_read`` allows: ``attempts`` times
     at most, again only after a transient failure. Returns ``(answer, error, sent)``: the answer or the last
     failure, and how many were sent."""
@@ -76,7 +76,10 @@ def _send_read(send, attempts, sleep=time.sleep):
         sent.append(1)
         return send()
     try:
-        return retry_read(counted, attempts=attempts, sleep=sleep)[0], None, len(sent)
+        # retry_read's own pause unless the caller gave one (a test may have replaced retry_read's)
+        tried = retry_read(counted, attempts=attempts) if sleep is None else retry_read(counted, attempts=attempts,
+                                                                                        sleep=sleep)
+        return tried[0], None, len(sent)
     except Exception as e:  # pylint: disable=broad-except
         # the caller records it: unknown, never absent
         return None, e, len(sent)
@@ -93,7 +96,7 @@ def get_object(resource, name, namespace=None, request_timeout=DEFAULT_REQUEST_T
 
 
 def read_object(resource, name, namespace=None, request_timeout=DEFAULT_REQUEST_TIMEOUT, attempts=1,
-                sleep=time.sleep):
+                sleep=None):
     """``get_object``, and the client's own exception of the last failed try (None after an answer): a module
     that words its errors its own way (k8s_reads) needs it."""
     started = time.time()
@@ -186,7 +189,7 @@ def list_objects(resource, namespace=None, name=None, label_selector=None,
 
 
 def read_objects(resource, namespace=None, name=None, label_selector=None, request_timeout=DEFAULT_REQUEST_TIMEOUT,
-                 attempts=1, field_selector=None, sleep=time.sleep):
+                 attempts=1, field_selector=None, sleep=None):
     """``list_objects`` (``field_selector`` added to the name's), and the client's own exception of the last
     failed try (None after an answer), as ``read_object`` gives it."""
     started = time.time()

@@ -17,8 +17,6 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import time
-
 from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 from ansible_collections.teardown.gates.plugins.module_utils.finalizers import apply_with_retry, build_remove_patch
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
@@ -73,12 +71,13 @@ class KubeReads(object):
     """The reads (and the few writes) of one module run, against one API client.
 
     ``client`` is k8s_client's ``api_client(...)`` (kubernetes.core's K8SClient) or a DynamicClient;
-    ``attempts`` bounds the tries of each read; ``sleep`` is the pause between them (tests pass a no-op).
+    ``attempts`` bounds the tries of each read; ``sleep`` is the pause between them (retry_read's own when None;
+    tests pass a recorder).
     ``queries`` holds one record per read sent, in order, with ``what`` when the caller named it.
     """
 
     def __init__(self, client, request_timeout=DEFAULT_REQUEST_TIMEOUT, check_mode=False, attempts=READ_ATTEMPTS,
-                 sleep=time.sleep):
+                 sleep=None):
         self.client = client
         self.request_timeout = request_timeout
         self.check_mode = bool(check_mode)
