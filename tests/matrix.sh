@@ -50,7 +50,7 @@ collections_for() {  # <cache>/matrix/collections-<ansible>/ansible_collections
   if [ "${have%% *}" = "$ver" ] && [ -d "${have#* }/ansible_collections" ]; then echo "${have#* }/ansible_collections"; return; fi
   if [ ! -e "$dir/.done" ]; then
     rm -rf "$dir"
-    "$repo/.venv/bin/python" -m pip install -q --no-deps --target "$dir" "ansible==$ver" >&2 || return 1
+    bash "$repo/tools/mkvenv.sh" --target "$dir" "$repo/.venv/bin/python" --no-deps "ansible==$ver" >&2 || return 1
     touch "$dir/.done"
   fi
   echo "$dir/ansible_collections"

@@ -2,14 +2,17 @@
 # mkvenv.sh DIR PYTHON [REQUIREMENT-ARGS...]: (re)make the virtualenv DIR with PYTHON, with pip in it, and install
 # the requirements (pip's own arguments: -r FILE, NAME==VERSION, --no-deps ...).
 # mkvenv.sh --into DIR PYTHON REQUIREMENT-ARGS...: install into the virtualenv DIR as it is.
+# mkvenv.sh --target DIR PYTHON REQUIREMENT-ARGS...: install the packages' files into the plain folder DIR (made
+# anew), for PYTHON, as `pip install --target` does (tests/matrix.sh: PyPI ansible's collections for a sanity leg).
 #
 # With uv (PyPI's `uv`, pinned below, kept in the build cache) the install takes seconds where pip took minutes:
 # uv links the packages from its cache instead of unpacking each wheel again, and CI makes .venv in every fresh
 # clone. When uv cannot be had (no index reachable for it), pip does the install as before.
 set -euo pipefail
 UV_VERSION=0.13.9
-into=0
+into=0 target=0
 [ "${1:-}" != --into ] || { into=1; shift; }
+[ "${1:-}" != --target ] || { target=1; shift; }
 dir=$1 python=$2; shift 2
 cache="${TEARDOWN_GATES_CACHE:-$HOME/.cache/teardown-gates}"
 tool="$cache/tools/uv-$UV_VERSION"
@@ -25,6 +28,16 @@ uv_bin() {
 }
 
 [ $into = 1 ] || rm -rf "$dir"
+if [ $target = 1 ]; then
+  # PyPI's ansible is some 30,000 files: pip unpacked them for minutes on a new machine, uv in seconds. No
+  # bytecode: ansible-test reads these collections, it does not run them many times over
+  if uv=$(uv_bin 2>/dev/null); then
+    "$uv" pip install -q -p "$python" --target "$dir" "$@"
+  else
+    "$python" -m pip install -q --target "$dir" "$@"
+  fi
+  exit 0
+fi
 if uv=$(uv_bin 2>/dev/null); then
   # the venv module makes it, with the pip and setuptools that Python bundles as before (ansible-test, tests/matrix.sh
   # and the docs call `python -m pip`); pip is upgraded as before
