@@ -332,6 +332,14 @@ PY
     grep -qxE 'disabled|hidden|unsupported' "$coll_copy/tests/integration/targets/$t/aliases" 2>/dev/null && continue
     if printf '%s\n' ${INTEGRATION_SERIAL:-} | grep -qx "$t"; then serial+=("$t"); else targets+=("$t"); fi
   done
+  # ansible-test makes ~/.ansible/test/id_rsa at its start when it is missing: two parts starting at once on a new
+  # machine both ran ssh-keygen, and the second stopped at its "Overwrite (y/n)?" (2026-12-03). Make it first, as
+  # ansible-test does
+  rm -f "$log_dir"/integration-part*.exit
+  local key="$HOME/.ansible/test/id_rsa"
+  if [ ! -e "$key" ]; then
+    mkdir -p "$(dirname "$key")" && ssh-keygen -m PEM -q -t rsa -N '' -f "$key" </dev/null || return 1
+  fi
   for ((i = 0; i < jobs; i++)); do
     local mine=() k
     [ "$i" != 0 ] || mine=("${serial[@]}")
@@ -341,13 +349,15 @@ PY
     rm -rf "$copy_root-part$i" && mkdir -p "$(dirname "$copy")" && cp -a "$copy_root/ansible_collections/." "$copy_root-part$i/ansible_collections/"
     echo "integration part $i: ${mine[*]} (its output: $log_dir/integration-part$i.log)"
     # --continue-on-error: a failed target does not hide the state of the ones after it
+    # each part writes its exit code: bash's `wait` once reported a failure for a matrix leg that had passed
     (cd "$copy" && ansible-test integration --local --python "$(py_version "$venv/bin/python")" --color no \
-       --continue-on-error "${mine[@]}") \
+       --continue-on-error "${mine[@]}"; echo $? > "$log_dir/integration-part$i.exit") \
       > "$log_dir/integration-part$i.log" 2>&1 &
     pids+=($!)
   done
   for i in "${!pids[@]}"; do
-    if wait "${pids[$i]}"; then echo "integration part $i passed"
+    wait "${pids[$i]}"
+    if [ "$(cat "$log_dir/integration-part$i.exit" 2>/dev/null)" = 0 ]; then echo "integration part $i passed"
     else rc=1; echo "integration part $i FAILED; the end of its output:"; tail -40 "$log_dir/integration-part$i.log"; fi
   done
   cat "$log_dir"/integration-part*.log
@@ -371,16 +381,19 @@ stage_molecule() {
     for s in "${scenarios[@]}"; do molecule_scenario "$s" || rc=1; done
     return $rc
   fi
+  rm -f "$log_dir"/molecule-part*.exit
   for ((i = 0; i < jobs; i++)); do
     local mine=() k
     for k in "${!scenarios[@]}"; do [ $((k % jobs)) != "$i" ] || mine+=("${scenarios[$k]}"); done
     [ ${#mine[@]} -gt 0 ] || continue
     echo "molecule part $i: ${mine[*]} (its output: $log_dir/molecule-part$i.log)"
-    (r=0; for s in "${mine[@]}"; do molecule_scenario "$s" || r=1; done; exit $r) > "$log_dir/molecule-part$i.log" 2>&1 &
+    (r=0; for s in "${mine[@]}"; do molecule_scenario "$s" || r=1; done; echo $r > "$log_dir/molecule-part$i.exit"
+     exit $r) > "$log_dir/molecule-part$i.log" 2>&1 &
     pids+=($!)
   done
   for i in "${!pids[@]}"; do
-    if wait "${pids[$i]}"; then echo "molecule part $i passed"; else rc=1; echo "molecule part $i FAILED"; fi
+    wait "${pids[$i]}"
+    if [ "$(cat "$log_dir/molecule-part$i.exit" 2>/dev/null)" = 0 ]; then echo "molecule part $i passed"; else rc=1; echo "molecule part $i FAILED"; fi
   done
   cat "$log_dir"/molecule-part*.log
   return $rc
