@@ -186,6 +186,8 @@ wait_sandbox() {
   return $up_failed
 }
 export PATH="$venv/bin:$PATH"
+# the test runs' Ansible configuration (tests/ansible.cfg: why); a configuration named from outside is left as is
+export ANSIBLE_CONFIG="${ANSIBLE_CONFIG:-$repo/tests/ansible.cfg}"
 export ANSIBLE_COLLECTIONS_PATH="${ANSIBLE_COLLECTIONS_PATH:-$self_collections}"
 export PYTHONPATH="$self_collections${PYTHONPATH:+:$PYTHONPATH}"
 
@@ -311,6 +313,8 @@ for section in ("defaults", "callback_real_runs"):
 paths = [p for p in cfg.get("defaults", "callback_plugins", fallback="").split(os.pathsep) if p.strip()]
 cfg.set("defaults", "callback_plugins", os.pathsep.join([callbacks] + [p for p in paths if p != callbacks]))
 cfg.set("callback_real_runs", "dir", records)
+# as tests/ansible.cfg sets it for the other test runs (why: there)
+cfg.set("defaults", "internal_poll_interval", "0.05")
 with open(path, "w") as f:
     cfg.write(f)
 PY
