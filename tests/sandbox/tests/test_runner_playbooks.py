@@ -211,8 +211,12 @@ def _check_hosted_cluster(job):
     # (the path is the worker's; the page itself came back through the stream with the reports)
     assert summary["html_path"].endswith(f"/reports/{ns}-{name}.html"), summary
     with open(os.path.join(job.reports, f"{ns}-{name}.json")) as f:
-        gates = json.load(f)["gates"]
+        report = json.load(f)
+    gates = report["gates"]
     assert _read(job.report_files(f"{ns}-{name}.html")).count('data-section="Gates"') == len(gates)
+    # the seed has no cleanup annotation: the role added it (molecule's hosted_cluster seeds one, found as it was)
+    assert report["options"]["cleanup_effective"] and not report["options"]["cleanup_annotation_preexisting"], \
+        report["options"]
 
 
 def _check_cfn(job):

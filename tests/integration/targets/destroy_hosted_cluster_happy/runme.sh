@@ -5,6 +5,15 @@
 # independent queries; the report files carry the fields; a second run changes nothing and keeps
 # the first report as <namespace>-<name>.<UTC time>.json.
 # (A script target: a role-type target named hosted_cluster_destroy would resolve to the role itself.)
+# Not in `make test` (alias disabled): every behaviour it proves is proven there on another whole teardown, and
+# each run costs lane 2 about 80 CPU-s and five minutes at CAPA's real timing. Where `make test` covers it:
+# - the playbook in check mode on the live cluster, no mutating request, the plan's gates and AWS levels, the real
+#   run, a second run changing nothing, the AWS IDs and the Kubernetes objects gone by independent queries, the
+#   report's fields, the kept first report, the HTML, Markdown and fleet pages: molecule scenario hosted_cluster
+#   (converge.yml, idempotence, verify.yml);
+# - the playbook entry (not the role) on a real teardown, and the cleanup annotation added by the role:
+#   tests/sandbox/tests/test_runner_playbooks.py (the destroy row), test_installed_collection.py, test_real_capi.py.
+# Run it with: INTEGRATION_ARGS="--allow-disabled destroy_hosted_cluster_happy" make integration
 set -eu
 here=$(pwd)
 . "$here/../setup_hosted_cluster/files/sandbox_env.sh"
