@@ -3,7 +3,11 @@
 # killed in the gates (the HostedCluster deleting, the CLI finalizer on), one in the AWS phase (the
 # HostedCluster down to the CLI finalizer, AWS deletes under way). The same playbook run again with
 # the same variables finishes both to "verified", and a run after that changes nothing.
-# Not in `make test` (alias disabled): it does not fit the 8-minute budget on the shared 2-core machine.
+# Not in `make test` (alias disabled): two killed destroys and their re-runs cost minutes on the shared 2-core machine.
+# What `make test` still covers: a destroy that stopped at a gate, CLI finalizer on, re-run to "verified"
+# (tests/sandbox/tests/test_take_over.py::test_the_operator_down_stops_without_the_option_and_finishes_verified_with_it);
+# a kill and its re-run for the two quickest playbooks (test_interrupt_short.py). A killed destroy_hosted_cluster
+# is resumed only here and in `make chaos` (tests/chaos/interrupt.py).
 # Run it with: INTEGRATION_ARGS="--allow-disabled hosted_cluster_resume" make integration
 set -eu
 here=$(pwd)
