@@ -10,7 +10,7 @@ import uuid
 
 import pytest
 
-from privilege import LogTail, ServiceAccounts, audit_requests, describe, run_playbook, seed
+from privilege import LogTail, ServiceAccounts, audit_requests, describe, retire_hosted_cluster, run_playbook, seed
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 PLAYBOOK_DIR = os.path.join(REPO, "playbooks")
@@ -74,9 +74,11 @@ def accounts(api_client, tmp_path):
 
 
 @pytest.mark.parametrize("playbook", sorted(WORLDS))
-def test_check_mode_sends_reads_only(playbook, accounts, tmp_path):
+def test_check_mode_sends_reads_only(playbook, accounts, tmp_path, request):
     tag = "cm" + uuid.uuid4().hex[:6]
     extra = dict(WORLDS[playbook](tag), report_dir=str(tmp_path / "reports"))
+    if playbook == "destroy_hosted_cluster.yml":
+        request.addfinalizer(lambda: retire_hosted_cluster(tag, tag))
     kubeconfig, dummy_token = accounts.create("checker", {"teardown-gates-check-" + tag: EVERYTHING}, [],
                                               cluster=["teardown-gates-check-" + tag])
     key_id = "AKIDCHECK" + uuid.uuid4().hex[:11].upper()

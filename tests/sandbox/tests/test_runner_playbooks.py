@@ -27,6 +27,7 @@ from typing import Callable
 import pytest
 
 from conftest import REPO, SANDBOX
+from privilege import retire_hosted_cluster
 
 PLAYBOOK_DIR = os.path.join(REPO, "playbooks")
 RUNNER = os.path.join(REPO, ".venv", "bin", "ansible-runner")
@@ -312,7 +313,11 @@ def jobs(tmp_path_factory):
     for job in started.values():
         job.stream.wait()
         job.events = job.stream.events()
-    return started
+    yield started
+    # the sweep leaves its world's live hosted cluster alive, as it must
+    sweep = started.get("sweep_orphans.yml")
+    if sweep is not None:
+        retire_hosted_cluster(*sweep.seed["live"]["hosted_cluster"].split("/"))
 
 
 @pytest.mark.parametrize("playbook", sorted(PLAYBOOKS))

@@ -21,7 +21,7 @@ import uuid
 import pytest
 import yaml
 
-from privilege import LogTail, ServiceAccounts, audit_requests, describe, run_playbook, seed
+from privilege import LogTail, ServiceAccounts, audit_requests, describe, retire_hosted_cluster, run_playbook, seed
 
 MUTATING = ("Delete", "Terminate", "Detach", "Disassociate", "Release", "Revoke", "Remove", "Change", "Put",
             "Create", "Attach", "Associate", "Modify", "Run", "Allocate", "Authorize", "Replace", "Stop", "Update")
@@ -30,7 +30,9 @@ MUTATING = ("Delete", "Terminate", "Detach", "Disassociate", "Release", "Revoke"
 @pytest.fixture(scope="module")
 def world():
     name = "sw" + uuid.uuid4().hex[:5]
-    return seed("orphans", "--name", name, "--namespace", name)
+    made = seed("orphans", "--name", name, "--namespace", name)
+    yield made
+    retire_hosted_cluster(*made["live"]["hosted_cluster"].split("/"))
 
 
 def sweep(world, tmp_path, check=False, **extra):
