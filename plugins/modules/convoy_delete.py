@@ -101,7 +101,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_t
 from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     ResourceLookupError, api_client, missing_permission)
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ABSENT, UNKNOWN
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ABSENT
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import KubeReads
 from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
 

@@ -395,7 +395,7 @@ def verify(reads, record, plan):
             key = (e["apiVersion"], e["kind"], e.get("namespace"), e["name"])
             if key not in obj_states:
                 obj_states[key] = presence(reads, record, e["apiVersion"], e["kind"], e["name"],
-                                          e.get("namespace"))["state"]
+                                           e.get("namespace"))["state"]
     out = what_stayed(plan, obj_states, rel_states)
     out["releases"] = [{"name": n, "state": s} for n, s in sorted(rel_states.items())]
     out["inventories"] = [{"name": n, "state": s} for n, s in sorted(inv_states.items())]
