@@ -251,7 +251,8 @@ PY
 stage_lint() { "$venv/bin/ansible-lint" --offline --nocolor -q; }
 
 # antsibull-docs lint-collection-docs --plugin-docs (the docs site's sources); `make docs` builds the site
-stage_docs() { bash "$repo/docs/docsite.sh" lint; }
+# .venv-docs is made here when it is missing or stale, not before the run: `make test` starts the lanes sooner
+stage_docs() { make -s -C "$repo" .venv-docs/.bootstrapped && bash "$repo/docs/docsite.sh" lint; }
 
 # The sandbox tests share one sandbox: SANDBOX_TEST_WORKERS (default 3) pytest-xdist workers run them, a file per
 # worker (a file's module fixtures seed once; every test names what it seeds its own way). (--dist loadgroup would
