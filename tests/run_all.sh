@@ -149,12 +149,7 @@ if [ $needs_sandbox = 1 ]; then
   else
     log "starting the sandbox in the background (its output: $up_log)"
     started_here=1
-    # the sandbox's servers (API server, etcd, controllers, AWS layer, twins) are served before the test clients
-    # when root may say so (SANDBOX_NICE, default -5): in use the API server does not share two cores with the
-    # playbooks, and here a starved one answered a GET after the 5 s a read may wait (lane 2, 2026-12-03), which the
-    # modules rightly call unknown
-    sandbox_nice=0; [ "$(id -u)" != 0 ] || sandbox_nice=${SANDBOX_NICE:--5}
-    nice -n "$sandbox_nice" "$sandbox" up > "$up_log" 2>&1 &
+    "$sandbox" up > "$up_log" 2>&1 &
     up_pid=$!
   fi
   eval "$("$sandbox" env)"
