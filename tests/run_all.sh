@@ -63,7 +63,10 @@ children_cpu() {  # children_cpu VAR
 }
 # CPU seconds the whole machine spent busy (every process: the sandbox's too), from /proc/stat
 machine_cpu() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%d", ($2 + $3 + $4 + $7 + $8) / hz }' /proc/stat; }
-run_t0=$SECONDS run_m0=$(machine_cpu)
+# CPU the hypervisor gave to other guests while ours wanted it: on a shared host the same run costs more wall (and
+# more CPU-s, as caches go cold) when this is high, which is one source of the spread between runs of one commit
+machine_steal() { awk -v hz="$(getconf CLK_TCK)" '/^cpu / { printf "%d", $9 / hz }' /proc/stat; }
+run_t0=$SECONDS run_m0=$(machine_cpu) run_s0=$(machine_steal)
 
 # Lanes: when a run holds the sandbox tests and the integration targets or molecule scenarios, these run at the
 # same time in lanes of their own, each against a sandbox of its own (its own state, ports and ansible-test copy):
@@ -534,6 +537,6 @@ if [ $failed != 0 ] || [ ${#sandbox_broken[@]} != 0 ]; then
   for s in "${failed_names[@]}"; do why_failed "$s"; done
   for b in "${sandbox_broken[@]}"; do echo "  sandbox broken $b"; done
 fi
-[ -n "${TEST_LANE:-}" ] || log "the whole run: $((SECONDS - run_t0)) s, the machine busy $(( $(machine_cpu) - run_m0 )) CPU-s of $(( $(getconf _NPROCESSORS_ONLN) * (SECONDS - run_t0) ))"
+[ -n "${TEST_LANE:-}" ] || log "the whole run: $((SECONDS - run_t0)) s, the machine busy $(( $(machine_cpu) - run_m0 )) CPU-s of $(( $(getconf _NPROCESSORS_ONLN) * (SECONDS - run_t0) )), $(( $(machine_steal) - run_s0 )) CPU-s stolen by the host"
 echo "stages: $passed passed, $failed failed"
 [ $failed = 0 ]
