@@ -1,9 +1,9 @@
-#!/usr/bin/env python3
+#!/usr/bin/env python
 """Print the collection's shape as issue #32 measures it: module main() lengths, classes defined in modules,
 failure call sites, and role expressions over 200 characters.
 
-    python3 tools/shape.py            # a summary
-    python3 tools/shape.py --long     # and every long role expression by file:line
+    python tools/shape.py             # a summary
+    python tools/shape.py --long      # and every long role expression by file:line
 
 tests/unit/test_shape.py holds the limits; this script only reports.
 """
