@@ -82,6 +82,8 @@ REFUSALS = frozenset([
     "DependencyViolation", "InvalidIPAddress.InUse", "DeleteConflict", "HostedZoneNotEmpty", "BucketNotEmpty",
     "ResourceInUse", "InvalidNetworkInterface.InUse", "CannotDelete",
 ])
+# the same codes as a tuple, for is_boto3_error_code
+REFUSAL_CODES = tuple(sorted(REFUSALS))
 # AuthFailure, UnauthorizedOperation, AccessDenied are not refusals: no blocker explains them and a
 # retry cannot clear them, so they fail at once, by ID, with AWS's words (the state stays unknown).
 # reads answered with something botocore cannot parse: botocore does not retry these (it raises before its
@@ -97,6 +99,12 @@ THROTTLE_CODES = frozenset([
 # not start with one of AWS's read verbs (botocore's snake_case names) is refused, so a new kind of
 # call (update_termination_protection, stop_instances, set_stack_policy ...) cannot slip through.
 READ_PREFIXES = ("describe_", "list_", "get_", "head_")
+
+
+def not_found(service):
+    """The codes with which ``service`` (boto3's name: ``ec2``, ``iam`` ...) answers that the resource is not there, as
+    a tuple for amazon.aws's ``is_boto3_error_code``; a service this collection does not know has none (KeyError)."""
+    return tuple(sorted(NOT_FOUND_BY_SERVICE[service]))
 
 
 def is_read_operation(operation):
@@ -117,6 +125,14 @@ def error_text(exc):
         return "%s: %s" % (err.get("Code"), err.get("Message"))
     except (AttributeError, KeyError, TypeError):
         return "%s: %s" % (type(exc).__name__, exc)
+
+
+# what an AWS request raises (AWS answered with an error, or botocore got no usable answer): the one tuple a run
+# catches to hand the failure to AnsibleAWSModule.fail_json_aws
+try:
+    AWS_ERRORS = (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError)
+except NameError:  # pragma: no cover - botocore missing, AnsibleAWSModule reports it
+    AWS_ERRORS = ()
 
 
 class CheckModeViolation(TeardownGatesError):
@@ -309,3 +325,11 @@ def chunks(seq, n):
     seq = list(seq)
     for i in range(0, len(seq), n):
         yield seq[i:i + n]
+
+
+def module_clients(module, caller, concurrency, check_mode=None):
+    """The one way an AWS module builds its ``Clients``: over ``module.client`` (AnsibleAWSModule's, which creates each
+    boto3 client when first used and reports a failure to create one itself), with ``bounds.aws_config(caller)``'s
+    timeouts, retry policy and user agent. ``check_mode`` defaults to the module's."""
+    return Clients(module.client, concurrency=concurrency,
+                   check_mode=module.check_mode if check_mode is None else check_mode, config=bounds.aws_config(caller))

@@ -32,10 +32,11 @@ try:
 except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
     pass
 
+from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
 from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
 from ansible_collections.teardown.gates.plugins.module_utils.aws_blockers import BLOCKERS, no_blockers
 from ansible_collections.teardown.gates.plugins.module_utils.aws_client import (
-    NOT_FOUND, REFUSALS, error_code, error_text)
+    NOT_FOUND_CODES, REFUSAL_CODES, error_code, error_text)
 from ansible_collections.teardown.gates.plugins.module_utils.aws_deletes import BATCH_DELETES, DELETES, PREPARE, WAIT_PROBES
 from ansible_collections.teardown.gates.plugins.module_utils.aws_eni_wait import EniWaits
 from ansible_collections.teardown.gates.plugins.module_utils.aws_probes import PROBES, iam_roles_and_policies
@@ -308,17 +309,10 @@ class Executor(EniWaits):
         while True:
             try:
                 result = deleter(self, rid, obs)
-            except botocore.exceptions.ClientError as e:
-                code = error_code(e)
-                if code in NOT_FOUND:
-                    return ("absent", None, None)
-                if code not in REFUSALS:
-                    # an answer we cannot place (a concurrent run may have finished the resource first): only a
-                    # successful read by ID that finds it gone makes it absent; anything else stays failed
-                    if PROBES.get(rtype) and self.probe(rtype, [rid])[rid]["state"] in ("absent", "terminal"):
-                        return ("absent", None, None)
-                    return ("failed", error_text(e), None)
-                blockers = BLOCKERS.get(rtype, no_blockers)(self, rid, obs, code)
+            except is_boto3_error_code(NOT_FOUND_CODES):
+                return ("absent", None, None)
+            except is_boto3_error_code(REFUSAL_CODES) as e:  # pylint: disable=duplicate-except
+                blockers = BLOCKERS.get(rtype, no_blockers)(self, rid, obs, error_code(e))
                 refusals.append({"error": error_text(e), "blockers": [b.as_dict() for b in blockers], "at": utc_iso()})
                 stuck = [b for b in blockers if not b.going_away and b.action is None]
                 if stuck:
@@ -346,6 +340,12 @@ class Executor(EniWaits):
                                     [b.as_dict()])
                 obs = {}
                 continue
+            except botocore.exceptions.ClientError as e:  # pylint: disable=duplicate-except
+                # an answer we cannot place (a concurrent run may have finished the resource first): only a
+                # successful read by ID that finds it gone makes it absent; anything else stays failed
+                if PROBES.get(rtype) and self.probe(rtype, [rid])[rid]["state"] in ("absent", "terminal"):
+                    return ("absent", None, None)
+                return ("failed", error_text(e), None)
             if result == "pending":
                 state = self.wait_gone(rtype, rid, after_delete=True, known="pending")
                 if state not in ("absent", "terminal"):
