@@ -56,25 +56,10 @@ options:
     description:
       - Discover the manifest from this infra ID (as M(teardown.gates.aws_infra_inventory) does) instead.
     type: str
-  base_domain:
-    description: With O(infra_id), the public zone holding the C(*.apps) record.
-    type: str
-  cluster_name:
-    description: With O(infra_id), the cluster name in the C(*.apps) record; defaults to O(infra_id).
-    type: str
-  oidc_bucket:
-    description: With O(infra_id), the bucket whose C(<infra_id>/) prefix holds the OIDC documents.
-    type: str
   preserve_iam:
     description: Keep the IAM roles, instance profiles, managed policies and OIDC providers (outcome C(retained)).
     type: bool
     default: false
-  wait_timeout:
-    description:
-      - Seconds the whole cleanup may take, waits on blockers included. Resources still blocked then are
-        reported as C(failed) with their blockers; a re-run resumes.
-    type: int
-    default: 900
   concurrency:
     description: Most AWS requests in flight at once.
     type: int
@@ -89,6 +74,8 @@ extends_documentation_fragment:
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3
+  - teardown.gates.aws_infra_discovery
+  - teardown.gates.aws_wait_timeout
 """
 
 EXAMPLES = r"""
@@ -179,115 +166,14 @@ manifest:
   type: dict
 """
 
-import json
-import os
-import time
-
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.teardown.gates.plugins.module_utils import aws_graph
-from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Executor
-from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
-from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
-
-try:
-    import botocore.exceptions
-except ImportError:
-    pass  # handled by AnsibleAWSModule
-
-
-def load_manifest(module, value):
-    if isinstance(value, str):
-        path = value
-        if not os.path.isfile(path):
-            module.fail_json(msg="manifest: %r is neither a mapping nor a readable file" % value)
-        with open(path) as f:
-            text = f.read()
-        try:
-            return json.loads(text)
-        except ValueError:
-            try:
-                import yaml
-                return yaml.safe_load(text)
-            except Exception as e:  # noqa: BLE001
-                module.fail_json(msg="manifest: %s is neither JSON nor YAML: %s" % (path, e))
-    return value
+from ansible_collections.teardown.gates.plugins.module_utils import aws_runs
+from ansible_collections.teardown.gates.plugins.module_utils.aws_args import checked
 
 
 def main():
-    argument_spec = dict(
-        manifest=dict(type="raw"),
-        infra_id=dict(type="str"),
-        base_domain=dict(type="str"),
-        cluster_name=dict(type="str"),
-        oidc_bucket=dict(type="str"),
-        preserve_iam=dict(type="bool", default=False),
-        wait_timeout=dict(type="int", default=900),
-        concurrency=dict(type="int", default=8),
-    )
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True,
-                              mutually_exclusive=[("manifest", "infra_id")],
-                              required_one_of=[("manifest", "infra_id")])
-    t0 = time.monotonic()
-    p = module.params
-    if p["infra_id"] is not None and not p["infra_id"].strip():
-        module.fail_json(msg="infra_id must not be empty: an empty infra ID would match every cluster's tag")
-    if p["wait_timeout"] < 1:
-        module.fail_json(msg="wait_timeout must be at least 1 second, got %d" % p["wait_timeout"])
-    if p["concurrency"] < 1:
-        module.fail_json(msg="concurrency must be at least 1, got %d" % p["concurrency"])
-    manifest = None
-    if p["manifest"] is not None:
-        manifest = load_manifest(module, p["manifest"])
-        try:
-            aws_graph.validate_manifest(manifest)
-        except aws_graph.PlanError as e:
-            fail_from(module, e, what="manifest")
-
-    clients = Clients(module.client, concurrency=p["concurrency"], check_mode=module.check_mode, config=aws_config("aws_infra_cleanup"))
-    observed = None
-    if manifest is None:
-        try:
-            manifest, details = discover(clients, p["infra_id"].strip(), base_domain=p["base_domain"],
-                                         cluster_name=p["cluster_name"], oidc_bucket=p["oidc_bucket"],
-                                         region=module.region or "us-east-1")
-        except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError) as e:
-            module.fail_json_aws(e, msg="discovery of infra ID %s failed; nothing was deleted" % p["infra_id"],
-                                 api_calls=clients.calls)
-        observed = details["observed"]
-    try:
-        plan = aws_graph.plan(manifest, preserve_iam=p["preserve_iam"])
-    except aws_graph.PlanError as e:
-        fail_from(module, e, what="manifest")
-
-    ex = Executor(clients, plan, wait_timeout=p["wait_timeout"], observed=observed)
-    result = dict(manifest=plan["manifest"])
-    if module.check_mode:
-        levels = ex.check_plan()
-        resources = [dict(type=r["type"], id=r["id"], outcome="retained", reason=r["reason"]) for r in plan["retained"]]
-        verified = True
-        for level in levels:
-            for r in level:
-                resources.append(dict(type=r["type"], id=r["id"], outcome="planned" if r["action"] == "delete" else (
-                    "absent" if r["observed"] in ("absent", "terminal") else "planned"), observed=r["observed"]))
-                verified = verified and r["observed"] in ("absent", "terminal")
-        result.update(changed=any(r["outcome"] == "planned" for r in resources), plan=levels, resources=resources,
-                      verified=verified)
-    else:
-        verified, dummy = ex.run()
-        order = dict(((r["type"], r["id"]), n) for n, level in enumerate(plan["levels"]) for r in level)
-        resources = sorted(ex.results.values(), key=lambda r: (order.get((r["type"], r["id"]), -1), r["type"], r["id"]))
-        result.update(changed=any(r.get("outcome") == "deleted" for r in resources), plan=plan["levels"],
-                      resources=resources, verified=verified)
-    result.update(api_calls=clients.calls, api_errors=clients.errors, elapsed=round(time.monotonic() - t0, 3),
-                  refused=sum(len(r.get("refusals", [])) for r in result["resources"]))
-    failed = [r for r in result["resources"] if r.get("outcome") == "failed"]
-    if failed:
-        detail = "; ".join("%s %s: %s" % (r["type"], r["id"], r.get("error")) for r in failed[:5])
-        module.fail_json(msg="%d of %d resources could not be deleted: %s" % (len(failed), len(result["resources"]), detail),
-                         **result)
-    module.exit_json(**result)
+    module = AnsibleAWSModule(argument_spec=aws_runs.cleanup_spec(), supports_check_mode=True, **aws_runs.CLEANUP_RULES)
+    module.exit_json(**checked(module, aws_runs.cleanup, module))
 
 
 if __name__ == "__main__":

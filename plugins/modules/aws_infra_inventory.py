@@ -32,17 +32,6 @@ options:
     description: The infra ID (HyperShift C(spec.infraID)).
     type: str
     required: true
-  base_domain:
-    description:
-      - The public zone holding the C(*.apps.<cluster_name>.<base_domain>) record.
-      - Without it no record set is recorded.
-    type: str
-  cluster_name:
-    description: The cluster name in the C(*.apps) record; defaults to O(infra_id).
-    type: str
-  oidc_bucket:
-    description: The bucket whose C(<infra_id>/) prefix holds the OIDC documents.
-    type: str
   manifest_path:
     description:
       - Write the manifest as JSON to this file too (not in check mode).
@@ -56,6 +45,7 @@ extends_documentation_fragment:
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3
+  - teardown.gates.aws_infra_discovery
 """
 
 EXAMPLES = r"""
@@ -100,60 +90,14 @@ api_calls:
   sample: {"ec2": {"DescribeVpcs": 1}}
 """
 
-import json
-import os
-
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients
-from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
-
-try:
-    import botocore.exceptions
-except ImportError:
-    pass  # handled by AnsibleAWSModule
+from ansible_collections.teardown.gates.plugins.module_utils import aws_runs
+from ansible_collections.teardown.gates.plugins.module_utils.aws_args import checked
 
 
 def main():
-    argument_spec = dict(
-        infra_id=dict(type="str", required=True),
-        base_domain=dict(type="str"),
-        cluster_name=dict(type="str"),
-        oidc_bucket=dict(type="str"),
-        manifest_path=dict(type="path"),
-    )
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
-    infra_id = (module.params["infra_id"] or "").strip()
-    if not infra_id:
-        module.fail_json(msg="infra_id must not be empty: an empty infra ID would match every cluster's tag")
-    clients = Clients(module.client, concurrency=4, config=aws_config("aws_infra_inventory"))
-    try:
-        manifest, details = discover(clients, infra_id, base_domain=module.params["base_domain"],
-                                     cluster_name=module.params["cluster_name"],
-                                     oidc_bucket=module.params["oidc_bucket"],
-                                     region=module.region or "us-east-1")
-    except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError) as e:
-        module.fail_json_aws(e, msg="discovery of infra ID %s failed; no manifest is returned because an "
-                                    "incomplete one would leave resources behind" % infra_id,
-                             api_calls=clients.calls)
-    result = dict(changed=False, manifest=manifest, counts=dict((t, len(v)) for t, v in manifest.items()),
-                  total=sum(len(v) for v in manifest.values()), api_calls=clients.calls, vpcs=details["vpcs"])
-    path = module.params["manifest_path"]
-    if path:
-        text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
-        old = None
-        if os.path.exists(path):
-            with open(path) as f:
-                old = f.read()
-        if old != text:
-            result["changed"] = True
-            if not module.check_mode:
-                tmp = path + ".tmp"
-                with open(tmp, "w") as f:
-                    f.write(text)
-                os.replace(tmp, path)
-        result["manifest_path"] = path
-    module.exit_json(**result)
+    module = AnsibleAWSModule(argument_spec=aws_runs.inventory_spec(), supports_check_mode=True)
+    module.exit_json(**checked(module, aws_runs.inventory, module))
 
 
 if __name__ == "__main__":

@@ -146,130 +146,17 @@ api_calls:
   type: dict
 """
 
-import datetime
-
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+from ansible_collections.teardown.gates.plugins.module_utils import orphan_run
+from ansible_collections.teardown.gates.plugins.module_utils.aws_args import checked
 from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
-from ansible_collections.teardown.gates.plugins.module_utils import orphans as o
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients
-from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
-from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
-from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import HYPERSHIFT_API as HYPERSHIFT
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
-    READ_ATTEMPTS, ResourceLookupError, api_client, resolve_resource)
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import list_objects
-
-try:
-    import botocore.exceptions
-except ImportError:
-    pass  # handled by AnsibleAWSModule
-
-
-def known_contexts(module, kubeconfig):
-    try:
-        from kubernetes import config
-        contexts, active = config.list_kube_config_contexts(config_file=kubeconfig)
-    except Exception as e:  # noqa: BLE001 - any failure to read the kubeconfig is bad input
-        module.fail_json(msg="management_contexts: cannot read the contexts of the kubeconfig %s: %s; nothing changed"
-                             % (kubeconfig or "(KUBECONFIG or ~/.kube/config)", e))
-    return [c["name"] for c in contexts or []], (active or {}).get("name")
-
-
-def read_management(context, kubeconfig, request_timeout):
-    """{context, ok, hosted_clusters: [{namespace, name, infra_id}], error}"""
-    out = {"context": context, "ok": False, "hosted_clusters": [], "error": None}
-    try:
-        client = api_client(None, request_timeout=request_timeout, caller="aws_orphan_inventory",
-                            kubeconfig=kubeconfig, context=context)
-        resource = resolve_resource(client, HYPERSHIFT, "HostedCluster")
-    except ResourceLookupError as e:
-        out["error"] = "%s%s" % (e, "" if e.unknown else " (is this a management cluster?)")
-        return out
-    listed = list_objects(resource, request_timeout=request_timeout, attempts=READ_ATTEMPTS)
-    if not listed["ok"]:
-        out["error"] = "could not list HostedClusters: %s" % listed["query"].get("error")
-        return out
-    for hc in listed["items"]:
-        md = hc.get("metadata") or {}
-        out["hosted_clusters"].append({"namespace": md.get("namespace"), "name": md.get("name"),
-                                       "infra_id": (hc.get("spec") or {}).get("infraID")})
-    out["ok"] = True
-    return out
 
 
 def main():
-    argument_spec = dict(
-        management_contexts=dict(type="list", elements="str", default=[]),
-        kubeconfig=dict(type="path"),
-        min_age=dict(type="raw", default="24h"),
-        oidc_bucket=dict(type="str"),
-        infra_id_prefix=dict(type="str", default=""),
-        infra_ids=dict(type="list", elements="str"),
-        request_timeout=request_timeout_spec(),
-    )
+    # request_timeout: the Kubernetes reads' bound, the spec every module documented by k8s_request_timeout shares
+    argument_spec = dict(orphan_run.argument_spec(), request_timeout=request_timeout_spec())
     module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
-    p = module.params
-    try:
-        min_age = o.parse_age(p["min_age"])
-    except ValueError as e:
-        module.fail_json(msg="min_age: %s; nothing changed" % e)
-    if p["request_timeout"] <= 0:
-        module.fail_json(msg="request_timeout: must be more than 0 seconds")
-    names, active = known_contexts(module, p["kubeconfig"])
-    contexts = p["management_contexts"] or ([active] if active else [])
-    unknown = [c for c in contexts if c not in names]
-    if not contexts or unknown:
-        module.fail_json(msg="management_contexts: %s (the kubeconfig has: %s); nothing changed" % (
-            "unknown context %s" % ", ".join(unknown) if unknown else "no context given and none is current",
-            ", ".join(names) or "none"))
-
-    management = [read_management(c, p["kubeconfig"], p["request_timeout"]) for c in contexts]
-    known = all(m["ok"] for m in management)
-    live = {}
-    for m in management:
-        for hc in m["hosted_clusters"]:
-            if hc["infra_id"]:
-                live.setdefault(hc["infra_id"], []).append("%s/%s (context %s)" % (hc["namespace"], hc["name"], m["context"]))
-
-    # read-only: the guard refuses any change
-    clients = Clients(module.client, concurrency=4, check_mode=True, config=aws_config("aws_orphan_inventory"))
-    region = module.region or "us-east-1"
-    try:
-        found = o.scan_region(clients, oidc_bucket=p["oidc_bucket"], region=region)
-        now = datetime.datetime.now(datetime.timezone.utc)
-        entries = []
-        for iid in sorted(found.ids):
-            if not iid.startswith(p["infra_id_prefix"] or "") or (p["infra_ids"] is not None and iid not in p["infra_ids"]):
-                continue
-            seen = found.ids[iid]
-            entry = {"infra_id": iid, "evidence": [{"type": t, "id": i} for t, i in sorted(seen["evidence"])],
-                     "manifest": {}, "total": 0, "not_covered": []}
-            created, protected = list(seen["created"]), set(seen["protected"])
-            if iid not in live:
-                manifest, details = discover(clients, iid, oidc_bucket=p["oidc_bucket"], region=region)
-                for rtype, rid in o.extra_ids(clients, seen["evidence"], manifest):
-                    manifest[rtype] = sorted(manifest.get(rtype, []) + [rid])
-                for rtype, items in details["observed"].items():
-                    for rid, item in items.items():
-                        created.extend(o.creation_times(item))
-                        if o.is_protected(item.get("Tags")):
-                            protected.add((rtype, rid))
-                tracked = set(i for ids in manifest.values() for i in ids)
-                entry.update(manifest=manifest, total=sum(len(v) for v in manifest.values()),
-                             not_covered=[{"type": t, "id": i} for t, i in sorted(seen["evidence"]) if i not in tracked])
-            first = o.oldest(created)
-            status, reason = o.classify(iid, live, known, protected, created, min_age, now)
-            entry.update(status=status, reason=reason, oldest_created=first.isoformat() if first else None,
-                         age_seconds=int((now - first).total_seconds()) if first else None,
-                         protected=[{"type": t, "id": i} for t, i in sorted(protected)])
-            entries.append(entry)
-    except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError) as e:
-        module.fail_json_aws(e, msg="the scan of region %s failed; no infra ID is reported, since an incomplete "
-                                    "scan would hide what is there" % region, api_calls=clients.calls,
-                             management=management)
-    module.exit_json(changed=False, infra_ids=entries, management=management, management_known=known,
-                     orphans=[e["infra_id"] for e in entries if e["status"] == "orphan"],
-                     min_age_seconds=min_age, api_calls=clients.calls)
+    module.exit_json(**checked(module, orphan_run.run, module))
 
 
 if __name__ == "__main__":

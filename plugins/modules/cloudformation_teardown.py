@@ -66,10 +66,6 @@ options:
     description: Turn off the stack's termination protection before deleting it.
     type: bool
     default: false
-  wait_timeout:
-    description: Seconds the whole teardown may take (waits and remedies). A re-run resumes.
-    type: int
-    default: 900
   poll_interval:
     description: Seconds between looks at the stack's status while it is deleting.
     type: float
@@ -83,6 +79,7 @@ extends_documentation_fragment:
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3
+  - teardown.gates.aws_wait_timeout
 """
 
 EXAMPLES = r"""
@@ -190,73 +187,14 @@ elapsed:
   type: float
 """
 
-import time
-
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.teardown.gates.plugins.module_utils import cfn
-from ansible_collections.teardown.gates.plugins.module_utils.cfn_classify import CLEAR_CHOICES
-from ansible_collections.teardown.gates.plugins.module_utils.bounds import aws_config
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import CheckModeViolation, Clients
-from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
-
-try:
-    import botocore.exceptions
-except ImportError:
-    pass  # handled by AnsibleAWSModule
+from ansible_collections.teardown.gates.plugins.module_utils import cfn_run
+from ansible_collections.teardown.gates.plugins.module_utils.aws_args import checked
 
 
 def main():
-    argument_spec = dict(
-        stack_name=dict(type="str", required=True, aliases=["name"]),
-        clear=dict(type="list", elements="str", default=[], choices=list(CLEAR_CHOICES)),
-        retain_unclearable=dict(type="bool", default=False),
-        disable_termination_protection=dict(type="bool", default=False),
-        wait_timeout=dict(type="int", default=900),
-        poll_interval=dict(type="float", default=2.0),
-    )
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
-    t0 = time.monotonic()
-    p = module.params
-    if not p["stack_name"].strip():
-        module.fail_json(msg="stack_name must not be empty")
-    if p["wait_timeout"] < 1:
-        module.fail_json(msg="wait_timeout must be at least 1 second, got %d" % p["wait_timeout"])
-    if p["poll_interval"] <= 0:
-        module.fail_json(msg="poll_interval must be more than 0 seconds, got %s" % p["poll_interval"])
-
-    clients = Clients(module.client, concurrency=1, check_mode=module.check_mode, config=aws_config("cloudformation_teardown"))
-    td = cfn.Teardown(clients, clear=p["clear"], retain_unclearable=p["retain_unclearable"],
-                      disable_termination_protection=p["disable_termination_protection"],
-                      wait_timeout=p["wait_timeout"], check_mode=module.check_mode, poll=p["poll_interval"])
-
-    def result(st, sid, failed=False, **extra):
-        refusals = [dict(r) for r in td.refusals]
-        would = module.check_mode and not failed and st is not None and st["StackStatus"] != "DELETE_COMPLETE"
-        out = dict(changed=td.changed or would, notes=td.notes,
-                   stack_status=st["StackStatus"] if st is not None else td.observed_status(sid),
-                   refusals=refusals, retained=td.retained, retain_supported=td.retain_supported, events=td.events,
-                   api_calls=clients.calls, elapsed=round(time.monotonic() - t0, 3))
-        if sid:
-            out["stack_id"] = sid
-        out.update(extra)
-        return out
-
-    st, sid = None, None
-    try:
-        st, sid = td.run(p["stack_name"].strip())
-    except cfn.Failed as e:
-        cur = None
-        sid = sid or next((r.get("stack_id") for r in td.refusals if r.get("stack_id")), None)
-        try:
-            cur = td.describe(sid or p["stack_name"].strip(), track=True)
-        except Exception:  # noqa: BLE001 - the failure below is what matters; the status is the last one observed
-            cur = None
-        fail_from(module, e, **result(cur, cur["StackId"] if cur else sid, failed=True))
-    except CheckModeViolation as e:
-        fail_from(module, e, what="internal error, refused a mutating call in check mode", **result(None, None, failed=True))
-    except (botocore.exceptions.ClientError, botocore.exceptions.BotoCoreError) as e:
-        module.fail_json_aws(e, msg="stack %s: AWS request failed" % p["stack_name"], **result(None, sid, failed=True))
-    module.exit_json(**result(st, sid))
+    module = AnsibleAWSModule(argument_spec=cfn_run.argument_spec(), supports_check_mode=True)
+    module.exit_json(**checked(module, cfn_run.run, module))
 
 
 if __name__ == "__main__":

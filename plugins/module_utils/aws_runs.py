@@ -1,0 +1,172 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, teardown.gates contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The runs of aws_infra_inventory and aws_infra_cleanup: each takes the module (AnsibleAWSModule), checks its
+options (``aws_args``; a bad one raises ``BadInput``), does the work and returns the result for ``exit_json``. A
+failed AWS request goes to ``fail_json_aws`` with what was not done; a failure of the collection's own goes through
+``errors.fail_from``."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+import time
+
+from ansible_collections.teardown.gates.plugins.module_utils import aws_args, aws_graph
+from ansible_collections.teardown.gates.plugins.module_utils.aws_args import BadInput
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import AWS_ERRORS, module_clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Executor
+from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
+from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
+
+DEFAULT_REGION = "us-east-1"
+
+
+def inventory_spec():
+    return dict(infra_id=dict(type="str", required=True), manifest_path=dict(type="path"), **aws_args.discovery_spec())
+
+
+def cleanup_spec():
+    return dict(manifest=dict(type="raw"), infra_id=dict(type="str"), preserve_iam=dict(type="bool", default=False),
+                wait_timeout=aws_args.wait_timeout_spec(), concurrency=dict(type="int", default=8),
+                **aws_args.discovery_spec())
+
+
+# aws_infra_cleanup takes a manifest or an infra ID, never both
+CLEANUP_RULES = dict(mutually_exclusive=[("manifest", "infra_id")], required_one_of=[("manifest", "infra_id")])
+
+
+def write_if_changed(path, text, check_mode):
+    """True when the file at ``path`` does not hold ``text``; outside check mode it is then replaced (atomically)."""
+    old = None
+    if os.path.exists(path):
+        with open(path) as f:
+            old = f.read()
+    if old == text:
+        return False
+    if not check_mode:
+        tmp = path + ".tmp"
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    return True
+
+
+def _discover(module, clients, infra_id, shown, then):
+    """The manifest and details of ``infra_id``; a failed AWS request fails the module, naming the infra ID as
+    ``shown`` and saying ``then`` (what follows from the failure)."""
+    p = module.params
+    try:
+        return discover(clients, infra_id, base_domain=p["base_domain"], cluster_name=p["cluster_name"],
+                        oidc_bucket=p["oidc_bucket"], region=module.region or DEFAULT_REGION)
+    except AWS_ERRORS as e:
+        module.fail_json_aws(e, msg="discovery of infra ID %s failed; %s" % (shown, then), api_calls=clients.calls)
+    return None, None  # not reached: fail_json_aws exits
+
+
+def inventory(module):
+    """aws_infra_inventory: the infra ID's manifest, written to manifest_path when that is given."""
+    infra_id = aws_args.infra_id(module.params["infra_id"])
+    clients = module_clients(module, "aws_infra_inventory", concurrency=4, check_mode=False)
+    manifest, details = _discover(module, clients, infra_id, infra_id, "no manifest is returned because an "
+                                  "incomplete one would leave resources behind")
+    result = dict(changed=False, manifest=manifest, counts=dict((t, len(v)) for t, v in manifest.items()),
+                  total=sum(len(v) for v in manifest.values()), api_calls=clients.calls, vpcs=details["vpcs"])
+    path = module.params["manifest_path"]
+    if path:
+        text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+        if write_if_changed(path, text, module.check_mode):
+            result["changed"] = True
+        result["manifest_path"] = path
+    return result
+
+
+def load_manifest(value):
+    """The manifest option's value: a mapping as it is, or the JSON or YAML of the file it names."""
+    if not isinstance(value, str):
+        return value
+    path = value
+    if not os.path.isfile(path):
+        raise BadInput("manifest: %r is neither a mapping nor a readable file" % value)
+    with open(path) as f:
+        text = f.read()
+    try:
+        return json.loads(text)
+    except ValueError:
+        try:
+            import yaml
+            return yaml.safe_load(text)
+        except Exception as e:  # noqa: BLE001
+            raise BadInput("manifest: %s is neither JSON nor YAML: %s" % (path, e))
+
+
+def cleanup_options(p):
+    """aws_infra_cleanup's options checked, in the order the module always checked them."""
+    if p["infra_id"] is not None:
+        aws_args.infra_id(p["infra_id"])
+    aws_args.wait_timeout(p["wait_timeout"])
+    aws_args.at_least_one("concurrency", p["concurrency"])
+
+
+def check_mode_result(ex, plan):
+    """What check mode returns: every resource planned, retained or already gone, and the ordered plan."""
+    levels = ex.check_plan()
+    resources = [dict(type=r["type"], id=r["id"], outcome="retained", reason=r["reason"]) for r in plan["retained"]]
+    verified = True
+    for level in levels:
+        for r in level:
+            resources.append(dict(type=r["type"], id=r["id"], outcome="planned" if r["action"] == "delete" else (
+                "absent" if r["observed"] in ("absent", "terminal") else "planned"), observed=r["observed"]))
+            verified = verified and r["observed"] in ("absent", "terminal")
+    return dict(changed=any(r["outcome"] == "planned" for r in resources), plan=levels, resources=resources,
+                verified=verified)
+
+
+def run_result(ex, plan):
+    """What a run returns: each resource's outcome in the plan's order, and whether all were verified gone."""
+    verified, dummy = ex.run()
+    order = dict(((r["type"], r["id"]), n) for n, level in enumerate(plan["levels"]) for r in level)
+    resources = sorted(ex.results.values(), key=lambda r: (order.get((r["type"], r["id"]), -1), r["type"], r["id"]))
+    return dict(changed=any(r.get("outcome") == "deleted" for r in resources), plan=plan["levels"],
+                resources=resources, verified=verified)
+
+
+def _plan(module, manifest):
+    try:
+        return aws_graph.plan(manifest, preserve_iam=module.params["preserve_iam"])
+    except aws_graph.PlanError as e:
+        fail_from(module, e, what="manifest")
+    return None  # not reached: fail_json exits
+
+
+def cleanup(module):
+    """aws_infra_cleanup: plan the manifest's deletes (the manifest given, or discovered from the infra ID), then
+    report the plan (check mode) or run it; fails when any resource could not be deleted."""
+    t0 = time.monotonic()
+    p = module.params
+    cleanup_options(p)
+    manifest = None
+    if p["manifest"] is not None:
+        manifest = load_manifest(p["manifest"])
+        try:
+            aws_graph.validate_manifest(manifest)
+        except aws_graph.PlanError as e:
+            fail_from(module, e, what="manifest")
+    clients = module_clients(module, "aws_infra_cleanup", concurrency=p["concurrency"])
+    observed = None
+    if manifest is None:
+        manifest, details = _discover(module, clients, p["infra_id"].strip(), p["infra_id"], "nothing was deleted")
+        observed = details["observed"]
+    plan = _plan(module, manifest)
+    ex = Executor(clients, plan, wait_timeout=p["wait_timeout"], observed=observed)
+    result = dict(manifest=plan["manifest"])
+    result.update(check_mode_result(ex, plan) if module.check_mode else run_result(ex, plan))
+    result.update(api_calls=clients.calls, api_errors=clients.errors, elapsed=round(time.monotonic() - t0, 3),
+                  refused=sum(len(r.get("refusals", [])) for r in result["resources"]))
+    failed = [r for r in result["resources"] if r.get("outcome") == "failed"]
+    if failed:
+        detail = "; ".join("%s %s: %s" % (r["type"], r["id"], r.get("error")) for r in failed[:5])
+        module.fail_json(msg="%d of %d resources could not be deleted: %s" % (len(failed), len(result["resources"]),
+                                                                             detail), **result)
+    return result
