@@ -1,0 +1,226 @@
+# -*- coding: utf-8 -*-
+"""aws_runs (#32): the runs of aws_infra_inventory and aws_infra_cleanup against a fake module and a fake EC2: the
+option checks and their messages, the manifest file, the result's keys, check mode, and the failure messages."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import botocore.exceptions
+import pytest
+
+from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
+from ansible_collections.teardown.gates.plugins.module_utils import aws_runs
+from ansible_collections.teardown.gates.plugins.module_utils.aws_args import BadInput
+from ansible_collections.teardown.gates.plugins.module_utils.aws_client import CheckModeViolation
+
+
+class Exited(Exception):
+    pass
+
+
+class FakeModule:
+    def __init__(self, params, check_mode=False, fake=None):
+        self.params = params
+        self.check_mode = check_mode
+        self.region = "us-east-1"
+        self.fake = fake
+        self.failed = None
+
+    def client(self, service, config=None):
+        return self.fake
+
+    def fail_json(self, **kwargs):
+        self.failed = kwargs
+        raise Exited()
+
+    def fail_json_aws(self, exception, msg=None, **kwargs):
+        self.failed = dict(kwargs, msg="%s: %s" % (msg, exception), aws=True)
+        raise Exited()
+
+
+class FakeEC2:
+    """Subnets that can be deleted; every read answers by ID."""
+
+    def __init__(self, subnets=("subnet-1",), refuse=False):
+        self.subnets = set(subnets)
+        self.refuse = refuse
+        self.calls = []
+
+    def describe_subnets(self, Filters):
+        self.calls.append("DescribeSubnets")
+        return {"Subnets": [{"SubnetId": s} for s in Filters[0]["Values"] if s in self.subnets]}
+
+    def describe_nat_gateways(self, Filter):
+        return {"NatGateways": []}
+
+    def describe_instances(self, Filters):
+        return {"Reservations": []}
+
+    def describe_network_interfaces(self, Filters):
+        return {"NetworkInterfaces": []}
+
+    def delete_subnet(self, SubnetId):
+        self.calls.append("DeleteSubnet")
+        if self.refuse:
+            raise botocore.exceptions.ClientError({"Error": {"Code": "UnauthorizedOperation", "Message": "no"}},
+                                                  "DeleteSubnet")
+        self.subnets.discard(SubnetId)
+
+
+def cleanup_params(**kw):
+    p = dict(manifest=None, infra_id=None, base_domain=None, cluster_name=None, oidc_bucket=None,
+             preserve_iam=False, wait_timeout=900, concurrency=8)
+    p.update(kw)
+    return p
+
+
+def test_specs_hold_every_option():
+    assert sorted(aws_runs.inventory_spec()) == ["base_domain", "cluster_name", "infra_id", "manifest_path",
+                                                 "oidc_bucket"]
+    assert sorted(aws_runs.cleanup_spec()) == ["base_domain", "cluster_name", "concurrency", "infra_id", "manifest",
+                                               "oidc_bucket", "preserve_iam", "wait_timeout"]
+    assert aws_runs.cleanup_spec()["wait_timeout"] == dict(type="int", default=900)
+
+
+def test_load_manifest_takes_a_mapping_json_or_yaml(tmp_path):
+    m = {g.SUBNET: ["subnet-1"]}
+    assert aws_runs.load_manifest(m) is m
+    (tmp_path / "m.json").write_text(json.dumps(m))
+    assert aws_runs.load_manifest(str(tmp_path / "m.json")) == m
+    (tmp_path / "m.yml").write_text("AWS::EC2::Subnet:\n  - subnet-1\n")
+    assert aws_runs.load_manifest(str(tmp_path / "m.yml")) == m
+
+
+def test_load_manifest_names_what_is_wrong(tmp_path):
+    with pytest.raises(BadInput) as e:
+        aws_runs.load_manifest("/nonexistent/m.json")
+    assert str(e.value) == "manifest: '/nonexistent/m.json' is neither a mapping nor a readable file"
+    (tmp_path / "bad").write_text("a: [b\n")
+    with pytest.raises(BadInput) as e:
+        aws_runs.load_manifest(str(tmp_path / "bad"))
+    assert str(e.value).startswith("manifest: %s is neither JSON nor YAML: " % (tmp_path / "bad"))
+
+
+@pytest.mark.parametrize("kw, message", [
+    (dict(infra_id=" "), "infra_id must not be empty: an empty infra ID would match every cluster's tag"),
+    (dict(infra_id=" ", wait_timeout=0), "infra_id must not be empty: an empty infra ID would match every cluster's tag"),
+    (dict(wait_timeout=0, concurrency=0), "wait_timeout must be at least 1 second, got 0"),
+    (dict(concurrency=0), "concurrency must be at least 1, got 0"),
+])
+def test_cleanup_options_in_the_order_the_module_checked_them(kw, message):
+    with pytest.raises(BadInput) as e:
+        aws_runs.cleanup_options(cleanup_params(**kw))
+    assert str(e.value) == message
+
+
+def test_write_if_changed(tmp_path):
+    path = str(tmp_path / "m.json")
+    assert aws_runs.write_if_changed(path, "x\n", check_mode=True) is True
+    assert not (tmp_path / "m.json").exists()
+    assert aws_runs.write_if_changed(path, "x\n", check_mode=False) is True
+    assert aws_runs.write_if_changed(path, "x\n", check_mode=False) is False
+    assert (tmp_path / "m.json").read_text() == "x\n"
+
+
+def _discovered(monkeypatch, manifest):
+    seen = {}
+
+    def discover(clients, infra_id, **kw):
+        seen.update(kw, infra_id=infra_id, check_mode=clients.check_mode)
+        return dict(manifest), {"vpcs": ["vpc-1"], "observed": {}}
+    monkeypatch.setattr(aws_runs, "discover", discover)
+    return seen
+
+
+def test_inventory_returns_the_manifest_and_writes_it(monkeypatch, tmp_path):
+    seen = _discovered(monkeypatch, {g.VPC: ["vpc-1"], g.SUBNET: ["subnet-1", "subnet-2"]})
+    path = str(tmp_path / "m.json")
+    m = FakeModule(dict(infra_id=" demo ", base_domain="example.com", cluster_name=None, oidc_bucket=None,
+                        manifest_path=path), check_mode=True)
+    out = aws_runs.inventory(m)
+    assert seen == dict(infra_id="demo", base_domain="example.com", cluster_name=None, oidc_bucket=None,
+                        region="us-east-1", check_mode=False)
+    assert out["counts"] == {g.VPC: 1, g.SUBNET: 2} and out["total"] == 3 and out["vpcs"] == ["vpc-1"]
+    assert out["changed"] is True and out["manifest_path"] == path and not (tmp_path / "m.json").exists()
+    m.check_mode = False
+    assert aws_runs.inventory(m)["changed"] is True
+    assert json.loads((tmp_path / "m.json").read_text()) == out["manifest"]
+    assert aws_runs.inventory(m)["changed"] is False
+
+
+def test_inventory_without_a_path_changes_nothing(monkeypatch):
+    _discovered(monkeypatch, {})
+    out = aws_runs.inventory(FakeModule(dict(infra_id="demo", base_domain=None, cluster_name=None, oidc_bucket=None,
+                                             manifest_path=None)))
+    assert out == dict(changed=False, manifest={}, counts={}, total=0, api_calls={}, vpcs=["vpc-1"])
+
+
+def _aws_failure(monkeypatch):
+    def discover(clients, infra_id, **kw):
+        raise botocore.exceptions.ClientError({"Error": {"Code": "AccessDenied", "Message": "no"}}, "DescribeVpcs")
+    monkeypatch.setattr(aws_runs, "discover", discover)
+
+
+def test_inventory_fails_on_a_failed_request_with_no_manifest(monkeypatch):
+    _aws_failure(monkeypatch)
+    m = FakeModule(dict(infra_id=" demo ", base_domain=None, cluster_name=None, oidc_bucket=None, manifest_path=None))
+    with pytest.raises(Exited):
+        aws_runs.inventory(m)
+    assert m.failed["msg"].startswith("discovery of infra ID demo failed; no manifest is returned because an "
+                                      "incomplete one would leave resources behind: ")
+    assert m.failed["aws"] and m.failed["api_calls"] == {}
+
+
+def test_cleanup_discovery_failure_says_nothing_was_deleted(monkeypatch):
+    _aws_failure(monkeypatch)
+    m = FakeModule(cleanup_params(infra_id=" demo "))
+    with pytest.raises(Exited):
+        aws_runs.cleanup(m)
+    assert m.failed["msg"].startswith("discovery of infra ID  demo  failed; nothing was deleted: ")
+
+
+def test_cleanup_bad_manifest_fails_naming_it():
+    m = FakeModule(cleanup_params(manifest={"AWS::EC2::Banana": ["b-1"]}))
+    with pytest.raises(Exited):
+        aws_runs.cleanup(m)
+    assert m.failed["msg"].startswith("manifest: ")
+    assert "exception" not in m.failed
+
+
+def test_cleanup_check_mode_plans_and_sends_no_delete():
+    fake = FakeEC2(subnets=("subnet-1",))
+    m = FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1", "subnet-gone"]}), check_mode=True, fake=fake)
+    out = aws_runs.cleanup(m)
+    assert "DeleteSubnet" not in fake.calls
+    outcomes = dict((r["id"], (r["outcome"], r["observed"])) for r in out["resources"])
+    assert outcomes == {"subnet-1": ("planned", "present"), "subnet-gone": ("absent", "absent")}
+    assert out["changed"] is True and out["verified"] is False and out["refused"] == 0
+    assert set(out) == {"manifest", "changed", "plan", "resources", "verified", "api_calls", "api_errors", "elapsed",
+                        "refused"}
+
+
+def test_cleanup_deletes_and_verifies():
+    fake = FakeEC2(subnets=("subnet-1",))
+    out = aws_runs.cleanup(FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1"]}), fake=fake))
+    assert fake.calls.count("DeleteSubnet") == 1 and not fake.subnets
+    (res,) = out["resources"]
+    assert (res["outcome"], res["verified_state"]) == ("deleted", "absent")
+    assert out["changed"] is True and out["verified"] is True and out["plan"] == g.plan({g.SUBNET: ["subnet-1"]})["levels"]
+
+
+def test_cleanup_fails_naming_the_resources_it_could_not_delete():
+    m = FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1"]}), fake=FakeEC2(refuse=True))
+    with pytest.raises(Exited):
+        aws_runs.cleanup(m)
+    assert m.failed["msg"].startswith("1 of 1 resources could not be deleted: AWS::EC2::Subnet subnet-1: "
+                                      "UnauthorizedOperation: no")
+    assert m.failed["verified"] is False and m.failed["resources"][0]["outcome"] == "failed"
+
+
+def test_a_mutating_call_in_check_mode_is_refused_by_the_clients():
+    m = FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1"]}), check_mode=True, fake=FakeEC2())
+    clients = aws_runs.module_clients(m, "aws_infra_cleanup", concurrency=1)
+    with pytest.raises(CheckModeViolation):
+        clients.call("ec2", "delete_subnet", SubnetId="subnet-1")
