@@ -167,6 +167,6 @@ def cleanup(module):
     failed = [r for r in result["resources"] if r.get("outcome") == "failed"]
     if failed:
         detail = "; ".join("%s %s: %s" % (r["type"], r["id"], r.get("error")) for r in failed[:5])
-        module.fail_json(msg="%d of %d resources could not be deleted: %s" % (len(failed), len(result["resources"]),
-                                                                             detail), **result)
+        msg = "%d of %d resources could not be deleted: %s" % (len(failed), len(result["resources"]), detail)
+        module.fail_json(msg=msg, **result)
     return result

@@ -98,8 +98,8 @@ def live_infra_ids(management):
     for m in management:
         for hc in m["hosted_clusters"]:
             if hc["infra_id"]:
-                live.setdefault(hc["infra_id"], []).append("%s/%s (context %s)" % (hc["namespace"], hc["name"],
-                                                                                  m["context"]))
+                where = "%s/%s (context %s)" % (hc["namespace"], hc["name"], m["context"])
+                live.setdefault(hc["infra_id"], []).append(where)
     return live
 
 
