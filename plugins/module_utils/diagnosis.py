@@ -101,14 +101,14 @@ def _cond(conds, ctype):
     return None
 
 
-def _deleting_rule(view):
+def deleting_rule(view):
     """Cluster API's Deleting condition, for any kind's object."""
     why = deleting_condition(view["conditions"])
     return [("first", "%s %s: %s" % (kind_label(view["api_version"], view["kind"]), view["name"], why))] if why else []
 
 
 # the kinds' rules (kinds/*.py HINT_RULES) and this file's own, in the order they apply
-RULES = sorted(registry.hint_rules() + [(70, _deleting_rule)], key=lambda p: p[0])
+RULES = sorted(registry.hint_rules() + [(70, deleting_rule)], key=lambda p: p[0])
 
 
 def inspect_next(obj, state="present"):
