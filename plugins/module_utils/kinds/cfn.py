@@ -58,7 +58,7 @@ def chart(report):
         if start is None:
             note = status if status != "NOT_FOUND" else "already gone"
         rows.append(row("Stacks", s.get("stack") or "stack", status, start, run_end if open_ else end, open_, marks,
-                         note))
+                        note))
     ms = [{"label": "finished", "at": run_end}]
     return finish("cfn", "CloudFormation stacks out of DELETE_FAILED", rows, ms, epoch(report.get("started")), run_end)
 
@@ -73,7 +73,7 @@ def body(report):
         rows.append((st.get("stack"), st.get("status"), refusals or "-", kept or "-", st.get("error") or "-"))
     return "\n".join(["<h2>Stacks, in deletion order</h2>",
                       html_table(["stack", "final status", "refusals (resource, class: remedy, action)", "retained",
-                              "error"], rows)])
+                                  "error"], rows)])
 
 
 def verdict(report):

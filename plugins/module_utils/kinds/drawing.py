@@ -113,7 +113,7 @@ def aws_rows(report, run_end):
                   "kind": "refused"}
                  for r in rs for b in r.get("waited_on") or [] if epoch(b.get("at")) is not None]
         rows.append(row("AWS", _short_type(rtype), "failed" if failed else "deleted", min(epoch(r["started"]) for r in rs),
-                         max(ends) if ends else run_end, bool(failed), marks, "; ".join(note)))
+                        max(ends) if ends else run_end, bool(failed), marks, "; ".join(note)))
     return rows
 
 
@@ -130,8 +130,8 @@ def phase_rows(report, gates, aws):
         rows.append(row("Phases", "check, baseline, retain", "passed", started, min(starts)))
     if starts:
         rows.append(row("Phases", "delete and wait on the gates", "open" if gates_open else "passed", min(starts),
-                         max(ends) if ends else run_end, gates_open,
-                         note="open: stopped at a gate" if gates_open else ""))
+                        max(ends) if ends else run_end, gates_open,
+                        note="open: stopped at a gate" if gates_open else ""))
     if ends and not gates_open:
         aws_end = cmd
         open_ = aws_end is None and bool(report.get("stopped"))
@@ -139,12 +139,12 @@ def phase_rows(report, gates, aws):
             aws_end = run_end
         if aws_end is not None and aws_end >= max(ends):
             rows.append(row("Phases", "AWS infrastructure, IAM, CLI finalizer", "open" if open_ else "passed",
-                             max(ends), aws_end, open_, note="open: stopped before the command finished"
-                             if open_ else ""))
+                            max(ends), aws_end, open_, note="open: stopped before the command finished"
+                            if open_ else ""))
     if cmd is not None and run_end is not None and (report.get("verification") or {}).get("checks"):
         rows.append(row("Phases", "verify by independent queries", "passed" if report.get("verified") else
-                         "not verified", cmd, run_end, not report.get("verified"),
-                         note="" if report.get("verified") else "NOT verified: see Remaining"))
+                        "not verified", cmd, run_end, not report.get("verified"),
+                        note="" if report.get("verified") else "NOT verified: see Remaining"))
     return rows
 
 

@@ -102,7 +102,7 @@ def chart(report):
         if held is not None:
             note = "still held: %s after %s - %s" % (held.get("reason"), held.get("action_taken"), held.get("message") or "")
         rows.append(row("Held", "%s %s: %s" % (report.get("kind") or "object", name, action),
-                         action if not open_ else "held", start, end, open_ and start is not None, note=note))
+                        action if not open_ else "held", start, end, open_ and start is not None, note=note))
         if w:
             g = gate_row(w, "Released", run_end)
             if held is not None and not g["open"]:
@@ -110,7 +110,7 @@ def chart(report):
             released.append(g)
     ms = [{"label": "finished", "at": run_end}]
     return finish("held_deletion", "Held %s deletions in %s" % (report.get("kind"), report.get("namespace")),
-                   rows + released, ms, start, run_end)
+                  rows + released, ms, start, run_end)
 
 
 def body(report):

@@ -176,13 +176,13 @@ def body(report):
     if report.get("taken_over"):
         parts += ["<h2>Taken over (take_over_cleanup)</h2>",
                   html_table(["object", "uid", "finalizer removed", "owner", "evidence of absence", "at"],
-                         removed_finalizer_rows(report))]
+                             removed_finalizer_rows(report))]
     parts += ["<h2>Gates</h2>", html_table(["gate", "state", "started", "first terminating", "passed", "seconds"], [
         (g.get("name"), g.get("state"), g.get("started"), g.get("first_observed_terminating"), g.get("passed_at"),
          g.get("duration_s")) for g in report.get("gates") or []])]
     parts += ["<h2>Retained, and why</h2>", html_list(["%s: %s" % (esc(r.get("what")), esc(r.get("why")))
-                                                   for r in report.get("retained") or []]
-                                                  + [aws_id(r) for r in (report.get("iam") or {}).get("retained") or []])]
+                                                       for r in report.get("retained") or []]
+                                                      + [aws_id(r) for r in (report.get("iam") or {}).get("retained") or []])]
     remaining = []
     for r in report.get("remaining") or []:
         if "type" in r:
@@ -195,7 +195,7 @@ def body(report):
     ver = report.get("verification") or {}
     parts += ["<h2>Verification (independent queries)</h2>",
               html_table(["what", "state", "count"], [(ch.get("what"), ch.get("state"), ch.get("count"))
-                                                  for ch in ver.get("checks") or []]),
+                                                      for ch in ver.get("checks") or []]),
               "<p>AWS lookups by ID: %s</p>" % ("every non-retained ID absent or terminal" if ver.get("aws_verified")
                                                 else "NOT verified")]
     aws = report.get("aws") or {}

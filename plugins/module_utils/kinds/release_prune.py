@@ -79,8 +79,8 @@ def chart(report):
                 if o.get("name") in held:
                     note += "; " + "; ".join(str(d) for d in held[o["name"]].get("diagnosis") or [])
             releases.append(row("Releases", "Release %s" % o.get("name"), "deleted" if gone is not None else "open",
-                                 batch["start"], gone if gone is not None else batch["end"],
-                                 gone is None and batch["start"] is not None, marks, note))
+                                batch["start"], gone if gone is not None else batch["end"],
+                                gone is None and batch["start"] is not None, marks, note))
     rows += releases
     for g in report.get("cluster_wait") or []:
         rows.append(gate_row(g, "Cluster", run_end))
