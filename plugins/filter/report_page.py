@@ -12,8 +12,9 @@ import json
 from ansible.errors import AnsibleFilterError
 from ansible_collections.teardown.gates.plugins.module_utils import report_html as page
 from ansible_collections.teardown.gates.plugins.module_utils import timeline
+from ansible_collections.teardown.gates.plugins.module_utils.kinds import registry
 
-KINDS = ("hosted_cluster", "release_prune", "cfn", "held_deletion")
+KINDS = registry.page_kinds()
 
 
 def _plain(report, kind, name):

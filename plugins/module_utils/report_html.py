@@ -13,10 +13,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import datetime
-from html import escape
 
 from ansible_collections.teardown.gates.plugins.module_utils import timeline as tl
-from ansible_collections.teardown.gates.plugins.module_utils.report import removed_finalizer_rows
+from ansible_collections.teardown.gates.plugins.module_utils.kinds import drawing, registry
 
 WIDTH = 1100
 LABEL_W = 270
@@ -45,8 +44,7 @@ margin-right:5px;vertical-align:middle}
 """
 
 
-def _e(v):
-    return escape("-" if v is None else str(v), quote=True)
+_e = drawing.esc
 
 
 def _fmt_s(s):
@@ -161,133 +159,20 @@ LEGEND = ('<p class="legend"><span><i class="sw" style="background:#1f7a3f"></i>
           '</span></p>')
 
 
-def _list(items):
-    if not items:
-        return "<p>None.</p>"
-    return "<ul>" + "".join("<li>%s</li>" % i for i in items) + "</ul>"
+_list = drawing.html_list
+_table = drawing.html_table
+_id = drawing.aws_id
 
-
-def _table(head, rows):
-    out = ["<table>" + ("<tr>" + "".join("<th>%s</th>" % _e(h) for h in head) + "</tr>" if head else "")]
-    for r in rows:
-        out.append("<tr>" + "".join("<td>%s</td>" % _e(c) for c in r) + "</tr>")
-    return "".join(out) + "</table>"
-
-
-def _id(r):
-    return "<code>%s</code> %s" % (_e(r.get("type")), _e(r.get("id")))
-
-
-def hosted_cluster_body(report):
-    parts = []
-    c = report.get("cluster") or {}
-    ms = report.get("milestones") or {}
-    ident = [(k, c.get(k)) for k in ("uid", "infra_id", "region", "hcp_namespace")]
-    ident += [(k.replace("_", " "), ms.get(k)) for k in ("started", "command_finished", "finished") if ms.get(k)]
-    parts.append(_table(None, ident))
-    st = report.get("stopped")
-    if st:
-        items = ["<b>At:</b> %s" % _e(st.get("gate")), _e(st.get("message"))]
-        items += ["inspect: %s" % _e(h) for h in st.get("inspect_next") or []]
-        if st.get("resume"):
-            items.append("resume: <code>%s</code>" % _e(st["resume"]))
-        parts += ["<h2>Stopped: what held it</h2>", _list(items)]
-    if report.get("taken_over"):
-        parts += ["<h2>Taken over (take_over_cleanup)</h2>",
-                  _table(["object", "uid", "finalizer removed", "owner", "evidence of absence", "at"],
-                         removed_finalizer_rows(report))]
-    parts += ["<h2>Gates</h2>", _table(["gate", "state", "started", "first terminating", "passed", "seconds"], [
-        (g.get("name"), g.get("state"), g.get("started"), g.get("first_observed_terminating"), g.get("passed_at"),
-         g.get("duration_s")) for g in report.get("gates") or []])]
-    parts += ["<h2>Retained, and why</h2>", _list(["%s: %s" % (_e(r.get("what")), _e(r.get("why")))
-                                                   for r in report.get("retained") or []]
-                                                  + [_id(r) for r in (report.get("iam") or {}).get("retained") or []])]
-    remaining = []
-    for r in report.get("remaining") or []:
-        if "type" in r:
-            remaining.append("%s (%s)%s" % (_id(r), _e(r.get("state") or r.get("outcome")),
-                                            (": " + _e(r["error"])) if r.get("error") else ""))
-        else:
-            remaining.append("%s: %s" % (_e(r.get("what")), _e(r.get("state"))))
-    parts += ["<h2>Remaining</h2>", _list(remaining) if remaining else
-              "<p>%s</p>" % ("Nothing." if report.get("verified") else "Nothing known (see the verification below).")]
-    ver = report.get("verification") or {}
-    parts += ["<h2>Verification (independent queries)</h2>",
-              _table(["what", "state", "count"], [(ch.get("what"), ch.get("state"), ch.get("count"))
-                                                  for ch in ver.get("checks") or []]),
-              "<p>AWS lookups by ID: %s</p>" % ("every non-retained ID absent or terminal" if ver.get("aws_verified")
-                                                else "NOT verified")]
-    aws = report.get("aws") or {}
-    parts.append("<details><summary>AWS: deleted by this run %d, already absent or terminal %d</summary>%s</details>" % (
-        len(aws.get("deleted") or []), len(aws.get("absent") or []),
-        _list([_id(r) for r in (aws.get("deleted") or []) + (aws.get("absent") or [])])))
-    return "\n".join(parts)
-
-
-def release_prune_body(report):
-    error = (": " + _e(report["error"])) if report.get("error") else ""
-    parts = ["<p>Outcome: <b>%s</b>%s</p>" % (_e(report.get("outcome")), error)]
-    parts += ["<h2>Deletion requested</h2>", _list([_e(n) for n in report.get("deletion_requested") or []])]
-    held = []
-    for r in report.get("held") or []:
-        held.append("%s (%s): %s" % (_e(r.get("name")), _e(r.get("uid")),
-                                     _e("; ".join(str(d) for d in r.get("diagnosis") or []))))
-    parts += ["<h2>Did not go</h2>", _list(held)]
-    orphans = ["%s %s/%s" % (_e(o.get("kind")), _e(o.get("namespace")), _e(o.get("name")))
-               for o in report.get("orphaned_by_opt_in") or []]
-    parts += ["<h2>Left running and untracked</h2>", _list(orphans)]
-    ver = report.get("verification")
-    if isinstance(ver, dict):
-        parts += ["<h2>Verification</h2>", _table(["what", "value"], sorted(ver.items()))]
-    return "\n".join(parts)
-
-
-def cfn_body(report):
-    rows = []
-    for st in report.get("stacks") or []:
-        refusals = "; ".join("%s %s (%s): %s, %s" % (
-            r.get("logical_id"), r.get("type"), r.get("class"), r.get("remedy") or "no remedy", r.get("action"))
-            for r in st.get("refusals") or [])
-        kept = ", ".join("%s (%s)" % (k.get("physical_id"), k.get("why")) for k in st.get("retained") or [])
-        rows.append((st.get("stack"), st.get("status"), refusals or "-", kept or "-", st.get("error") or "-"))
-    return "\n".join(["<h2>Stacks, in deletion order</h2>",
-                      _table(["stack", "final status", "refusals (resource, class: remedy, action)", "retained",
-                              "error"], rows)])
-
-
-def held_deletion_body(report):
-    parts = ["<h2>Restored</h2>", _list([_e(n) for n in report.get("restored") or []])]
-    parts += ["<h2>Abandoned: keeps running in the cloud, untracked</h2>", _list([
-        "%s (uid %s, %s): %s" % (_e(a.get("name")), _e(a.get("uid")), _e(a.get("cause")), _e(a.get("warning")))
-        for a in report.get("abandoned") or []])]
-    parts += ["<h2>Still held</h2>", _list(["%s (%s): %s after %s - %s" % (
-        _e(u.get("name")), _e(u.get("uid")), _e(u.get("reason")), _e(u.get("action_taken")), _e(u.get("message")))
-        for u in report.get("still_held") or []])]
-    parts += ["<h2>Saved state</h2>", _list([_e(p) for p in report.get("saved_state") or []])]
-    return "\n".join(parts)
-
-
-BODIES = {"hosted_cluster": hosted_cluster_body, "release_prune": release_prune_body, "cfn": cfn_body,
-          "held_deletion": held_deletion_body}
+# each kind's report body is its kind file's body(report) (kinds/); the old names stay readable here
+BODIES = dict((name, registry.page_kind(name).body) for name in registry.page_kinds())
+hosted_cluster_body = BODIES["hosted_cluster"]
 
 
 def verdict(report, kind):
-    """(css class, words) for the page's headline: only what the report observed."""
+    """(css class, words) for the page's headline: only what the report observed (the kind file's verdict)."""
     if report.get("check_mode"):
         return "plan", "check mode: plan only, nothing changed"
-    if kind == "hosted_cluster":
-        if report.get("verified"):
-            return "ok", "verified"
-        if report.get("command_succeeded"):
-            return "warn", "command finished, NOT verified"
-        return "bad", "NOT finished" + (" (stopped at %s)" % report["stopped"].get("gate") if report.get("stopped")
-                                        else "")
-    if kind == "release_prune":
-        return ("ok" if report.get("outcome") == "pruned" else "bad"), str(report.get("outcome"))
-    if kind == "held_deletion":
-        return ("bad", "%d still held" % len(report["still_held"])) if report.get("still_held") else ("ok", "released")
-    failed = [s for s in report.get("stacks") or [] if s.get("status") not in ("DELETE_COMPLETE", "NOT_FOUND")]
-    return ("bad", "%d stack(s) not deleted" % len(failed)) if failed else ("ok", "every stack deleted")
+    return registry.by_name(kind).verdict(report)
 
 
 def render_html(report, kind=None):
@@ -299,7 +184,7 @@ def render_html(report, kind=None):
         "<h1>%s</h1>" % _e(ch["title"]),
         '<p>Result: <span class="result %s" id="result">%s</span> &nbsp; from %s, %s in all</p>' % (
             cls, _e(words), _e(_iso(ch["t0"])), _fmt_s(ch["t1"] - ch["t0"])),
-        render_svg(ch), LEGEND, BODIES[ch["kind"]](report),
+        render_svg(ch), LEGEND, registry.page_kind(ch["kind"]).body(report),
         "<p><small>Drawn from the JSON report alone: the Markdown report's Mermaid chart shows the same rows."
         "</small></p>", "</body></html>", ""])
 

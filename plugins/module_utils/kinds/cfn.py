@@ -1,0 +1,96 @@
+# -*- coding: utf-8 -*-
+# Copyright: teardown.gates contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The cfn kind: CloudFormation stacks out of DELETE_FAILED (role cfn_refusals).
+
+It has no Kubernetes names: its stacks are AWS's. Its report body, chart and verdict. registry.py lists it."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.teardown.gates.plugins.module_utils.kinds.drawing import epoch, finish, html_table, row
+
+NAME = "cfn"
+PAGE = True
+
+API_VERSIONS = ()
+ANNOTATIONS = ()
+FINALIZERS = {}
+OBJECT_HINTS = {}
+HINT_RULES = ()
+
+DONE = ("DELETE_COMPLETE", "NOT_FOUND")  # a stack deleted, or gone before the run
+CLOSED_STATES = DONE
+
+
+def claims(report):
+    """A report of this kind lists stacks."""
+    return "stacks" in report
+
+
+def chart(report):
+    """clear_cfn_refusals: a row per stack from its first delete event of this run to its last, with each refusal
+    (DELETE_FAILED) and re-delete marked, and the refusals' classes and remedies in words."""
+    run_end = epoch(report.get("finished"))
+    rows = []
+    for s in report.get("stacks") or []:
+        events = sorted((e for e in s.get("events") or [] if epoch(e.get("timestamp")) is not None),
+                        key=lambda e: epoch(e["timestamp"]))
+        own = [e for e in events if e.get("type") == "AWS::CloudFormation::Stack"]
+        marks, deletes = [], 0
+        for e in own:
+            if e.get("status") == "DELETE_FAILED":
+                marks.append({"label": "DELETE_FAILED", "at": epoch(e["timestamp"]), "kind": "refused"})
+            elif e.get("status") == "DELETE_IN_PROGRESS":
+                deletes += 1
+                if deletes > 1:
+                    marks.append({"label": "deleted again", "at": epoch(e["timestamp"]), "kind": "terminating"})
+        status = s.get("status") or "unknown"
+        start = epoch(events[0]["timestamp"]) if events else None
+        end = epoch(events[-1]["timestamp"]) if events else None
+        open_ = start is not None and status != "DELETE_COMPLETE"
+        refusals = ["%s %s: %s, %s" % (r.get("logical_id"), r.get("class"), r.get("remedy") or "no remedy",
+                                       r.get("action")) for r in s.get("refusals") or []]
+        note = "; ".join(refusals) or "no refusal"
+        if s.get("error"):
+            note += "; " + str(s["error"])
+        if start is None:
+            note = status if status != "NOT_FOUND" else "already gone"
+        rows.append(row("Stacks", s.get("stack") or "stack", status, start, run_end if open_ else end, open_, marks,
+                        note))
+    ms = [{"label": "finished", "at": run_end}]
+    return finish("cfn", "CloudFormation stacks out of DELETE_FAILED", rows, ms, epoch(report.get("started")), run_end)
+
+
+def body(report):
+    rows = []
+    for st in report.get("stacks") or []:
+        refusals = "; ".join("%s %s (%s): %s, %s" % (
+            r.get("logical_id"), r.get("type"), r.get("class"), r.get("remedy") or "no remedy", r.get("action"))
+            for r in st.get("refusals") or [])
+        kept = ", ".join("%s (%s)" % (k.get("physical_id"), k.get("why")) for k in st.get("retained") or [])
+        rows.append((st.get("stack"), st.get("status"), refusals or "-", kept or "-", st.get("error") or "-"))
+    return "\n".join(["<h2>Stacks, in deletion order</h2>",
+                      html_table(["stack", "final status", "refusals (resource, class: remedy, action)", "retained",
+                                  "error"], rows)])
+
+
+def verdict(report):
+    failed = [s for s in report.get("stacks") or [] if s.get("status") not in DONE]
+    return ("bad", "%d stack(s) not deleted" % len(failed)) if failed else ("ok", "every stack deleted")
+
+
+FILES = {
+    "role": ("roles/cfn_refusals", "cfn_refusals"),
+    "playbook": ("playbooks/clear_cfn_refusals.yml", "cfn_refusals"),
+    "runbook": ("docs/runbook-clear-cfn-refusals.md", "clear_cfn_refusals"),
+    # CloudFormation is AWS only: its permissions are the IAM policy's, not a Kubernetes Role
+    "rbac": ("extensions/iam/teardown-gates-policy.json", "cloudformation:DeleteStack"),
+    "awx": ("extensions/awx/job_templates.yml", "clear_cfn_refusals.yml"),
+    "runner_row": ("tests/sandbox/tests/test_runner_playbooks.py", '"clear_cfn_refusals.yml": Row('),
+    "bad_input_row": ("tests/sandbox/tests/test_bad_input.py", "cfn_refusals"),
+    "integration": ("tests/integration/targets/cloudformation_teardown", "cfn"),
+    "molecule": ("extensions/molecule/cfn_refusals", "cfn_refusals"),
+    "chaos": ("tests/chaos/run.py", "clear_cfn_refusals.yml"),
+}

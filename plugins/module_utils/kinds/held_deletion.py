@@ -1,0 +1,143 @@
+# -*- coding: utf-8 -*-
+# Copyright: teardown.gates contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The held_deletion kind: release a CAPTF deletion held by its Terraform state (role held_deletion).
+
+Its published names (CAPTF's API, finalizers and annotations), the hints for its objects, its rules, its report
+body, chart and verdict. registry.py lists it."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.teardown.gates.plugins.module_utils import captf
+from ansible_collections.teardown.gates.plugins.module_utils.kinds.drawing import (
+    condition, epoch, esc, finish, gate_row, html_list, row)
+
+NAME = "held_deletion"
+PAGE = True
+
+API_VERSIONS = (captf.API_VERSION,)
+ANNOTATIONS = (captf.ABANDON_ANNOTATION, captf.RESTORE_ANNOTATION, captf.APPLIED_ANNOTATION,
+               captf.DIGEST_ANNOTATION, captf.PAUSED_ANNOTATION)
+
+FINALIZERS = {
+    "terraformcluster.infrastructure.cluster.x-k8s.io": (
+        "CAPTF (TerraformCluster)", "machines and pools gone, then a destroy Job, or an abandon with the UID"),
+    "terraformmachine.infrastructure.cluster.x-k8s.io": (
+        "CAPTF (TerraformMachine)", "a destroy Job, or an abandon with the UID"),
+    "terraformmachinepool.infrastructure.cluster.x-k8s.io": (
+        "CAPTF (TerraformMachinePool)", "a destroy Job, or an abandon with the UID"),
+}
+
+_CAPTF = ("Read StateReadable, DeletionBlocked and ApplyJobSucceeded. A hold is StateReadable=False with "
+          "StateLost, StateCorrupt, StateEncrypted or StateInconsistent (StateLocked is not a hold: look "
+          "for a stale state lock). Leave a hold with captf.io/restore-state=<serial from "
+          "status.stateBackups> or captf.io/abandon-infrastructure=<metadata.uid>; never strip the finalizer.")
+
+OBJECT_HINTS = {
+    (captf.GROUP, "TerraformCluster"): [
+        _CAPTF, "DeletionBlocked=True/DependentsExist: TerraformMachines or TerraformMachinePools remain "
+        "(an abandon does not release this)."],
+    (captf.GROUP, "TerraformMachine"): [_CAPTF],
+    (captf.GROUP, "TerraformMachinePool"): [_CAPTF],
+}
+
+HOLD_REASONS = ("StateLost", "StateCorrupt", "StateEncrypted", "StateInconsistent")
+
+
+def state_hold_rule(view):
+    sr = condition(view["conditions"], "StateReadable")
+    if sr and sr.get("status") == "False" and sr.get("reason") in HOLD_REASONS:
+        return [("first", "CAPTF deletion hold (%s): restore a backup from status.stateBackups with "
+                          "captf.io/restore-state, or abandon with captf.io/abandon-infrastructure=<uid> "
+                          "(teardown.gates.held_deletion)." % sr.get("reason"))]
+    if sr and sr.get("reason") == "StateLocked":
+        return [("first", "StateLocked is not a hold: a stale state lock makes the destroy Job fail after "
+                          "lockTimeoutSeconds; inspect the lock Lease.")]
+    return []
+
+
+def deletion_blocked_rule(view):
+    db = condition(view["conditions"], "DeletionBlocked")
+    if db and db.get("status") == "True":
+        return [("first", "DeletionBlocked (%s): %s" % (db.get("reason"), db.get("message") or "dependents remain"))]
+    return []
+
+
+def destroy_job_rule(view):
+    aj = condition(view["conditions"], "ApplyJobSucceeded")
+    if aj and aj.get("status") == "False":
+        return [("last", "Last destroy Job failed (%s): it retries with backoff; read the Job's logs." % aj.get("reason"))]
+    return []
+
+
+HINT_RULES = ((20, state_hold_rule), (30, deletion_blocked_rule), (40, destroy_job_rule))
+
+CLOSED_STATES = ("passed", "deleted", "absent", "restore", "abandon", "released")
+
+
+def claims(report):
+    """The last page kind: a report no other kind claims is drawn as a held deletion."""
+    return isinstance(report, dict)
+
+
+def chart(report):
+    """release_held_deletion: per held object, the hold (diagnosis and decision, then the restore or abandon) and
+    the wait for CAPTF's finalizer to go; an object still held at the end is open, with why."""
+    run_end = epoch(report.get("finished_at"))
+    start = epoch(report.get("started_at"))
+    still = dict((u.get("name"), u) for u in report.get("still_held") or [])
+    waits = dict()
+    for w in report.get("waits") or []:
+        waits[(w.get("name") or "").rsplit("/", 1)[-1].replace(" released", "")] = w
+    rows, released = [], []
+    for p in report.get("plan") or []:
+        name, action = p.get("name"), p.get("action") or "none"
+        w = waits.get(name)
+        held = still.get(name)
+        end = epoch(w.get("started")) if w else run_end
+        open_ = held is not None and w is None
+        note = "%s: %s" % (p.get("reason"), action)
+        if held is not None:
+            note = "still held: %s after %s - %s" % (held.get("reason"), held.get("action_taken"), held.get("message") or "")
+        rows.append(row("Held", "%s %s: %s" % (report.get("kind") or "object", name, action),
+                        action if not open_ else "held", start, end, open_ and start is not None, note=note))
+        if w:
+            g = gate_row(w, "Released", run_end)
+            if held is not None and not g["open"]:
+                g["note"] = note
+            released.append(g)
+    ms = [{"label": "finished", "at": run_end}]
+    return finish("held_deletion", "Held %s deletions in %s" % (report.get("kind"), report.get("namespace")),
+                  rows + released, ms, start, run_end)
+
+
+def body(report):
+    parts = ["<h2>Restored</h2>", html_list([esc(n) for n in report.get("restored") or []])]
+    parts += ["<h2>Abandoned: keeps running in the cloud, untracked</h2>", html_list([
+        "%s (uid %s, %s): %s" % (esc(a.get("name")), esc(a.get("uid")), esc(a.get("cause")), esc(a.get("warning")))
+        for a in report.get("abandoned") or []])]
+    parts += ["<h2>Still held</h2>", html_list(["%s (%s): %s after %s - %s" % (
+        esc(u.get("name")), esc(u.get("uid")), esc(u.get("reason")), esc(u.get("action_taken")), esc(u.get("message")))
+        for u in report.get("still_held") or []])]
+    parts += ["<h2>Saved state</h2>", html_list([esc(p) for p in report.get("saved_state") or []])]
+    return "\n".join(parts)
+
+
+def verdict(report):
+    return ("bad", "%d still held" % len(report["still_held"])) if report.get("still_held") else ("ok", "released")
+
+
+FILES = {
+    "role": ("roles/held_deletion", "held_deletion"),
+    "playbook": ("playbooks/release_held_deletion.yml", "held_deletion"),
+    "runbook": ("docs/runbook-release-held-deletion.md", "release_held_deletion"),
+    "rbac": ("extensions/rbac/held_deletion.yml", "held_deletion"),
+    "awx": ("extensions/awx/job_templates.yml", "release_held_deletion.yml"),
+    "runner_row": ("tests/sandbox/tests/test_runner_playbooks.py", '"release_held_deletion.yml": Row('),
+    "bad_input_row": ("tests/sandbox/tests/test_bad_input.py", "held_deletion"),
+    "integration": ("tests/integration/targets/release_held_deletion", "held_deletion"),
+    "molecule": ("extensions/molecule/held_deletion", "held_deletion"),
+    "chaos": ("tests/chaos/case_silent_playbooks.py", "release_held_deletion.yml"),
+}

@@ -1,0 +1,229 @@
+# -*- coding: utf-8 -*-
+# Copyright: teardown.gates contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The hosted_cluster kind: destroy a HyperShift HostedCluster (role hosted_cluster_destroy).
+
+Its published names (HyperShift, Cluster API and CAPA finalizers and their owners), the hints for its objects,
+its rules, its report body, chart and verdict. registry.py lists it."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.teardown.gates.plugins.module_utils.kinds.drawing import (
+    aws_id, aws_rows, condition, epoch, esc, finish, gate_row, html_list, html_table, phase_rows)
+from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import (
+    CAPA_API, CAPI_API, CLEANUP_ANN, CLI_FINALIZER, HYPERSHIFT_API, NODEPOOL_ANN, SKIP_NS_ANN)
+from ansible_collections.teardown.gates.plugins.module_utils.report import removed_finalizer_rows
+
+NAME = "hosted_cluster"
+PAGE = True  # it has a report page (report_html, report_markdown, report_mermaid)
+
+API_VERSIONS = (HYPERSHIFT_API, CAPI_API, CAPA_API)
+ANNOTATIONS = (NODEPOOL_ANN, SKIP_NS_ANN, CLEANUP_ANN)
+
+# finalizer -> (owner, what it waits for)
+FINALIZERS = {
+    "hypershift.openshift.io/finalizer": (
+        "HyperShift operator (HostedCluster, NodePool, HostedControlPlane)",
+        "NodePools requested, CAPI Cluster absent, HCP gone, credentials, endpoint services, RBAC and the OIDC "
+        "documents cleaned (hypershift.io/aws-oidc-discovery comes off then), the HCP namespace gone unless kept, "
+        "the destroy grace period over"),
+    CLI_FINALIZER: (
+        "hypershift destroy CLI",
+        "the CLI's own wait; it removes it after the AWS infrastructure and IAM are destroyed"),
+    "hypershift.io/aws-oidc-discovery": (
+        "HyperShift operator (OIDC cleanup)",
+        "the <infraID>/ prefix of the OIDC bucket deleted"),
+    "hypershift.openshift.io/control-plane-operator-finalizer": (
+        "control-plane operator (AWSEndpointService)",
+        "the VPC endpoint service deleted in AWS; HO drops it itself after 10 minutes or with invalid credentials"),
+    "cluster.cluster.x-k8s.io": (
+        "CAPI manager (Cluster)",
+        "worker MachineDeployments/MachineSets/Machines gone, then controlPlaneRef, then infrastructureRef"),
+    "cluster.x-k8s.io/machinedeployment": (
+        "CAPI manager (MachineDeployment)", "its MachineSets and their Machines deleted"),
+    "cluster.x-k8s.io/machineset": (
+        "CAPI manager (MachineSet)", "its Machines deleted"),
+    "machine.cluster.x-k8s.io": (
+        "CAPI manager (Machine)", "its AWSMachine (infrastructure) deleted"),
+    "awsmachine.infrastructure.cluster.x-k8s.io": (
+        "CAPA (AWSMachine)", "the EC2 instance terminated (CAPA looks again every minute while it is shutting-down)"),
+    "awscluster.infrastructure.cluster.x-k8s.io": (
+        "CAPA (AWSCluster)", "the cluster's AWS network infrastructure deleted (HyperShift's AWSCluster is "
+        "externally managed: CAPA puts no finalizer on it)"),
+}
+
+_HCP = ("Check CPO and HCCO health and logs, the CVOScaledDown and CloudResourcesDestroyed conditions, "
+        "guest load balancers or storage, endpoint services, and Service/PVC finalizers.")
+_MACHINES = ("Inspect NodePool finalizers, Machine Deleting conditions, AWSMachine finalizers, CAPI manager "
+             "and CAPA logs, and EC2 states. WaitingForInfrastructureDeletion can be normal while an "
+             "instance is shutting down.")
+_CAPI_CLUSTER = ("Check worker descendants first (MachineDeployments, MachineSets, Machines), then the HCP "
+                 "named by spec.controlPlaneRef, then spec.infrastructureRef. Inspect CAPI manager health, "
+                 "deletion conditions, provider errors, and finalizers.")
+
+# (api group, kind) -> what to inspect first. Group "" is the core group.
+OBJECT_HINTS = {
+    ("hypershift.openshift.io", "NodePool"): [_MACHINES],
+    ("cluster.x-k8s.io", "Machine"): [_MACHINES],
+    ("cluster.x-k8s.io", "MachineSet"): [_MACHINES],
+    ("cluster.x-k8s.io", "MachineDeployment"): [_MACHINES],
+    ("infrastructure.cluster.x-k8s.io", "AWSMachine"): [_MACHINES],
+    ("cluster.x-k8s.io", "Cluster"): [_CAPI_CLUSTER],
+    ("infrastructure.cluster.x-k8s.io", "AWSCluster"): [
+        _CAPI_CLUSTER,
+        "VPC or network dependencies: ENIs, VPC endpoints, subnets, route tables, security groups, "
+        "internet gateway and Elastic IPs; a NAT gateway in `deleting` is still pending."],
+    ("hypershift.openshift.io", "HostedControlPlane"): [_HCP],
+    ("hypershift.openshift.io", "AWSEndpointService"): [
+        "CPO drops the endpoint service finalizer after deleting it (after 10 minutes, or with invalid "
+        "credentials, it gives up): check CPO logs and the AWS endpoint service."],
+    ("hypershift.openshift.io", "HostedCluster"): [
+        "HyperShift operator logs and the HostedClusterDestroyed condition (WaitingForGracePeriod is the "
+        "destroy grace period). Remaining gates in order: NodePools/Machines, CAPI Cluster, HCP, HCP "
+        "namespace, OIDC documents.",
+        "With only the CLI destroy finalizer (openshift.io/destroy-cluster) left: destroy command progress "
+        "and remaining AWS infrastructure. If the command exited, follow the interrupted-command recovery "
+        "(re-run the destroy; it resumes)."],
+    ("", "Namespace"): [
+        "An HCP namespace: first verify CAPI Cluster absence; HO does not delete the namespace before that "
+        "gate. If the namespace is terminating, inspect its conditions and remaining resource finalizers; "
+        "distinguish normal termination from discovery failure (NamespaceDeletionDiscoveryFailure).",
+        "Believe the listed contents over the conditions: conditions can report no remaining content while "
+        "terminating pods or component objects are still present."],
+}
+
+
+# Rules: view (see diagnosis.inspect_next) -> [(where, hint)], where "first" or "last".
+def cloud_resources_rule(view):
+    crd = condition(view["conditions"], "CloudResourcesDestroyed")
+    if crd and crd.get("status") != "True":
+        detail = crd.get("message") or "remaining cloud resources"
+        return [("first", "CloudResourcesDestroyed=%s (%s): %s" % (crd.get("status"), crd.get("reason"), detail))]
+    return []
+
+
+def infrastructure_deletion_rule(view):
+    for c in view["conditions"]:
+        if isinstance(c, dict) and c.get("reason") == "WaitingForInfrastructureDeletion":
+            return [("first", "WaitingForInfrastructureDeletion: the AWSMachine and its EC2 instance state "
+                              "(shutting-down is normal, terminated is done; CAPA looks again every minute).")]
+    return []
+
+
+def grace_period_rule(view):
+    hcd = condition(view["conditions"], "HostedClusterDestroyed")
+    if hcd and hcd.get("reason") == "WaitingForGracePeriod":
+        return [("first", "HostedClusterDestroyed/WaitingForGracePeriod: the destroy grace period annotation "
+                          "is holding the HO finalizer; this is expected until it elapses.")]
+    return []
+
+
+def cli_finalizer_rule(view):
+    if view["finalizers"] == [CLI_FINALIZER] and view["kind"] == "HostedCluster":
+        return [("first", "Only the CLI destroy finalizer remains: the HO is done; the destroy command owns "
+                          "the rest (AWS infrastructure, IAM).")]
+    return []
+
+
+# (order, rule): diagnosis applies every kind's rules by this order (its own Deleting rule is 70)
+HINT_RULES = ((50, cloud_resources_rule), (60, infrastructure_deletion_rule), (80, grace_period_rule),
+              (100, cli_finalizer_rule))
+
+CLOSED_STATES = ("passed", "deleted", "absent", "skipped", "retained")
+
+
+def claims(report):
+    """A report of this kind, by its shape: gates and a cluster."""
+    return "gates" in report and "cluster" in report
+
+
+def chart(report):
+    ms = report.get("milestones") or {}
+    c = report.get("cluster") or {}
+    run_end = epoch(ms.get("finished"))
+    gates = [gate_row(g, "Gates", run_end) for g in report.get("gates") or []]
+    aws = aws_rows(report, run_end)
+    rows = phase_rows(report, gates, aws) + gates + aws
+    milestones = [{"label": "command finished", "at": epoch(ms.get("command_finished"))}]
+    requested, started = epoch(ms.get("hc_deletion_timestamp")), epoch(ms.get("started"))
+    # an earlier run's delete (a resumed run) is not on this run's axis: it could be hours before
+    if requested is not None and (started is None or requested >= started - 1):
+        milestones.insert(0, {"label": "delete requested", "at": requested})
+    if report.get("verified"):
+        milestones.append({"label": "verified", "at": epoch(ms.get("verified_at") or ms.get("finished"))})
+    elif report.get("stopped"):
+        milestones.append({"label": "stopped", "at": run_end})
+    title = "Teardown of HostedCluster %s/%s" % (c.get("namespace"), c.get("name"))
+    return finish("hosted_cluster", title, rows, milestones, epoch(ms.get("started")), run_end)
+
+
+def body(report):
+    parts = []
+    c = report.get("cluster") or {}
+    ms = report.get("milestones") or {}
+    ident = [(k, c.get(k)) for k in ("uid", "infra_id", "region", "hcp_namespace")]
+    ident += [(k.replace("_", " "), ms.get(k)) for k in ("started", "command_finished", "finished") if ms.get(k)]
+    parts.append(html_table(None, ident))
+    st = report.get("stopped")
+    if st:
+        items = ["<b>At:</b> %s" % esc(st.get("gate")), esc(st.get("message"))]
+        items += ["inspect: %s" % esc(h) for h in st.get("inspect_next") or []]
+        if st.get("resume"):
+            items.append("resume: <code>%s</code>" % esc(st["resume"]))
+        parts += ["<h2>Stopped: what held it</h2>", html_list(items)]
+    if report.get("taken_over"):
+        parts += ["<h2>Taken over (take_over_cleanup)</h2>",
+                  html_table(["object", "uid", "finalizer removed", "owner", "evidence of absence", "at"],
+                             removed_finalizer_rows(report))]
+    parts += ["<h2>Gates</h2>", html_table(["gate", "state", "started", "first terminating", "passed", "seconds"], [
+        (g.get("name"), g.get("state"), g.get("started"), g.get("first_observed_terminating"), g.get("passed_at"),
+         g.get("duration_s")) for g in report.get("gates") or []])]
+    parts += ["<h2>Retained, and why</h2>", html_list(["%s: %s" % (esc(r.get("what")), esc(r.get("why")))
+                                                       for r in report.get("retained") or []]
+                                                      + [aws_id(r) for r in (report.get("iam") or {}).get("retained") or []])]
+    remaining = []
+    for r in report.get("remaining") or []:
+        if "type" in r:
+            remaining.append("%s (%s)%s" % (aws_id(r), esc(r.get("state") or r.get("outcome")),
+                                            (": " + esc(r["error"])) if r.get("error") else ""))
+        else:
+            remaining.append("%s: %s" % (esc(r.get("what")), esc(r.get("state"))))
+    parts += ["<h2>Remaining</h2>", html_list(remaining) if remaining else
+              "<p>%s</p>" % ("Nothing." if report.get("verified") else "Nothing known (see the verification below).")]
+    ver = report.get("verification") or {}
+    parts += ["<h2>Verification (independent queries)</h2>",
+              html_table(["what", "state", "count"], [(ch.get("what"), ch.get("state"), ch.get("count"))
+                                                      for ch in ver.get("checks") or []]),
+              "<p>AWS lookups by ID: %s</p>" % ("every non-retained ID absent or terminal" if ver.get("aws_verified")
+                                                else "NOT verified")]
+    aws = report.get("aws") or {}
+    parts.append("<details><summary>AWS: deleted by this run %d, already absent or terminal %d</summary>%s</details>" % (
+        len(aws.get("deleted") or []), len(aws.get("absent") or []),
+        html_list([aws_id(r) for r in (aws.get("deleted") or []) + (aws.get("absent") or [])])))
+    return "\n".join(parts)
+
+
+def verdict(report):
+    if report.get("verified"):
+        return "ok", "verified"
+    if report.get("command_succeeded"):
+        return "warn", "command finished, NOT verified"
+    return "bad", "NOT finished" + (" (stopped at %s)" % report["stopped"].get("gate") if report.get("stopped")
+                                    else "")
+
+
+# where the rest of the kind lives: slot -> (path, a word the file, or a file under the folder, holds)
+FILES = {
+    "role": ("roles/hosted_cluster_destroy", "hosted_cluster"),
+    "playbook": ("playbooks/destroy_hosted_cluster.yml", "hosted_cluster_destroy"),
+    "runbook": ("docs/runbook-destroy-hosted-cluster.md", "destroy_hosted_cluster"),
+    "rbac": ("extensions/rbac/hosted_cluster_destroy.yml", "hosted_cluster_destroy"),
+    "awx": ("extensions/awx/job_templates.yml", "destroy_hosted_cluster.yml"),
+    "runner_row": ("tests/sandbox/tests/test_runner_playbooks.py", '"destroy_hosted_cluster.yml": Row('),
+    "bad_input_row": ("tests/sandbox/tests/test_bad_input.py", "hosted_cluster_destroy"),
+    "integration": ("tests/integration/targets/destroy_hosted_cluster_happy", "destroy_hosted_cluster"),
+    "molecule": ("extensions/molecule/hosted_cluster", "hosted_cluster_destroy"),
+    "chaos": ("tests/chaos/run.py", "destroy_hosted_cluster.yml"),
+}

@@ -1,0 +1,36 @@
+# -*- coding: utf-8 -*-
+# Copyright: teardown.gates contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The orphan_sweep kind: sweep AWS infrastructure whose HostedCluster is gone (role orphan_sweep).
+
+It has no Kubernetes names and no report page of its own: its names are AWS tags. registry.py lists it."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+NAME = "orphan_sweep"
+PAGE = False  # its report is the role's JSON; no HTML page, chart or verdict
+
+API_VERSIONS = ()
+ANNOTATIONS = ()
+# the AWS tags it reads (plugins/module_utils/orphans.py CLUSTER_TAG and PROTECTED_TAG)
+TAGS = ("kubernetes.io/cluster/<infraID>", "teardown.gates/protected")
+FINALIZERS = {}
+OBJECT_HINTS = {}
+HINT_RULES = ()
+CLOSED_STATES = ()
+
+FILES = {
+    "role": ("roles/orphan_sweep", "orphan"),
+    "playbook": ("playbooks/sweep_orphans.yml", "orphan_sweep"),
+    "runbook": ("docs/runbook-sweep-orphans.md", "sweep_orphans"),
+    "rbac": ("extensions/rbac/orphan_sweep.yml", "orphan_sweep"),
+    "awx": ("extensions/awx/job_templates.yml", "sweep_orphans.yml"),
+    "runner_row": ("tests/sandbox/tests/test_runner_playbooks.py", '"sweep_orphans.yml": Row('),
+    "bad_input_row": ("tests/sandbox/tests/test_bad_input.py", "orphan_sweep"),
+    # the sweep's AWS reads are its inventory module's: that module's target covers them
+    "integration": ("tests/integration/targets/aws_orphan_inventory", "aws_orphan_inventory"),
+    "molecule": ("extensions/molecule/orphan_sweep", "orphan_sweep"),
+    "chaos": ("tests/chaos/case_orphans.py", "sweep_orphans"),
+}

@@ -1,0 +1,125 @@
+# -*- coding: utf-8 -*-
+# Copyright: teardown.gates contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The release_prune kind: prune convoy Releases (and their Cluster) (role release_prune).
+
+Its published names (convoy's API and finalizers), the hints for its objects, its rule, its report body, chart and
+verdict. registry.py lists it."""
+
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.teardown.gates.plugins.module_utils import convoy
+from ansible_collections.teardown.gates.plugins.module_utils.kinds.drawing import (
+    epoch, esc, finish, gate_row, html_list, html_table, row)
+
+NAME = "release_prune"
+PAGE = True
+ROLE_NAME = "teardown.gates.release_prune"
+
+API_VERSIONS = (convoy.API_VERSION,)
+ANNOTATIONS = ()
+LABELS = (convoy.LABEL_RELEASE, convoy.LABEL_RELEASE_UID, convoy.LABEL_HOOK, convoy.LABEL_PHASE)
+
+FINALIZERS = {
+    convoy.RELEASE_FINALIZER: (
+        "convoy (Release)", "preDelete hooks, deletion of the Release's objects on the target cluster"),
+    convoy.CLUSTER_FINALIZER: (
+        "convoy (Cluster)", "the Cluster's Releases pruned"),
+}
+
+OBJECT_HINTS = {
+    (convoy.GROUP, "Release"): [
+        "convoy Release: check the target Cluster's status.reachable (convoy does not connect to check), "
+        "preDelete hooks (a failed hook with onFailure: Fail keeps the finalizer; hooks are rechecked every "
+        "10 s), spec.deletionPolicy.keepWorkloads, and the ReleaseInventory."],
+    (convoy.GROUP, "Cluster"): [
+        "convoy Cluster: its Releases must be pruned first (spec.deletionPolicy.pruneReleases); list the "
+        "Releases whose clusterRef names it."],
+}
+
+
+def unreachable_cluster_rule(view):
+    if view["kind"] == "Cluster" and view["group"] == convoy.GROUP and view["status"].get("reachable") is False:
+        return [("first", "convoy Cluster status.reachable is false: convoy skips deleting objects on it "
+                          "(they stay on the target cluster).")]
+    return []
+
+
+HINT_RULES = ((90, unreachable_cluster_rule),)
+
+CLOSED_STATES = ("passed", "deleted", "absent")
+
+
+def claims(report):
+    """A report of this kind names its role."""
+    return report.get("role") == ROLE_NAME
+
+
+def chart(report):
+    """prune_releases: a row per batch (its wait), then a row per Release, from its batch's start to when it was
+    first seen absent; a Release never seen absent is open, with its finalizers and the role's diagnosis."""
+    run_end = epoch(report.get("finished"))
+    held = dict((h.get("name"), h) for h in report.get("held") or [])
+    rows, releases = [], []
+    for w in report.get("waits") or []:
+        batch = gate_row(w, "Batches", run_end)
+        rows.append(batch)
+        for o in w.get("releases") or []:
+            gone = epoch(o.get("first_observed_absent"))
+            marks = []
+            term = epoch(o.get("first_observed_terminating"))
+            if term is not None:
+                marks.append({"label": "first terminating", "at": term, "kind": "terminating"})
+            note = ""
+            if gone is None:
+                note = "not gone: finalizers %s" % ", ".join(o.get("finalizers") or []) if o.get("finalizers") else \
+                    "not seen absent"
+                if o.get("name") in held:
+                    note += "; " + "; ".join(str(d) for d in held[o["name"]].get("diagnosis") or [])
+            releases.append(row("Releases", "Release %s" % o.get("name"), "deleted" if gone is not None else "open",
+                                batch["start"], gone if gone is not None else batch["end"],
+                                gone is None and batch["start"] is not None, marks, note))
+    rows += releases
+    for g in report.get("cluster_wait") or []:
+        rows.append(gate_row(g, "Cluster", run_end))
+    ms = [{"label": "finished: %s" % report.get("outcome"), "at": run_end}]
+    return finish("release_prune", "Prune of convoy Releases in %s" % (report.get("input") or {}).get(
+        "release_namespace"), rows, ms, epoch(report.get("started")), run_end)
+
+
+def body(report):
+    error = (": " + esc(report["error"])) if report.get("error") else ""
+    parts = ["<p>Outcome: <b>%s</b>%s</p>" % (esc(report.get("outcome")), error)]
+    parts += ["<h2>Deletion requested</h2>", html_list([esc(n) for n in report.get("deletion_requested") or []])]
+    held = []
+    for r in report.get("held") or []:
+        held.append("%s (%s): %s" % (esc(r.get("name")), esc(r.get("uid")),
+                                     esc("; ".join(str(d) for d in r.get("diagnosis") or []))))
+    parts += ["<h2>Did not go</h2>", html_list(held)]
+    orphans = ["%s %s/%s" % (esc(o.get("kind")), esc(o.get("namespace")), esc(o.get("name")))
+               for o in report.get("orphaned_by_opt_in") or []]
+    parts += ["<h2>Left running and untracked</h2>", html_list(orphans)]
+    ver = report.get("verification")
+    if isinstance(ver, dict):
+        parts += ["<h2>Verification</h2>", html_table(["what", "value"], sorted(ver.items()))]
+    return "\n".join(parts)
+
+
+def verdict(report):
+    return ("ok" if report.get("outcome") == "pruned" else "bad"), str(report.get("outcome"))
+
+
+FILES = {
+    "role": ("roles/release_prune", "release_prune"),
+    "playbook": ("playbooks/prune_releases.yml", "release_prune"),
+    "runbook": ("docs/runbook-prune-releases.md", "prune_releases"),
+    "rbac": ("extensions/rbac/release_prune.yml", "release_prune"),
+    "awx": ("extensions/awx/job_templates.yml", "prune_releases.yml"),
+    "runner_row": ("tests/sandbox/tests/test_runner_playbooks.py", '"prune_releases.yml": Row('),
+    "bad_input_row": ("tests/sandbox/tests/test_bad_input.py", "release_prune"),
+    "integration": ("tests/integration/targets/release_prune", "release_prune"),
+    "molecule": ("extensions/molecule/release_prune", "release_prune"),
+    "chaos": ("tests/chaos/run.py", "prune_releases.yml"),
+}
