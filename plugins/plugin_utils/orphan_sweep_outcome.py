@@ -25,7 +25,7 @@ def recheck_verdict(recheck, infra_id):
     if not known:
         return {"still": False, "why_not": UNREAD}
     if again and again[0].get("status") != "orphan":
-        return {"still": False, "why_not": printed(again[0].get("reason"))}
+        return {"still": False, "why_not": again[0].get("reason", "")}
     return {"still": True, "why_not": ""}
 
 

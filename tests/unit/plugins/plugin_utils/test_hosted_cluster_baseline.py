@@ -47,8 +47,8 @@ def test_with_nothing_stored_the_options_and_the_environment_answer():
 
 
 def test_empty_values_fall_through_where_the_role_used_default_true():
-    hc = {"metadata": {"uid": "", "annotations": None}, "spec": {"infraID": "", "platform": {"aws": {"region": ""}},
-                                                               "dns": {"baseDomain": ""}, "release": {"image": ""}}}
+    hc = {"metadata": {"uid": "", "annotations": None},
+          "spec": {"infraID": "", "platform": {"aws": {"region": ""}}, "dns": {"baseDomain": ""}, "release": {"image": ""}}}
     got = identity(hc, STORED, True, "", "", "", "")
     # uid and release_image keep an empty value (default without true); the others fall through
     assert (got["uid"], got["release_image"]) == ("", "")
