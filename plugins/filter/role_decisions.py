@@ -2,7 +2,7 @@
 # Copyright: (c) 2026, teardown.gates contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The decisions the roles take, made in Python (plugins/plugin_utils) instead of Jinja: how a held deletion ends
-(held_deletion_decision), whether an orphan is still one and how its sweep ended (orphan_sweep_recheck_verdict,
+(held_deletion_decision) and whether it is still held after (held_deletion_still_held), whether an orphan is still one and how its sweep ended (orphan_sweep_recheck_verdict,
 orphan_sweep_record), the hosted cluster's baseline by precedence and its merged AWS manifest
 (hosted_cluster_baseline, hosted_cluster_manifest), and the message a stopped teardown ends with
 (hosted_cluster_stop_message)."""
@@ -16,6 +16,10 @@ from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_clust
 
 def held_deletion_decision(result, prefer_restore, abandon_uid, held_name):
     return held_deletion_plan.decide(result, prefer_restore, abandon_uid, held_name)
+
+
+def held_deletion_still_held(after, action, check_mode):
+    return held_deletion_plan.still_held(after, action, check_mode)
 
 
 def orphan_sweep_recheck_verdict(recheck, infra_id):
@@ -43,6 +47,7 @@ class FilterModule(object):
     def filters(self):
         return {
             "held_deletion_decision": held_deletion_decision,
+            "held_deletion_still_held": held_deletion_still_held,
             "orphan_sweep_recheck_verdict": orphan_sweep_recheck_verdict,
             "orphan_sweep_record": orphan_sweep_record,
             "hosted_cluster_baseline": hosted_cluster_baseline,

@@ -34,3 +34,23 @@ def decide(result, prefer_restore, abandon_uid, held_name):
     if held and abandon_uid and (abandon_uid == printed(result.get("uid")) or printed(held_name)):
         return {"action": "abandon", "backup_serial": None}
     return {"action": "none", "backup_serial": None}
+
+
+# what a diagnosis says of an object nothing released yet, whatever was done, and of an object that went
+NOT_RELEASED = ("DependentsExist", "Paused", "Unknown")
+RELEASED = ("Absent", "FinalizerGone")
+
+
+def still_held(after, action, check_mode):
+    """Whether the role's Phase 7 names an object as still held, blocked or unknown, from its diagnosis ``after``
+    the phases and the ``action`` the plan took. In check mode only an object the plan left alone is judged (a
+    restore or abandon did not run). Named: a hold, or an unknown one (held None), or a reason that nothing from
+    here releases, or an action taken that did not end in Absent or FinalizerGone."""
+    after = one_dict(after, "held_deletion_still_held", "one result of the held_deletion diagnosis (phase 7)")
+    acted = printed(action) != "none"
+    check_mode = as_bool(check_mode)
+    if acted and check_mode:
+        return False
+    held = after.get("held")
+    reason = after.get("reason")
+    return bool(held is None or as_bool(held) or reason in NOT_RELEASED or (acted and reason not in RELEASED))

@@ -9,7 +9,7 @@ FILTERS = FilterModule().filters()
 
 
 def test_each_filter_is_published():
-    assert sorted(FILTERS) == ["held_deletion_decision", "hosted_cluster_baseline", "hosted_cluster_manifest",
+    assert sorted(FILTERS) == ["held_deletion_decision", "held_deletion_still_held", "hosted_cluster_baseline", "hosted_cluster_manifest",
                                "hosted_cluster_stop_message", "orphan_sweep_recheck_verdict", "orphan_sweep_record"]
 
 
@@ -37,3 +37,8 @@ def test_hosted_cluster_filters():
     message = FILTERS["hosted_cluster_stop_message"]({"gate": "Phase 5 | x", "message": "m"}, "n", "c", "r")
     assert message == "Teardown of HostedCluster n/c stopped at Phase 5 | x: m (phases that never ran: 6 verify.)  Resume: r"
     assert "(baseline b, report p)" in FILTERS["hosted_cluster_stop_message"]({"gate": "g"}, "n", "c", "r", True, "b", "p")
+
+
+def test_held_deletion_still_held():
+    assert FILTERS["held_deletion_still_held"]({"held": True, "reason": "DestroyFailed"}, "none", False) is True
+    assert FILTERS["held_deletion_still_held"]({"held": False, "reason": "Absent"}, "restore", False) is False

@@ -6,7 +6,7 @@ __metaclass__ = type
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.teardown.gates.plugins.plugin_utils.held_deletion_plan import decide, restore_options
+from ansible_collections.teardown.gates.plugins.plugin_utils.held_deletion_plan import decide, restore_options, still_held
 
 RESTORE_7 = {"action": "restore", "backup_serial": 7}
 RESTORE_5 = {"action": "restore", "backup_serial": 5}
@@ -69,3 +69,25 @@ def test_restore_options_without_a_diagnosis():
 def test_a_result_that_is_not_a_mapping_is_refused():
     with pytest.raises(AnsibleFilterError, match="^held_deletion_decision: expects one result"):
         decide(["edge"], True, "", "")
+
+
+@pytest.mark.parametrize("after, action, check, expected", [
+    ({"held": True, "reason": "DestroyFailed"}, "none", False, True),
+    ({"held": None, "reason": "Unknown"}, "none", False, True),
+    ({"held": False, "reason": "Paused"}, "none", False, True),
+    ({"held": False, "reason": "DependentsExist"}, "none", True, True),
+    ({"held": False, "reason": "NotDeleting"}, "none", False, False),
+    ({"held": "False", "reason": "Absent"}, "none", False, False),
+    ({"held": False, "reason": "Absent"}, "restore", False, False),
+    ({"held": False, "reason": "FinalizerGone"}, "abandon", False, False),
+    ({"held": False, "reason": "Deleting"}, "abandon", False, True),
+    ({"held": True, "reason": "DestroyFailed"}, "restore", True, False),  # check mode: the restore did not run
+    ({"held": "True", "reason": "DestroyFailed"}, "none", "True", True),
+])
+def test_still_held(after, action, check, expected):
+    assert still_held(after, action, check) is expected
+
+
+def test_still_held_refuses_what_is_not_a_result():
+    with pytest.raises(AnsibleFilterError, match="^held_deletion_still_held: expects one result"):
+        still_held(None, "none", False)
