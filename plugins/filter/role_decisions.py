@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The decisions the roles take, made in Python (plugins/plugin_utils) instead of Jinja: how a held deletion ends
 (held_deletion_decision) and whether it is still held after (held_deletion_still_held), whether an orphan is still one and how its sweep ended (orphan_sweep_recheck_verdict,
-orphan_sweep_record), the hosted cluster's baseline by precedence and its merged AWS manifest
+orphan_sweep_record) and whether the sweep is verified (orphan_sweep_verified), the hosted cluster's baseline by precedence and its merged AWS manifest
 (hosted_cluster_baseline, hosted_cluster_manifest), and the message a stopped teardown ends with
 (hosted_cluster_stop_message)."""
 from __future__ import absolute_import, division, print_function
@@ -30,6 +30,10 @@ def orphan_sweep_record(aws_result, infra_id, still, why_not, check_mode, finish
     return sweep.record(infra_id, aws_result, still, why_not, check_mode, finished)
 
 
+def orphan_sweep_verified(results, infra_ids):
+    return sweep.sweep_verified(results, infra_ids)
+
+
 def hosted_cluster_baseline(hc, stored, present, aws_region="", oidc_bucket="", infra_id="", env_region=""):
     return baseline.identity(hc, stored, present, aws_region, oidc_bucket, infra_id, env_region)
 
@@ -50,6 +54,7 @@ class FilterModule(object):
             "held_deletion_still_held": held_deletion_still_held,
             "orphan_sweep_recheck_verdict": orphan_sweep_recheck_verdict,
             "orphan_sweep_record": orphan_sweep_record,
+            "orphan_sweep_verified": orphan_sweep_verified,
             "hosted_cluster_baseline": hosted_cluster_baseline,
             "hosted_cluster_manifest": hosted_cluster_manifest,
             "hosted_cluster_stop_message": hosted_cluster_stop_message,

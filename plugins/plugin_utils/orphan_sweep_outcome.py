@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import as_bool, one_dict, printed
+from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import as_bool, dict_list, one_dict, printed
 
 UNREAD = "a management cluster could not be read at the re-check"
 VERIFIED = "every resource verified absent by ID"
@@ -76,3 +76,14 @@ def record(infra_id, aws_result, still, why_not, check_mode, finished):
         "resources": [dict((k, v) for k, v in r.items() if k in RESOURCE_KEYS) for r in resources],
         "finished": finished,
     }
+
+
+def sweep_verified(results, infra_ids):
+    """The sweep's verdict: True only when no infra ID is unknown (every management cluster was read), none failed,
+    and every destroyed one was verified absent by ID."""
+    results = dict_list(results, "orphan_sweep_verified", "the sweep's records (orphan_sweep_results)")
+    infra_ids = dict_list(infra_ids or [], "orphan_sweep_verified", "the infra IDs of aws_orphan_inventory")
+    destroyed = [r for r in results if r.get("outcome") == "destroyed"]
+    return (all(r.get("verified") for r in destroyed)
+            and not any(i.get("status") == "unknown" for i in infra_ids)
+            and not any(r.get("outcome") == "failed" for r in results))

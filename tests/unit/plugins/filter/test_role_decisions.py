@@ -10,7 +10,8 @@ FILTERS = FilterModule().filters()
 
 def test_each_filter_is_published():
     assert sorted(FILTERS) == ["held_deletion_decision", "held_deletion_still_held", "hosted_cluster_baseline", "hosted_cluster_manifest",
-                               "hosted_cluster_stop_message", "orphan_sweep_recheck_verdict", "orphan_sweep_record"]
+                               "hosted_cluster_stop_message", "orphan_sweep_recheck_verdict", "orphan_sweep_record",
+                               "orphan_sweep_verified"]
 
 
 def test_held_deletion_decision():
@@ -42,3 +43,8 @@ def test_hosted_cluster_filters():
 def test_held_deletion_still_held():
     assert FILTERS["held_deletion_still_held"]({"held": True, "reason": "DestroyFailed"}, "none", False) is True
     assert FILTERS["held_deletion_still_held"]({"held": False, "reason": "Absent"}, "restore", False) is False
+
+
+def test_orphan_sweep_verified():
+    assert FILTERS["orphan_sweep_verified"]([{"outcome": "destroyed", "verified": True}], [{"status": "orphan"}]) is True
+    assert FILTERS["orphan_sweep_verified"]([{"outcome": "failed"}], []) is False

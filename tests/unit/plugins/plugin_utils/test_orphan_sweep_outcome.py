@@ -7,7 +7,7 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.teardown.gates.plugins.plugin_utils.orphan_sweep_outcome import (
-    UNREAD, VERIFIED, outcome, recheck_verdict, record)
+    UNREAD, VERIFIED, outcome, recheck_verdict, record, sweep_verified)
 
 ID = "demo-x1y2z"
 SKIPPED = {"changed": False, "skipped": True, "skip_reason": "Conditional result was False"}
@@ -106,3 +106,25 @@ def test_record_takes_none_for_a_missing_result():
 def test_record_of_a_result_that_is_not_a_mapping_is_refused():
     with pytest.raises(AnsibleFilterError, match="^orphan_sweep_record: expects the result of aws_infra_cleanup"):
         record(ID, ["x"], True, "", False, "t")
+
+
+def test_sweep_verified_when_every_destroyed_one_is_verified_and_nothing_unknown_nor_failed():
+    results = [{"outcome": "destroyed", "verified": True}, {"outcome": "left_alone", "verified": False},
+               {"outcome": "already_gone", "verified": True}]
+    assert sweep_verified(results, [{"status": "orphan"}, {"status": "young"}]) is True
+    assert sweep_verified([], []) is True
+    assert sweep_verified([], None) is True
+
+
+@pytest.mark.parametrize("results, infra_ids", [
+    ([{"outcome": "destroyed", "verified": True}, {"outcome": "destroyed", "verified": False}], []),
+    ([{"outcome": "destroyed", "verified": True}], [{"status": "unknown"}]),
+    ([{"outcome": "failed", "verified": False}], []),
+])
+def test_sweep_not_verified(results, infra_ids):
+    assert sweep_verified(results, infra_ids) is False
+
+
+def test_sweep_verified_refuses_records_that_are_not_a_list():
+    with pytest.raises(AnsibleFilterError, match="^orphan_sweep_verified: expects the sweep's records"):
+        sweep_verified({}, [])
