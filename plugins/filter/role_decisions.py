@@ -4,8 +4,8 @@
 """The decisions the roles take, made in Python (plugins/plugin_utils) instead of Jinja: how a held deletion ends
 (held_deletion_decision) and whether it is still held after (held_deletion_still_held), whether an orphan is still one and how its sweep ended (orphan_sweep_recheck_verdict,
 orphan_sweep_record) and whether the sweep is verified (orphan_sweep_verified), the hosted cluster's baseline by precedence and its merged AWS manifest
-(hosted_cluster_baseline, hosted_cluster_manifest), and the message a stopped teardown ends with
-(hosted_cluster_stop_message)."""
+(hosted_cluster_baseline, hosted_cluster_manifest), the record a stopped teardown keeps and the message it ends with
+(hosted_cluster_stop_record, hosted_cluster_stop_message)."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -47,6 +47,10 @@ def hosted_cluster_stop_message(stopped, namespace, name, resume, finalizer_on=F
     return hosted_cluster_stop.stop_message(stopped, namespace, name, resume, finalizer_on, baseline_path, report_path)
 
 
+def hosted_cluster_stop_record(stopped, failed_task, failed_result, resume=""):
+    return hosted_cluster_stop.stop_record(stopped, failed_task, failed_result, resume)
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -58,4 +62,5 @@ class FilterModule(object):
             "hosted_cluster_baseline": hosted_cluster_baseline,
             "hosted_cluster_manifest": hosted_cluster_manifest,
             "hosted_cluster_stop_message": hosted_cluster_stop_message,
+            "hosted_cluster_stop_record": hosted_cluster_stop_record,
         }

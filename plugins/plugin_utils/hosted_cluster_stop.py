@@ -61,3 +61,16 @@ def stop_message(stopped, namespace, name, resume, finalizer_on=False, baseline_
     return "Teardown of HostedCluster %s/%s stopped at %s: %s (phases that never ran: %s.) %s %sResume: %s" % (
         printed(namespace), printed(name), printed(stopped.get("gate")), printed(stopped.get("message")), never_ran,
         inspect, way_out, printed(resume))
+
+
+def stop_record(stopped, failed_task, failed_result, resume):
+    """The stop record the rescue keeps: the one a gate already wrote (not empty), else one made from the task that
+    failed - its name as the gate ('unknown task' when there is none), the failure's msg ('failed' when it has none)
+    and the resume command."""
+    stopped = one_dict(stopped or {}, "hosted_cluster_stop_record", "the stop record (hosted_cluster_destroy_stopped)")
+    if stopped:
+        return stopped
+    failed_task = failed_task if isinstance(failed_task, dict) else {}
+    failed_result = failed_result if isinstance(failed_result, dict) else {}
+    return {"gate": failed_task.get("name", "unknown task"), "message": failed_result.get("msg", "failed"),
+            "resume": resume}

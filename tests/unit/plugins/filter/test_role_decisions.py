@@ -10,7 +10,7 @@ FILTERS = FilterModule().filters()
 
 def test_each_filter_is_published():
     assert sorted(FILTERS) == ["held_deletion_decision", "held_deletion_still_held", "hosted_cluster_baseline", "hosted_cluster_manifest",
-                               "hosted_cluster_stop_message", "orphan_sweep_recheck_verdict", "orphan_sweep_record",
+                               "hosted_cluster_stop_message", "hosted_cluster_stop_record", "orphan_sweep_recheck_verdict", "orphan_sweep_record",
                                "orphan_sweep_verified"]
 
 
@@ -48,3 +48,7 @@ def test_held_deletion_still_held():
 def test_orphan_sweep_verified():
     assert FILTERS["orphan_sweep_verified"]([{"outcome": "destroyed", "verified": True}], [{"status": "orphan"}]) is True
     assert FILTERS["orphan_sweep_verified"]([{"outcome": "failed"}], []) is False
+
+
+def test_hosted_cluster_stop_record():
+    assert FILTERS["hosted_cluster_stop_record"]({}, {"name": "t"}, {"msg": "m"}, "r") == {"gate": "t", "message": "m", "resume": "r"}

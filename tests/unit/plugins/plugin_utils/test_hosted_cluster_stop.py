@@ -7,7 +7,7 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.teardown.gates.plugins.plugin_utils.hosted_cluster_stop import (
-    PHASES, finalizer_way_out, stop_message, stop_phase)
+    PHASES, finalizer_way_out, stop_message, stop_phase, stop_record)
 
 RESUME = "ansible-playbook playbooks/destroy_hosted_cluster.yml -e hosted_cluster_name=demo"
 WAY_OUT = (
@@ -74,3 +74,24 @@ def test_way_out_defaults_name_report_dir():
 def test_a_stop_record_that_is_not_a_mapping_is_refused():
     with pytest.raises(AnsibleFilterError, match="^hosted_cluster_stop_message: expects the stop record"):
         stop_message("stopped", "n", "c", "r")
+
+
+def test_stop_record_keeps_the_one_a_gate_wrote():
+    kept = {"gate": "Phase 3 | Wait", "message": "timed out", "phase": 3, "inspect_next": ["x"]}
+    assert stop_record(kept, {"name": "other"}, {"msg": "other"}, "r") is kept
+
+
+@pytest.mark.parametrize("stopped", [{}, None])
+def test_stop_record_of_the_failed_task(stopped):
+    assert stop_record(stopped, {"name": "Phase 4 | Destroy", "action": "x"}, {"msg": ["a list"], "failed": True}, "r") == {
+        "gate": "Phase 4 | Destroy", "message": ["a list"], "resume": "r"}
+
+
+def test_stop_record_without_a_failed_task_nor_msg():
+    assert stop_record({}, {}, {"failed": True}, "") == {"gate": "unknown task", "message": "failed", "resume": ""}
+    assert stop_record({}, None, None, "") == {"gate": "unknown task", "message": "failed", "resume": ""}
+
+
+def test_stop_record_refuses_a_record_that_is_not_a_mapping():
+    with pytest.raises(AnsibleFilterError, match="^hosted_cluster_stop_record: expects the stop record"):
+        stop_record(["x"], {}, {}, "")
