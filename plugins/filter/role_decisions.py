@@ -1,11 +1,15 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, teardown.gates contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The decisions the roles take, made in Python (plugins/plugin_utils) instead of Jinja: how a held deletion ends
-(held_deletion_decision) and whether it is still held after (held_deletion_still_held), whether an orphan is still one and how its sweep ended (orphan_sweep_recheck_verdict,
-orphan_sweep_record) and whether the sweep is verified (orphan_sweep_verified), the hosted cluster's baseline by precedence and its merged AWS manifest
-(hosted_cluster_baseline, hosted_cluster_manifest), the record a stopped teardown keeps and the message it ends with
-(hosted_cluster_stop_record, hosted_cluster_stop_message)."""
+"""The decisions the roles take, made in Python (plugins/plugin_utils) instead of Jinja:
+
+- how a held deletion ends, and whether it is still held after (held_deletion_decision, held_deletion_still_held);
+- whether an orphan is still one, how its sweep ended, and whether the sweep is verified
+  (orphan_sweep_recheck_verdict, orphan_sweep_record, orphan_sweep_verified);
+- the hosted cluster's baseline by precedence and its merged AWS manifest (hosted_cluster_baseline,
+  hosted_cluster_manifest);
+- the record a stopped teardown keeps and the message it ends with (hosted_cluster_stop_record,
+  hosted_cluster_stop_message)."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
