@@ -7,6 +7,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
+
 from ansible.errors import AnsibleFilterError
 
 
@@ -32,3 +34,38 @@ def one_dict(value, filter_name, what):
     if not isinstance(value, dict):
         raise AnsibleFilterError("%s: expects %s, got %s" % (filter_name, what, type(value).__name__))
     return value
+
+
+# what the bool filter of ansible-core 2.16 takes for true, as text (case-insensitive), besides True and 1
+_TRUE_TEXT = ("yes", "on", "1", "true")
+
+
+def as_bool(value):
+    """A flag as the role's ``| bool`` read it on ansible-core 2.16: True, the number 1, or yes/on/1/true as text
+    (any case); anything else is False. A flag may reach a filter as text ("True") when ansible-core 2.16 rendered
+    it through a template."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    if isinstance(value, str):
+        return value.lower() in _TRUE_TEXT
+    return isinstance(value, (int, float)) and value == 1
+
+
+def parsed_dict(value, filter_name, what):
+    """A mapping input, or the JSON object it holds as text; {} for None or blank text. Anything else fails naming
+    ``filter_name`` and ``what`` it expects. ansible-core 2.16 may hand a mapping on as its text, later cores do not:
+    both arrive the same here."""
+    if value is None:
+        return {}
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", errors="replace")
+    if isinstance(value, str):
+        if not value.strip():
+            return {}
+        try:
+            value = json.loads(value)
+        except ValueError as e:
+            raise AnsibleFilterError("%s: expects %s, got text that is not JSON (%s)" % (filter_name, what, e))
+    return one_dict(value, filter_name, what)

@@ -1,0 +1,70 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, teardown.gates contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The decisions the roles take, made in Python (plugins/plugin_utils) instead of Jinja:
+
+- how a held deletion ends, and whether it is still held after (held_deletion_decision, held_deletion_still_held);
+- whether an orphan is still one, how its sweep ended, and whether the sweep is verified
+  (orphan_sweep_recheck_verdict, orphan_sweep_record, orphan_sweep_verified);
+- the hosted cluster's baseline by precedence and its merged AWS manifest (hosted_cluster_baseline,
+  hosted_cluster_manifest);
+- the record a stopped teardown keeps and the message it ends with (hosted_cluster_stop_record,
+  hosted_cluster_stop_message)."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.teardown.gates.plugins.plugin_utils import held_deletion_plan, hosted_cluster_baseline as baseline
+from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_stop, orphan_sweep_outcome as sweep
+
+
+def held_deletion_decision(result, prefer_restore, abandon_uid, held_name):
+    return held_deletion_plan.decide(result, prefer_restore, abandon_uid, held_name)
+
+
+def held_deletion_still_held(after, action, check_mode):
+    return held_deletion_plan.still_held(after, action, check_mode)
+
+
+def orphan_sweep_recheck_verdict(recheck, infra_id):
+    return sweep.recheck_verdict(recheck, infra_id)
+
+
+def orphan_sweep_record(aws_result, infra_id, still, why_not, check_mode, finished):
+    return sweep.record(infra_id, aws_result, still, why_not, check_mode, finished)
+
+
+def orphan_sweep_verified(results, infra_ids):
+    return sweep.sweep_verified(results, infra_ids)
+
+
+def hosted_cluster_baseline(hc, stored, present, aws_region="", oidc_bucket="", infra_id="", env_region=""):
+    return baseline.identity(hc, stored, present, aws_region, oidc_bucket, infra_id, env_region)
+
+
+def hosted_cluster_manifest(stored_manifest, found_manifest):
+    return baseline.merged_manifest(stored_manifest, found_manifest)
+
+
+def hosted_cluster_stop_message(stopped, namespace, name, resume, finalizer_on=False, baseline_path="in report_dir",
+                                report_path="in report_dir"):
+    return hosted_cluster_stop.stop_message(stopped, namespace, name, resume, finalizer_on, baseline_path, report_path)
+
+
+def hosted_cluster_stop_record(stopped, failed_task, failed_result, resume=""):
+    return hosted_cluster_stop.stop_record(stopped, failed_task, failed_result, resume)
+
+
+class FilterModule(object):
+    def filters(self):
+        return {
+            "held_deletion_decision": held_deletion_decision,
+            "held_deletion_still_held": held_deletion_still_held,
+            "orphan_sweep_recheck_verdict": orphan_sweep_recheck_verdict,
+            "orphan_sweep_record": orphan_sweep_record,
+            "orphan_sweep_verified": orphan_sweep_verified,
+            "hosted_cluster_baseline": hosted_cluster_baseline,
+            "hosted_cluster_manifest": hosted_cluster_manifest,
+            "hosted_cluster_stop_message": hosted_cluster_stop_message,
+            "hosted_cluster_stop_record": hosted_cluster_stop_record,
+        }

@@ -1,0 +1,103 @@
+# -*- coding: utf-8 -*-
+# Copyright: (c) 2026, teardown.gates contributors
+# GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The hosted_cluster_destroy role's baseline (its Phase 1): what the HostedCluster says now, merged with the
+baseline an earlier run stored, with the precedence of each value (the operator's option, then the HostedCluster,
+then the stored baseline, then the environment), and the AWS manifest merged so that every ID ever recorded stays
+tracked."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import re
+
+from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import as_bool, one_dict, parsed_dict, printed
+
+CLEANUP_ANNOTATION = "hypershift.openshift.io/cleanup-cloud-resources"
+SKIP_NS_ANNOTATION = "hypershift.openshift.io/skip-delete-hosted-controlplane-namespace"
+# the OIDC bucket of an issuer URL served from S3: https://<bucket>.s3.<region>.amazonaws.com/... or s3-<region>
+_ISSUER_BUCKET = re.compile(r"^https://([^./]+)\.s3[.-]")
+_MISSING = object()
+
+
+def _at(value, *keys):
+    """value[k1][k2]... or _MISSING when a step is missing or not a mapping."""
+    for key in keys:
+        if not isinstance(value, dict) or key not in value:
+            return _MISSING
+        value = value[key]
+    return value
+
+
+def _first_set(*values):
+    """The first value that is set and not empty (as default(x, true) chains read), else the last one given."""
+    for value in values[:-1]:
+        if value is not _MISSING and value:
+            return value
+    return values[-1]
+
+
+def _or(value, fallback):
+    """value, or fallback when value is missing (as default(x) reads: an empty value is kept)."""
+    return fallback if value is _MISSING else value
+
+
+def issuer_bucket(issuer_url):
+    """The S3 bucket an OIDC issuer URL is served from, or ''."""
+    found = _ISSUER_BUCKET.search(printed(issuer_url))
+    return found.group(1) if found else ""
+
+
+def identity(hc, stored, present, aws_region="", oidc_bucket="", infra_id="", env_region=""):
+    """What the baseline records of the cluster, each value by its precedence:
+
+    - uid, release_image: the HostedCluster's, else the stored one, else None;
+    - infra_id, base_domain: the HostedCluster's, else the stored one, else the infra_id option (base_domain: '');
+    - region: the aws_region option, else the HostedCluster's, else the stored one, else env_region
+      (AWS_DEFAULT_REGION);
+    - oidc_bucket: the oidc_bucket option, else the bucket of the HostedCluster's issuer URL, else the stored one;
+    - cleanup_preexisting, skip_namespace_delete: whether the HostedCluster's annotation is 'true' when it is
+      present, else what the stored baseline says (False when it says nothing).
+
+    stored may be the stored baseline or its JSON text (ansible-core 2.16 may hand it on as text)."""
+    fname = "hosted_cluster_baseline"
+    hc = parsed_dict(hc, fname, "the HostedCluster (hosted_cluster_destroy_hc)")
+    stored = parsed_dict(stored, fname, "the stored baseline (hosted_cluster_destroy_stored) as its first argument")
+    annotations = _at(hc, "metadata", "annotations")
+    annotations = annotations if isinstance(annotations, dict) and annotations else {}
+    bucket = issuer_bucket(_or(_at(hc, "spec", "issuerURL"), ""))
+    if as_bool(present):
+        cleanup = annotations.get(CLEANUP_ANNOTATION, "") == "true"
+        skip_ns = annotations.get(SKIP_NS_ANNOTATION, "") == "true"
+    else:
+        cleanup = _or(_at(stored, "annotations", "cleanup_preexisting"), False)
+        skip_ns = _or(_at(stored, "annotations", "skip_namespace_delete"), False)
+    return {
+        "uid": _or(_at(hc, "metadata", "uid"), _or(_at(stored, "cluster", "uid"), None)),
+        "infra_id": _first_set(_at(hc, "spec", "infraID"), _at(stored, "cluster", "infra_id"), infra_id),
+        "region": printed(aws_region) if printed(aws_region) else _first_set(
+            _at(hc, "spec", "platform", "aws", "region"), _at(stored, "cluster", "region"), env_region),
+        "release_image": _or(_at(hc, "spec", "release", "image"), _or(_at(stored, "cluster", "release_image"), None)),
+        "base_domain": _first_set(_at(hc, "spec", "dns", "baseDomain"), _or(_at(stored, "cluster", "base_domain"), "")),
+        "oidc_bucket": printed(oidc_bucket) if printed(oidc_bucket) else (
+            bucket if bucket else _or(_at(stored, "oidc_bucket"), "")),
+        "cleanup_preexisting": cleanup,
+        "skip_namespace_delete": skip_ns,
+    }
+
+
+def merged_manifest(stored_manifest, found_manifest):
+    """The AWS manifest of the stored baseline merged with the one found now, as combine(list_merge='append_rp')
+    does: a kind in both keeps the stored IDs not found now, then the IDs found now; any other value found now
+    replaces the stored one. A kind only stored stays, so an ID detached or untagged since is still tracked."""
+    stored_manifest = parsed_dict(stored_manifest, "hosted_cluster_manifest", "the stored manifest")
+    found_manifest = one_dict(found_manifest, "hosted_cluster_manifest", "the manifest of aws_infra_inventory")
+    merged = dict(stored_manifest)
+    for kind, found in found_manifest.items():
+        before = merged.get(kind, _MISSING)
+        if isinstance(before, list) and isinstance(found, list):
+            merged[kind] = [i for i in before if i not in found] + list(found)
+        else:
+            merged[kind] = found
+        # a dict in both is replaced, not merged: combine is not recursive here
+    return merged

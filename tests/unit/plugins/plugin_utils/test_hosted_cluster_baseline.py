@@ -1,0 +1,103 @@
+# -*- coding: utf-8 -*-
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import pytest
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.teardown.gates.plugins.plugin_utils.hosted_cluster_baseline import (
+    identity, issuer_bucket, merged_manifest)
+
+HC = {"metadata": {"uid": "u-hc", "annotations": {"hypershift.openshift.io/cleanup-cloud-resources": "true"}},
+      "spec": {"infraID": "demo-hc", "issuerURL": "https://demo-oidc.s3.us-east-2.amazonaws.com/demo-hc",
+               "platform": {"aws": {"region": "us-east-2"}}, "release": {"image": "quay.io/r:4.17"},
+               "dns": {"baseDomain": "hc.example.com"}}}
+STORED = {"cluster": {"uid": "u-stored", "infra_id": "demo-stored", "region": "eu-west-1", "release_image": "quay.io/r:4.16",
+                      "base_domain": "stored.example.com"},
+          "annotations": {"cleanup_preexisting": True, "skip_namespace_delete": True}, "oidc_bucket": "stored-oidc",
+          "manifest": {}}
+
+
+def test_the_hosted_cluster_wins_over_the_stored_baseline():
+    assert identity(HC, STORED, True, "", "", "", "us-west-1") == {
+        "uid": "u-hc", "infra_id": "demo-hc", "region": "us-east-2", "release_image": "quay.io/r:4.17",
+        "base_domain": "hc.example.com", "oidc_bucket": "demo-oidc", "cleanup_preexisting": True,
+        "skip_namespace_delete": False}
+
+
+def test_the_options_win_over_everything():
+    got = identity(HC, STORED, True, "ap-south-1", "my-oidc", "demo-opt", "us-west-1")
+    assert (got["region"], got["oidc_bucket"], got["infra_id"]) == ("ap-south-1", "my-oidc", "demo-hc")
+
+
+def test_without_a_hosted_cluster_the_stored_baseline_answers():
+    assert identity({}, STORED, False, "", "", "demo-opt", "us-west-1") == {
+        "uid": "u-stored", "infra_id": "demo-stored", "region": "eu-west-1", "release_image": "quay.io/r:4.16",
+        "base_domain": "stored.example.com", "oidc_bucket": "stored-oidc", "cleanup_preexisting": True,
+        "skip_namespace_delete": True}
+
+
+def test_with_nothing_stored_the_options_and_the_environment_answer():
+    assert identity({}, {}, False, "", "", "demo-opt", "us-west-1") == {
+        "uid": None, "infra_id": "demo-opt", "region": "us-west-1", "release_image": None, "base_domain": "",
+        "oidc_bucket": "", "cleanup_preexisting": False, "skip_namespace_delete": False}
+
+
+def test_empty_values_fall_through_where_the_role_used_default_true():
+    hc = {"metadata": {"uid": "", "annotations": None},
+          "spec": {"infraID": "", "platform": {"aws": {"region": ""}}, "dns": {"baseDomain": ""}, "release": {"image": ""}}}
+    got = identity(hc, STORED, True, "", "", "", "")
+    # uid and release_image keep an empty value (default without true); the others fall through
+    assert (got["uid"], got["release_image"]) == ("", "")
+    assert (got["infra_id"], got["region"], got["base_domain"]) == ("demo-stored", "eu-west-1", "stored.example.com")
+    assert (got["cleanup_preexisting"], got["skip_namespace_delete"]) == (False, False)
+
+
+def test_a_stored_empty_base_domain_is_kept():
+    assert identity({}, {"cluster": {"base_domain": None}}, False)["base_domain"] is None
+
+
+def test_present_as_text_and_stored_as_json_text_on_ansible_core_2_16():
+    hc = dict(HC, metadata={"uid": "u", "annotations": {
+        "hypershift.openshift.io/skip-delete-hosted-controlplane-namespace": "true"}})
+    got = identity(hc, json.dumps(STORED), "True")
+    assert (got["cleanup_preexisting"], got["skip_namespace_delete"]) == (False, True)
+    assert identity({}, json.dumps(STORED), "False")["infra_id"] == "demo-stored"
+
+
+def test_a_stored_baseline_that_is_not_an_object_is_refused():
+    with pytest.raises(AnsibleFilterError, match="^hosted_cluster_baseline: expects the stored baseline"):
+        identity({}, "[]", False)
+
+
+@pytest.mark.parametrize("url, bucket", [
+    ("https://demo-oidc.s3.us-east-2.amazonaws.com/demo", "demo-oidc"),
+    ("https://demo-oidc.s3-us-east-2.amazonaws.com/demo", "demo-oidc"),
+    ("https://oidc.example.com/demo", ""),
+    ("", ""),
+    (None, ""),
+])
+def test_issuer_bucket(url, bucket):
+    assert issuer_bucket(url) == bucket
+
+
+def test_manifest_keeps_every_id_ever_recorded():
+    stored = {"vpc": ["vpc-1"], "subnet": ["s-1", "s-2"], "nat": ["n-1"], "zone": {"id": "z-1"}}
+    found = {"subnet": ["s-2", "s-3"], "eip": ["e-1"], "nat": "n-2", "zone": {"id": "z-2"}}
+    assert merged_manifest(stored, found) == {
+        "vpc": ["vpc-1"], "subnet": ["s-1", "s-2", "s-3"], "nat": "n-2", "zone": {"id": "z-2"}, "eip": ["e-1"]}
+    assert list(merged_manifest(stored, found)) == ["vpc", "subnet", "nat", "zone", "eip"]
+
+
+def test_manifest_with_nothing_stored_is_the_one_found():
+    assert merged_manifest({}, {"vpc": ["vpc-1"]}) == {"vpc": ["vpc-1"]}
+    assert merged_manifest(None, {"vpc": ["vpc-1"]}) == {"vpc": ["vpc-1"]}
+    assert merged_manifest('{"vpc": ["vpc-0"]}', {"vpc": ["vpc-1"]}) == {"vpc": ["vpc-0", "vpc-1"]}
+
+
+def test_manifest_found_must_be_a_mapping():
+    with pytest.raises(AnsibleFilterError, match="^hosted_cluster_manifest: expects the manifest of aws_infra_inventory"):
+        merged_manifest({}, None)
