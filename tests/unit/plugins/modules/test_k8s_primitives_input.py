@@ -3,7 +3,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.modules import finalizer, wait_gate
+from ansible_collections.teardown.gates.plugins.module_utils.drivers import finalizer
+from ansible_collections.teardown.gates.plugins.modules import wait_gate
 
 
 def params(**kw):
