@@ -17,6 +17,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import time
+
 from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 from ansible_collections.teardown.gates.plugins.module_utils.finalizers import apply_with_retry, build_remove_patch
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
@@ -83,6 +85,8 @@ class KubeReads(object):
         # the ResourceLookupError raised while building the client, when the module goes on without one (it
         # reports every object as unknown): every kind then raises it, so no read is ever taken for absent
         self.unreachable = unreachable
+        # when the run's reads began: the module's entry sets it to before the client was built
+        self.started = time.time()
         self.request_timeout = request_timeout
         self.check_mode = bool(check_mode)
         self.attempts = attempts
