@@ -146,7 +146,7 @@ def check(module):
         module.fail_json(msg="invalid input: objects: give at least one object")
 
 
-def client_failed(module, err):
+def client_failed(module, err, started=None):
     if not err.unknown:
         fail_from(module, err, what="kind")
     # unknown: go on without a client, every answer is then unknown, never absent

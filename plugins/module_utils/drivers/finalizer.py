@@ -144,7 +144,7 @@ def check(module):
         module.fail_json(msg="invalid input: " + "; ".join(errors))
 
 
-def client_failed(module, err):
+def client_failed(module, err, started=None):
     if err.unknown:
         fail_from(module, err, what=where_of(module.params), then="its state is unknown, nothing was changed",
                   object_state=UNKNOWN)

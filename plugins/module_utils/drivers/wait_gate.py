@@ -157,7 +157,7 @@ def check(module):
         module.fail_json(msg="invalid input: " + "; ".join(errors))
 
 
-def client_failed(module, err):
+def client_failed(module, err, started=None):
     fail_from(module, err, then="absence is not proven", state=UNKNOWN if err.unknown else None,
               gates=not_evaluated(gates_of(module.params), UNKNOWN if err.unknown else NOT_STARTED),
               inspect_next=inspect_next(None, state=UNKNOWN) if err.unknown else [])
