@@ -28,3 +28,9 @@ def k8s_argument_spec(request_timeout=REQUEST_TIMEOUT_DEFAULT, **options):
     spec["request_timeout"] = request_timeout_spec(request_timeout)
     spec.update(AUTH_ARG_SPEC)
     return spec
+
+
+def k8s_object_spec():
+    """The spec of ``api_version`` and ``namespace`` (documented by the ``teardown.gates.k8s_object`` doc
+    fragment) for a module that names one object, a fresh dict each call."""
+    return dict(api_version=dict(type="str", default="v1"), namespace=dict(type="str"))

@@ -33,20 +33,14 @@ notes:
     is an unknown answer, not a failure.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - teardown.gates.k8s_object
   - teardown.gates.k8s_request_timeout
 options:
-  api_version:
-    description: API version of the object.
-    type: str
-    default: v1
   kind:
     description: Kind of the object. Required unless O(objects) is given.
     type: str
   name:
     description: Name of the object. Required with O(kind).
-    type: str
-  namespace:
-    description: Namespace of the object (required for namespaced kinds).
     type: str
   objects:
     description:
@@ -181,17 +175,15 @@ objects:
 
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_argument_spec
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_argument_spec, k8s_object_spec
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import deletion_info as driver
 from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import run_k8s_module
 
 
 def argument_spec():
     return k8s_argument_spec(
-        api_version=dict(type="str", default="v1"),
         kind=dict(type="str"),
         name=dict(type="str"),
-        namespace=dict(type="str"),
         objects=dict(type="list", elements="dict", options=dict(
             api_version=dict(type="str", default="v1"),
             kind=dict(type="str", required=True),
@@ -199,6 +191,7 @@ def argument_spec():
             namespace=dict(type="str"),
         )),
         dependents=dict(type="bool", default=True),
+        **k8s_object_spec()
     )
 
 

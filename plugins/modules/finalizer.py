@@ -27,6 +27,7 @@ description:
   - Check mode sends no mutating request; C(--diff) shows the finalizers before and after.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - teardown.gates.k8s_object
   - teardown.gates.k8s_request_timeout
 options:
   state:
@@ -41,10 +42,6 @@ options:
     elements: str
     required: true
     aliases: [finalizers]
-  api_version:
-    description: API version of the object, for example C(v1) or C(hypershift.openshift.io/v1beta1).
-    type: str
-    default: v1
   kind:
     description: Kind of the object.
     type: str
@@ -53,9 +50,6 @@ options:
     description: Name of the object.
     type: str
     required: true
-  namespace:
-    description: Namespace of the object (ignored for cluster-scoped kinds).
-    type: str
   only_if_deleting:
     description:
       - Refuse to remove a finalizer from an object that is not being deleted (no C(deletionTimestamp)).
@@ -164,7 +158,7 @@ query:
 
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_argument_spec
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_argument_spec, k8s_object_spec
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import finalizer as driver
 from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import run_k8s_module
 
@@ -173,14 +167,13 @@ def argument_spec():
     return k8s_argument_spec(
         state=dict(type="str", choices=["present", "absent"], default="absent"),
         finalizer=dict(type="list", elements="str", required=True, aliases=["finalizers"]),
-        api_version=dict(type="str", default="v1"),
         kind=dict(type="str", required=True),
         name=dict(type="str", required=True),
-        namespace=dict(type="str"),
         only_if_deleting=dict(type="bool"),
         expected_uid=dict(type="str"),
         scope=dict(type="str", choices=["metadata", "spec"], default="metadata"),
         retries=dict(type="int", default=5),
+        **k8s_object_spec()
     )
 
 

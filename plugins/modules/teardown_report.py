@@ -215,29 +215,30 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import teardown_report as driver
 
 
-def main():
-    module = AnsibleModule(
-        argument_spec=dict(
-            report_dir=dict(type="path", required=True),
-            cluster=dict(type="dict", required=True),
-            options=dict(type="dict", default={}),
-            gates=dict(type="list", elements="dict", default=[]),
-            aws_resources=dict(type="list", elements="dict", default=[]),
-            aws_cleanup_ran=dict(type="bool"),
-            aws_lookup_ran=dict(type="bool"),
-            verification=dict(type="dict", default={}),
-            milestones=dict(type="dict", default={}),
-            hcp_conditions=dict(type="dict", default={}),
-            namespace_retained=dict(type="bool", default=False),
-            retained=dict(type="list", elements="dict", default=[]),
-            stopped=dict(type="dict"),
-            taken_over=dict(type="list", elements="dict", default=[]),
-            versions=dict(type="dict", default={}),
-            plan=dict(type="raw"),
-            baseline=dict(type="dict"),
-        ),
-        supports_check_mode=True,
+def argument_spec():
+    return dict(
+        report_dir=dict(type="path", required=True),
+        cluster=dict(type="dict", required=True),
+        options=dict(type="dict", default={}),
+        gates=dict(type="list", elements="dict", default=[]),
+        aws_resources=dict(type="list", elements="dict", default=[]),
+        aws_cleanup_ran=dict(type="bool"),
+        aws_lookup_ran=dict(type="bool"),
+        verification=dict(type="dict", default={}),
+        milestones=dict(type="dict", default={}),
+        hcp_conditions=dict(type="dict", default={}),
+        namespace_retained=dict(type="bool", default=False),
+        retained=dict(type="list", elements="dict", default=[]),
+        stopped=dict(type="dict"),
+        taken_over=dict(type="list", elements="dict", default=[]),
+        versions=dict(type="dict", default={}),
+        plan=dict(type="raw"),
+        baseline=dict(type="dict"),
     )
+
+
+def main():
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
     driver.run(module)
 
 

@@ -11,10 +11,11 @@ here) with:
 - ``ATTEMPTS`` (optional): the tries of each read, ``k8s_client.READ_ATTEMPTS`` when absent (the gates and the
   one-shot readers say 1);
 - ``check(module)`` (optional): input errors, before any request; it fails the module or returns;
-- ``client_failed(module, err, started=None)`` (optional): what a ResourceLookupError while building the client
-  means for this module (``started``: the epoch time before the client was built). It fails the module, or returns to go on without a client (every read is then unknown);
-- ``client_crashed(module, err, started=None)`` (optional): the same for any other exception (the default failure names
-  ``errors.CLIENT_FAILED``); it must fail the module;
+- ``client_failed(module, err, started=None)`` (optional): what a ResourceLookupError while building the
+  client means for this module (``started``: the epoch time before the client was built). It fails the module,
+  or returns to go on without a client (every read is then unknown);
+- ``client_crashed(module, err, started=None)`` (optional): the same for any other exception (the default
+  failure names ``errors.CLIENT_FAILED``); it must fail the module (or raise);
 - ``run(module, reads)``: the work, with ``reads`` the run's KubeReads; it exits or fails the module.
 
 Building the client, the KubeReads and the failures nobody foresaw are here, once: an error the driver did

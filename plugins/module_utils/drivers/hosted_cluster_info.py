@@ -72,8 +72,8 @@ def check(module):
 
 
 def client_failed(module, err, started=None):
-    fail_from(module, err, then="nothing about HostedCluster %s/%s is known" % (module.params["namespace"],
-                                                                                 module.params["name"]))
+    p = module.params
+    fail_from(module, err, then="nothing about HostedCluster %s/%s is known" % (p["namespace"], p["name"]))
 
 
 def run(module, reads):
