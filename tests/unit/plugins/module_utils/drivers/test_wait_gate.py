@@ -9,8 +9,8 @@ from ansible_collections.teardown.gates.plugins.module_utils.errors import Teard
 
 
 def params(**kw):
-    p = dict(gates=[{"name": "g", "resources": [{"api_version": "v1", "kind": "Pod", "namespace": "ns", "name": None,
-                                                  "label_selector": "app=x"}], "until": "absent"}],
+    selector = {"api_version": "v1", "kind": "Pod", "namespace": "ns", "name": None, "label_selector": "app=x"}
+    p = dict(gates=[{"name": "g", "resources": [selector], "until": "absent"}],
              timeout=60, request_timeout=10.0, stall_after=None, progress_file=None, delete=None)
     p.update(kw)
     return p
