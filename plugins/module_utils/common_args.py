@@ -15,3 +15,22 @@ def request_timeout_spec(default=REQUEST_TIMEOUT_DEFAULT):
     """The spec of ``request_timeout`` (documented by the ``teardown.gates.k8s_request_timeout`` doc fragment), a
     fresh dict each call. A module whose DOCUMENTATION states another default passes it as ``default``."""
     return dict(type="float", default=default)
+
+
+def k8s_argument_spec(request_timeout=REQUEST_TIMEOUT_DEFAULT, **options):
+    """A Kubernetes module's whole argument spec: its own ``options``, ``request_timeout`` (the
+    ``teardown.gates.k8s_request_timeout`` doc fragment) and kubernetes.core's auth options (the
+    ``kubernetes.core.k8s_auth_options`` doc fragment: kubeconfig, context, host, api_key, ...), a fresh dict each
+    call. ``request_timeout`` is the default a module's DOCUMENTATION states, when it is not the fragment's."""
+    from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+
+    spec = dict(options)
+    spec["request_timeout"] = request_timeout_spec(request_timeout)
+    spec.update(AUTH_ARG_SPEC)
+    return spec
+
+
+def k8s_object_spec():
+    """The spec of ``api_version`` and ``namespace`` (documented by the ``teardown.gates.k8s_object`` doc
+    fragment) for a module that names one object, a fresh dict each call."""
+    return dict(api_version=dict(type="str", default="v1"), namespace=dict(type="str"))

@@ -17,12 +17,15 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import time
+
 from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 from ansible_collections.teardown.gates.plugins.module_utils.finalizers import apply_with_retry, build_remove_patch
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
     DEFAULT_REQUEST_TIMEOUT, READ_ATTEMPTS, ResourceLookupError, resolve_resource)
+from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
-    ABSENT, PRESENT, UNKNOWN, delete_object, patch_object, read_object, read_objects)
+    ABSENT, PRESENT, UNKNOWN, delete_object, list_contents, patch_object, read_object, read_objects)
 
 # the verbs that change the cluster, as the dynamic client's Resource names them
 WRITE_VERBS = ("create", "patch", "replace", "delete", "apply", "server_side_apply")
@@ -77,8 +80,13 @@ class KubeReads(object):
     """
 
     def __init__(self, client, request_timeout=DEFAULT_REQUEST_TIMEOUT, check_mode=False, attempts=READ_ATTEMPTS,
-                 sleep=None):
+                 sleep=None, unreachable=None):
         self.client = client
+        # the ResourceLookupError raised while building the client, when the module goes on without one (it
+        # reports every object as unknown): every kind then raises it, so no read is ever taken for absent
+        self.unreachable = unreachable
+        # when the run's reads began: the module's entry sets it to before the client was built
+        self.started = time.time()
         self.request_timeout = request_timeout
         self.check_mode = bool(check_mode)
         self.attempts = attempts
@@ -90,6 +98,8 @@ class KubeReads(object):
     def resource(self, api_version, kind):
         """The kind's Resource (guarded), discovered once per run. Raises ResourceLookupError: ``unknown`` False
         when the kind is not served, True when discovery gave no answer; ``cause`` is the client's error."""
+        if self.unreachable is not None:
+            raise self.unreachable
         key = (api_version, kind)
         if key not in self._resources:
             found = resolve_resource(self.client, api_version, kind, attempts=self.attempts, sleep=self.sleep)
@@ -143,6 +153,15 @@ class KubeReads(object):
             state, obj = ABSENT, None
         return {"state": state, "object": obj, "query": listing["query"], "exception": listing["exception"]}
 
+    def contents(self, namespace=None, skip_kinds=("Event",)):
+        """k8s_observe's ``list_contents``: every object of every listable kind in ``namespace`` (every
+        cluster-scoped one when None), each request bounded by ``request_timeout`` and sent once; ``ok`` False
+        when a discovery or a list failed (the contents are then incomplete, never empty). GETs only."""
+        if self.unreachable is not None:
+            raise self.unreachable
+        return list_contents(self.client.client, namespace=namespace, request_timeout=self.request_timeout,
+                             skip_kinds=skip_kinds)
+
     # -- writes (refused in check mode) ---------------------------------------------------------------
     def _writable(self, verb, api_version, kind, name):
         if self.check_mode:  # before discovery too: check mode sends nothing for a write
@@ -158,6 +177,15 @@ class KubeReads(object):
         """k8s_observe's ``patch_object``: one JSON patch, sent once; raises what the client raised."""
         return patch_object(self._writable("patch", api_version, kind, name), name, ops, namespace=namespace,
                             request_timeout=self.request_timeout)
+
+    def finalize_namespace(self, name, body):
+        """``PUT /api/v1/namespaces/{name}/finalize`` with ``body`` (the Namespace with its new
+        ``spec.finalizers``), sent once, bounded by ``request_timeout``: the answer as a dict; raises what the
+        client raised. A write: refused in check mode."""
+        if self.check_mode:
+            _refuse("put", "v1 Namespace %s/finalize" % name)()
+        return self.client.client.request("put", "/api/v1/namespaces/%s/finalize" % name, body=body,
+                                          _request_timeout=k8s_timeout(self.request_timeout)).to_dict()
 
     def annotate(self, api_version, kind, name, namespace, uid, key, value):
         """One annotation, by a JSON patch that tests the UID first (the object's other annotations stay).

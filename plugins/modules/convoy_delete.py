@@ -89,100 +89,20 @@ requests:
   elements: dict
 """
 
-import time
-import traceback
-
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
-from ansible_collections.teardown.gates.plugins.module_utils.convoy import API_VERSION
-from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
-from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
-    ResourceLookupError, api_client, missing_permission)
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ABSENT
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import KubeReads
-from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
-
-
-def _why(e):
-    """For a 403, the permission that is missing (verb, resource, namespace), so the operator can grant it."""
-    hint = missing_permission(e)
-    return ": " + hint if hint else ""
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_argument_spec
+from ansible_collections.teardown.gates.plugins.module_utils.drivers import convoy_delete as driver
+from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import run_k8s_module
 
 
 def main():
-    spec = dict(
+    module = AnsibleK8SModule(argument_spec=k8s_argument_spec(
         kind=dict(type="str", choices=["Release", "Cluster"], default="Release"),
         namespace=dict(type="str", required=True),
         objects=dict(type="list", elements="dict", required=True),
-        request_timeout=request_timeout_spec(),
-    )
-    spec.update(AUTH_ARG_SPEC)
-    module = AnsibleK8SModule(argument_spec=spec, supports_check_mode=True)
-    p = module.params
-    for i, o in enumerate(p["objects"]):
-        missing = [k for k in ("name", "uid") if not o.get(k)]
-        if missing:
-            module.fail_json(msg="objects[%d]: missing %s" % (i, ", ".join(missing)))
-    try:
-        from kubernetes.client.rest import ApiException
-        reads = KubeReads(api_client(module=module, request_timeout=p["request_timeout"], caller="convoy_delete"),
-                          p["request_timeout"], check_mode=module.check_mode)
-        # the kind as the service hands it out: its DELETE below passes the service's check-mode guard
-        resource = reads.resource(API_VERSION, p["kind"])
-    except Exception as e:
-        if isinstance(e, ResourceLookupError) and e.cause is not None:
-            e = e.cause  # worded as the client words it, as before the read service
-        fail_from(module, e, what="could not reach the API or find %s %s" % (API_VERSION, p["kind"]),
-                  exception=traceback.format_exc())
-    ns = p["namespace"]
-    out = dict(deleted=[], already_deleting=[], absent=[], recreated=[], requests=[])
-    for o in p["objects"]:
-        name, uid = o["name"], o["uid"]
-        # read first: a deleting object is not "changed" by another DELETE, and check mode must know
-        obs = reads.get(API_VERSION, p["kind"], name, ns)
-        e = obs["exception"]
-        if obs["state"] == ABSENT and isinstance(e, ApiException):
-            out["absent"].append(name)
-            continue
-        if e is not None and isinstance(e, ApiException):  # a refusal, or the server busy after the tries
-            module.fail_json(msg="%s %s/%s: read failed (%s %s%s); state unknown, nothing more sent"
-                             % (p["kind"], ns, name, e.status, e.reason, _why(e)), **out)
-        if e is not None:  # no answer (a timeout, a lost connection)
-            module.fail_json(msg="%s %s/%s: read failed (%s); state unknown, nothing more sent"
-                             % (p["kind"], ns, name, e), **out)
-        md = obs["object"].get("metadata") or {}
-        if md.get("uid") != uid:
-            out["recreated"].append({"name": name, "planned_uid": uid, "current_uid": md.get("uid")})
-            continue
-        if md.get("deletionTimestamp"):
-            out["already_deleting"].append(name)
-            continue
-        if module.check_mode:
-            out["deleted"].append(name)
-            continue
-        started = time.time()
-        try:
-            resource.delete(name=name, namespace=ns, body={"apiVersion": "v1", "kind": "DeleteOptions",
-                                                           "preconditions": {"uid": uid}},
-                            _request_timeout=k8s_timeout(p["request_timeout"]))
-            out["deleted"].append(name)
-            out["requests"].append({"name": name, "started": utc_iso(started), "status": "accepted"})
-        except ApiException as e:
-            out["requests"].append({"name": name, "started": utc_iso(started), "status": e.status})
-            if e.status == 404:
-                out["absent"].append(name)
-            elif e.status == 409:
-                out["recreated"].append({"name": name, "planned_uid": uid, "current_uid": None})
-            else:
-                msg = "%s %s/%s: DELETE failed (%s %s%s)" % (p["kind"], ns, name, e.status, e.reason, _why(e))
-                module.fail_json(msg=msg, changed=bool(out["deleted"]), **out)
-        except Exception as e:
-            module.fail_json(msg="%s %s/%s: DELETE failed (%s); its state is unknown" % (p["kind"], ns, name, e),
-                             changed=bool(out["deleted"]), **out)
-    module.exit_json(changed=bool(out["deleted"]), **out)
+    ), supports_check_mode=True)
+    run_k8s_module(module, driver)
 
 
 if __name__ == "__main__":

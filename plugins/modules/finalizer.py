@@ -27,6 +27,7 @@ description:
   - Check mode sends no mutating request; C(--diff) shows the finalizers before and after.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - teardown.gates.k8s_object
   - teardown.gates.k8s_request_timeout
 options:
   state:
@@ -41,10 +42,6 @@ options:
     elements: str
     required: true
     aliases: [finalizers]
-  api_version:
-    description: API version of the object, for example C(v1) or C(hypershift.openshift.io/v1beta1).
-    type: str
-    default: v1
   kind:
     description: Kind of the object.
     type: str
@@ -53,9 +50,6 @@ options:
     description: Name of the object.
     type: str
     required: true
-  namespace:
-    description: Namespace of the object (ignored for cluster-scoped kinds).
-    type: str
   only_if_deleting:
     description:
       - Refuse to remove a finalizer from an object that is not being deleted (no C(deletionTimestamp)).
@@ -162,208 +156,30 @@ query:
   type: dict
 """
 
-import traceback
-
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
-from ansible_collections.teardown.gates.plugins.module_utils.finalizers import (
-    apply_with_retry,
-    build_patch,
-    desired_finalizers,
-    is_deleting_refusal,
-    namespace_finalize_body,
-    validate_finalizer_name,
-)
-from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
-    ResourceLookupError, api_client, resolve_resource)
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ABSENT, UNKNOWN, get_object, patch_object
-from ansible_collections.teardown.gates.plugins.module_utils.errors import CLIENT_FAILED, fail_from, TeardownGatesError
-
-
-class Refused(TeardownGatesError):
-    def __init__(self, reason, msg):
-        super(Refused, self).__init__(msg)
-        self.reason = reason
-
-
-class QueryFailed(TeardownGatesError):
-    unknown = True  # the object could not be read: its state is unknown
-
-    def __init__(self, obs):
-        super(QueryFailed, self).__init__(obs["query"].get("error"))
-        self.obs = obs
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_argument_spec, k8s_object_spec
+from ansible_collections.teardown.gates.plugins.module_utils.drivers import finalizer as driver
+from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import run_k8s_module
 
 
 def argument_spec():
-    spec = dict(
+    return k8s_argument_spec(
         state=dict(type="str", choices=["present", "absent"], default="absent"),
         finalizer=dict(type="list", elements="str", required=True, aliases=["finalizers"]),
-        api_version=dict(type="str", default="v1"),
         kind=dict(type="str", required=True),
         name=dict(type="str", required=True),
-        namespace=dict(type="str"),
         only_if_deleting=dict(type="bool"),
         expected_uid=dict(type="str"),
         scope=dict(type="str", choices=["metadata", "spec"], default="metadata"),
         retries=dict(type="int", default=5),
-        request_timeout=request_timeout_spec(),
+        **k8s_object_spec()
     )
-    spec.update(AUTH_ARG_SPEC)
-    return spec
-
-
-def validate(params):
-    """Input errors, each naming the option; empty when the input is valid."""
-    errors = []
-    if not params["finalizer"]:
-        errors.append("finalizer: give at least one finalizer")
-    for f in params["finalizer"] or []:
-        why = validate_finalizer_name(f)
-        if why:
-            errors.append("finalizer: %s" % why)
-    if params["retries"] < 1:
-        errors.append("retries: must be 1 or more, got %d" % params["retries"])
-    if params["request_timeout"] <= 0:
-        errors.append("request_timeout: must be more than 0 seconds")
-    if params["scope"] == "spec" and (params["kind"] != "Namespace" or params["api_version"] != "v1"):
-        errors.append("scope: spec is only for kind Namespace, api_version v1 (its spec.finalizers)")
-    if params["only_if_deleting"] and params["state"] == "present":
-        errors.append("only_if_deleting: applies to state=absent only")
-    return errors
-
-
-def current_list(obj, scope):
-    if scope == "spec":
-        return list((obj.get("spec") or {}).get("finalizers") or [])
-    return list((obj.get("metadata") or {}).get("finalizers") or [])
 
 
 def main():
     module = AnsibleK8SModule(argument_spec=argument_spec(), supports_check_mode=True)
-    p = module.params
-    errors = validate(p)
-    if errors:
-        module.fail_json(msg="invalid input: " + "; ".join(errors))
-    names = p["finalizer"]
-    state = p["state"]
-    scope = p["scope"]
-    only_if_deleting = p["only_if_deleting"]
-    if only_if_deleting is None:
-        only_if_deleting = state == "absent"
-    where = "%s %s%s" % (p["kind"], (p["namespace"] + "/") if p["namespace"] else "", p["name"])
-
-    try:
-        client = api_client(module, request_timeout=p["request_timeout"], caller="finalizer")
-        resource = resolve_resource(client, p["api_version"], p["kind"])
-    except ResourceLookupError as e:
-        if e.unknown:
-            fail_from(module, e, what=where, then="its state is unknown, nothing was changed", object_state=UNKNOWN)
-        fail_from(module, e, what="kind")
-    except Exception as e:
-        fail_from(module, e, what=CLIENT_FAILED)
-    if resource.namespaced and not p["namespace"]:
-        module.fail_json(msg="namespace: required, %s %s is namespaced" % (p["api_version"], p["kind"]))
-
-    result = dict(changed=False, attempts=0)
-    last = {}
-
-    def fetch():
-        obs = get_object(resource, p["name"], p["namespace"], request_timeout=p["request_timeout"])
-        last["obs"] = obs
-        if obs["state"] == UNKNOWN:
-            raise QueryFailed(obs)
-        return obs["object"]
-
-    def compute(obj):
-        if obj is None:
-            return None
-        meta = obj.get("metadata") or {}
-        current = current_list(obj, scope)
-        if p["expected_uid"] and meta.get("uid") != p["expected_uid"]:
-            raise Refused("uid_mismatch", "expected_uid: %s has uid %s, not the expected %s: it was recreated; "
-                          "refusing to touch it" % (where, meta.get("uid"), p["expected_uid"]))
-        wanted = desired_finalizers(current, names, state)
-        if wanted == current:
-            return None
-        if state == "absent" and only_if_deleting and not meta.get("deletionTimestamp"):
-            raise Refused("not_deleting", "%s is not being deleted (no deletionTimestamp): refusing to remove %s "
-                          "(only_if_deleting is true; set it to false to remove a finalizer from a live object)"
-                          % (where, ", ".join(f for f in names if f in current)))
-        if state == "present" and meta.get("deletionTimestamp"):
-            raise Refused("object_deleting", "%s is being deleted (deletionTimestamp %s): the API refuses new "
-                          "finalizers on a deleting object; %s not added"
-                          % (where, meta.get("deletionTimestamp"), ", ".join(f for f in names if f not in current)))
-        if scope == "spec":
-            return namespace_finalize_body(obj, names, state)
-        return build_patch(obj, names, state)
-
-    def send(obj, payload):
-        result["attempts"] += 1
-        if module.check_mode:
-            return None
-        if scope == "spec":
-            path = "/api/v1/namespaces/%s/finalize" % p["name"]
-            return client.client.request("put", path, body=payload,
-                                         _request_timeout=k8s_timeout(p["request_timeout"])).to_dict()
-        return patch_object(resource, p["name"], payload, namespace=p["namespace"], request_timeout=p["request_timeout"])
-
-    try:
-        before, after, rounds = apply_with_retry(fetch, compute, send, attempts=p["retries"])
-    except QueryFailed as e:
-        # str(e) is the query's error (QueryFailed's message)
-        fail_from(module, e, what="could not read %s" % where, then="its state is unknown, nothing was changed",
-                  object_state=UNKNOWN, query=e.obs["query"], **result)
-    except Refused as e:
-        obj = (last.get("obs") or {}).get("object") or {}
-        meta = obj.get("metadata") or {}
-        fail_from(module, e, refused=e.reason, object_state="present", uid=meta.get("uid"),
-                  resource_version=meta.get("resourceVersion"), deletion_timestamp=meta.get("deletionTimestamp"),
-                  finalizers_before=current_list(obj, scope), finalizers_after=current_list(obj, scope),
-                  query=last["obs"]["query"], **result)
-    except Exception as e:
-        if is_deleting_refusal(e):
-            module.fail_json(msg="%s is being deleted: the API refused the new finalizer (%s)" % (where, e),
-                             refused="object_deleting", **result)
-        module.fail_json(msg="could not change the finalizers of %s: %s" % (where, getattr(e, "body", None) or e),
-                         exception=traceback.format_exc(), query=(last.get("obs") or {}).get("query"), **result)
-
-    result["query"] = last["obs"]["query"]
-    result["attempts"] = max(result["attempts"], 1)
-    if before is None:
-        if state == "present":
-            module.fail_json(msg="%s does not exist (a successful read answered 404): cannot add a finalizer" % where,
-                             refused="absent", object_state=ABSENT, finalizers_before=[], finalizers_after=[], **result)
-        module.exit_json(object_state=ABSENT, finalizers_before=[], finalizers_after=[],
-                         msg="%s is absent: no finalizer to remove" % where, **result)
-
-    fin_before = current_list(before, scope)
-    if after is None and compute(before) is not None:  # check mode: predict
-        fin_after = desired_finalizers(fin_before, names, state)
-        src = before
-    elif after is None:
-        fin_after = fin_before
-        src = before
-    else:
-        fin_after = current_list(after, scope)
-        src = after
-    meta = src.get("metadata") or {}
-    result.update(
-        object_state="present",
-        changed=fin_after != fin_before,
-        uid=meta.get("uid"),
-        resource_version=meta.get("resourceVersion"),
-        deletion_timestamp=meta.get("deletionTimestamp"),
-        finalizers_before=fin_before,
-        finalizers_after=fin_after,
-    )
-    if module._diff:
-        key = "spec.finalizers" if scope == "spec" else "metadata.finalizers"
-        result["diff"] = {"before": {key: fin_before}, "after": {key: fin_after},
-                          "before_header": where, "after_header": where}
-    module.exit_json(**result)
+    run_k8s_module(module, driver)
 
 
 if __name__ == "__main__":

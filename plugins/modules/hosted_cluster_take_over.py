@@ -139,27 +139,16 @@ planned:
   elements: str
 """
 
-import time
 
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError, api_client
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import utc_iso
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import CheckModeWrite, KubeReads
-from ansible_collections.teardown.gates.plugins.module_utils.take_over import (
-    OWNER,
-    TakeOver,
-    Unknown,
-    blocker_text,
-    oidc_evidence,
-)
-from ansible_collections.teardown.gates.plugins.module_utils.errors import CLIENT_FAILED, fail_from
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_argument_spec
+from ansible_collections.teardown.gates.plugins.module_utils.drivers import hosted_cluster_take_over as driver
+from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import run_k8s_module
 
 
 def argument_spec():
-    spec = dict(
+    return k8s_argument_spec(
         name=dict(type="str", required=True),
         namespace=dict(type="str", required=True),
         uid=dict(type="str", required=True),
@@ -171,73 +160,13 @@ def argument_spec():
         aws_manifest=dict(type="dict"),
         oidc_bucket=dict(type="str"),
         timeout=dict(type="float", default=600),
-        request_timeout=request_timeout_spec(),
         poll_interval=dict(type="float", default=2),
     )
-    spec.update(AUTH_ARG_SPEC)
-    return spec
 
 
 def main():
     module = AnsibleK8SModule(argument_spec=argument_spec(), supports_check_mode=True)
-    p = module.params
-    errors = []
-    for opt in ("timeout", "request_timeout", "poll_interval"):
-        if p[opt] <= 0:
-            errors.append("%s: must be more than 0 seconds, got %s" % (opt, p[opt]))
-    for opt in ("name", "namespace", "uid", "infra_id"):
-        if not p[opt]:
-            errors.append("%s: required, not empty" % opt)
-    if errors:
-        module.fail_json(msg="invalid input, nothing changed: " + "; ".join(errors))
-    hcp_ns = p["hcp_namespace"] or "%s-%s" % (p["namespace"], p["name"].replace(".", "-"))
-    gate = p["stalled_gate"] or {}
-    reason = {"gate": gate.get("name"), "state": gate.get("state"), "last_progress": gate.get("last_progress"),
-              "last_progress_what": gate.get("last_progress_what"),
-              "held_by": ["%s %s/%s" % (r.get("kind"), r.get("namespace") or "", r.get("name"))
-                          for r in (gate.get("remaining") or [])[:10]]} if gate else {}
-    taken = {"owner": OWNER, "part": p["part"], "reason": reason, "started": utc_iso()}
-    try:
-        client = api_client(module, request_timeout=p["request_timeout"], caller="hosted_cluster_take_over")
-    except ResourceLookupError as e:
-        fail_from(module, e, then="nothing was taken over", taken_over=dict(taken, verified=False),
-                  finalizers_removed=[], blockers=[], steps=[], planned=[], inspect_next=[])
-    except Exception as e:
-        fail_from(module, e, what=CLIENT_FAILED)
-
-    hc = {"namespace": p["namespace"], "name": p["name"], "uid": p["uid"]}
-    job = TakeOver(KubeReads(client, p["request_timeout"], check_mode=module.check_mode), hc, p["infra_id"], hcp_ns,
-                   time.monotonic() + p["timeout"], check_mode=module.check_mode, poll=p["poll_interval"])
-    error = None
-    try:
-        if p["part"] == "operator":
-            verified = job.run()
-        else:
-            ok, how = oidc_evidence(p["aws_cleanup"], p["aws_manifest"], p["oidc_bucket"], p["infra_id"])
-            verified = job.release_oidc(ok, how)
-    except (Unknown, ResourceLookupError) as e:  # a kind that discovery could not find: unknown, as any read
-        verified, error = False, str(e)
-    except CheckModeWrite as e:  # TakeOver plans in check mode; reaching a write there is a bug, and nothing was sent
-        fail_from(module, e, then="nothing was changed", taken_over=dict(taken, verified=False), finalizers_removed=[],
-                  blockers=[], steps=job.steps, planned=job.planned, inspect_next=[])
-    taken.update(ended=utc_iso(), verified=verified and error is None, finalizers_removed=job.removed,
-                 blockers=job.blockers, error=error)
-    out = dict(changed=bool(job.removed or [s for s in job.steps if s["step"] == "delete"]) or (
-        module.check_mode and bool(job.planned)), taken_over=taken, finalizers_removed=job.removed,
-        blockers=job.blockers, steps=job.steps, planned=job.planned,
-        inspect_next=["%s - while it remains, %s stays" % (blocker_text(b), b.get("guarded_by")) for b in job.blockers[:10]])
-    if error:
-        module.fail_json(msg="take-over of HostedCluster %s/%s stopped: %s. Finalizers removed so far: %d" % (
-            p["namespace"], p["name"], error, len(job.removed)), **out)
-    if job.blockers:
-        module.fail_json(msg="take-over of HostedCluster %s/%s stopped after %.0f s: %d object(s) remain, so the "
-                             "finalizers that guard them stay: %s. Finalizers removed: %s" % (
-                                 p["namespace"], p["name"], p["timeout"], len(job.blockers),
-                                 "; ".join("%s, guarded by %s" % (blocker_text(b), b.get("guarded_by"))
-                                           for b in job.blockers[:5]),
-                                 ", ".join("%s from %s %s" % (r["finalizer"], r["object"]["kind"], r["object"]["name"])
-                                           for r in job.removed) or "none"), **out)
-    module.exit_json(**out)
+    run_k8s_module(module, driver)
 
 
 if __name__ == "__main__":

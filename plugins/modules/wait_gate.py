@@ -302,26 +302,11 @@ gates:
       duration: 131.402
 """
 
-import os
-
-from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
-from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import deleting_condition, inspect_next, kind_label, \
-    object_text
-from ansible_collections.teardown.gates.plugins.module_utils.gates import (
-    NOT_STARTED,
-    STALLED,
-    UNKNOWN,
-    run_gates,
-    validate_gates,
-)
-from ansible_collections.teardown.gates.plugins.module_utils.gate_progress import ProgressFile
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
-    ResourceLookupError, api_client, resolve_resource)
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import delete_object, get_object
-from ansible_collections.teardown.gates.plugins.module_utils.errors import CLIENT_FAILED, fail_from, TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_argument_spec
+from ansible_collections.teardown.gates.plugins.module_utils.drivers import wait_gate as driver
+from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import run_k8s_module
 
 SELECTOR_SPEC = dict(
     api_version=dict(type="str", required=True),
@@ -342,10 +327,9 @@ GATE_SPEC = dict(
 
 
 def argument_spec():
-    spec = dict(
+    return k8s_argument_spec(
         gates=dict(type="list", elements="dict", required=True, options=GATE_SPEC),
         timeout=dict(type="float", default=300),
-        request_timeout=request_timeout_spec(),
         stall_after=dict(type="float"),
         progress_file=dict(type="path"),
         delete=dict(type="dict", options=dict(
@@ -357,161 +341,11 @@ def argument_spec():
             propagation_policy=dict(type="str", choices=["Foreground", "Background", "Orphan"]),
         )),
     )
-    spec.update(AUTH_ARG_SPEC)
-    return spec
-
-
-def clean_selector(sel):
-    return dict((k, v) for k, v in sel.items() if v is not None)
-
-
-def describe(rec):
-    return object_text(kind_label(rec.get("api_version"), rec.get("kind")), rec.get("namespace"), rec.get("name"),
-                       rec.get("uid"), (rec.get("finalizers") or []) + ["spec:" + f for f in rec.get("spec_finalizers") or []],
-                       deleting_condition(rec.get("conditions")))
-
-
-class DeleteFailed(TeardownGatesError):
-    """The object of ``delete`` could not be deleted (refused, or no answer): no gate is judged."""
-
-
-def prepare_delete(module, client, not_evaluated):
-    """For O(delete): ``(deletion, send)`` - the result dict it fills, and the callable the first gate calls
-    once it is watched (None without O(delete)). Bad input fails here, before anything is sent."""
-    spec = module.params["delete"]
-    if not spec:
-        return {}, None
-    deletion = dict((k, spec.get(k)) for k in ("api_version", "kind", "namespace", "name"))
-    try:
-        res = resolve_resource(client, spec["api_version"], spec["kind"])
-    except ResourceLookupError as e:
-        fail_from(module, e, what="delete", gates=not_evaluated(UNKNOWN if e.unknown else NOT_STARTED))
-    if res.namespaced and not spec.get("namespace"):
-        module.fail_json(msg="delete: namespace is required, since %s is namespaced" % spec["kind"],
-                         gates=not_evaluated(NOT_STARTED))
-    what = "%s %s%s" % (spec["kind"], (spec["namespace"] + "/") if res.namespaced else "", spec["name"])
-    deletion["what"] = what
-
-    if module.check_mode:
-        # nothing is deleted: say what would be, and wait only when there is nothing to delete anyway
-        obs = get_object(res, spec["name"], spec.get("namespace"), request_timeout=module.params["request_timeout"])
-        if obs["state"] == UNKNOWN:
-            module.fail_json(msg="could not read %s (%s); its state is unknown" % (what, obs["query"].get("error")),
-                             deletion=dict(deletion, state=UNKNOWN, query=obs["query"]), gates=not_evaluated(NOT_STARTED))
-        if obs["state"] == "present":
-            deletion.update(state="would_delete", query=obs["query"])
-            module.exit_json(changed=True, deletion=deletion, gates=not_evaluated(NOT_STARTED),
-                             msg="check mode: would delete %s once the first gate is watched, then wait on %d gate(s)"
-                                 % (what, len(module.params["gates"])))
-        deletion.update(state="absent", query=obs["query"])
-        return deletion, None
-
-    def send():
-        answer = delete_object(res, spec["name"], namespace=spec.get("namespace"), uid=spec.get("uid"),
-                               propagation_policy=spec.get("propagation_policy"),
-                               request_timeout=module.params["request_timeout"])
-        deletion.update(answer)
-        if answer["state"] == "refused":
-            raise DeleteFailed("could not delete %s: %s; nothing was waited for" % (what, answer["query"].get("error")))
-        if answer["state"] == UNKNOWN:
-            raise DeleteFailed("the deletion of %s got no answer (%s): it may or may not have been applied; "
-                               "run again" % (what, answer["query"].get("error")))
-
-    return deletion, send
 
 
 def main():
     module = AnsibleK8SModule(argument_spec=argument_spec(), supports_check_mode=True)
-    p = module.params
-    gates = []
-    for g in p["gates"]:
-        g = dict(g)
-        g["resources"] = [clean_selector(s) for s in g.get("resources") or []]
-        gates.append(g)
-    errors = validate_gates(gates, p["timeout"])
-    if p["request_timeout"] <= 0:
-        errors.append("request_timeout: must be more than 0 seconds")
-    if p["stall_after"] is not None and p["stall_after"] <= 0:
-        errors.append("stall_after: must be more than 0 seconds, got %s" % p["stall_after"])
-    if errors:
-        module.fail_json(msg="invalid input: " + "; ".join(errors))
-
-    def not_evaluated(state):
-        # Every gate still gets a row, so a failed connection reads as "unknown", never as no answer.
-        return [{"name": g["name"], "until": g.get("until") or "absent", "state": state} for g in gates]
-
-    try:
-        client = api_client(module, request_timeout=p["request_timeout"], caller="wait_gate")
-    except ResourceLookupError as e:
-        fail_from(module, e, then="absence is not proven", state=UNKNOWN if e.unknown else None,
-                  gates=not_evaluated(UNKNOWN if e.unknown else NOT_STARTED),
-                  inspect_next=inspect_next(None, state=UNKNOWN) if e.unknown else [])
-    except Exception as e:
-        fail_from(module, e, what=CLIENT_FAILED)
-
-    resources = []
-    for g in gates:
-        row = []
-        for sel in g["resources"]:
-            try:
-                res = resolve_resource(client, sel["api_version"], sel["kind"])
-            except ResourceLookupError as e:
-                fail_from(module, e, what="gate %r" % g["name"], state=UNKNOWN if e.unknown else None,
-                          gates=not_evaluated(UNKNOWN if e.unknown else NOT_STARTED))
-            if not res.namespaced and sel.get("namespace"):
-                module.fail_json(msg="gate %r: namespace given for cluster-scoped kind %s" % (g["name"], sel["kind"]))
-            row.append(res)
-        resources.append(row)
-
-    deletion, send_delete = prepare_delete(module, client, not_evaluated)
-
-    progress = None
-    path = p["progress_file"]
-    if not path and os.environ.get("TEARDOWN_GATES_PROGRESS_DIR"):
-        path = os.path.join(os.environ["TEARDOWN_GATES_PROGRESS_DIR"], "wait_gate-%d.json" % os.getpid())
-    if path:
-        progress = ProgressFile(path, len(gates))
-    try:
-        results, failed = run_gates(gates, resources, p["timeout"], request_timeout=p["request_timeout"],
-                                    progress=progress, on_watching=send_delete, stall_after=p["stall_after"])
-    except DeleteFailed as e:
-        fail_from(module, e, changed=False, deletion=deletion, gates=not_evaluated(NOT_STARTED))
-    extra = {"deletion": deletion} if deletion else {}
-    changed = deletion.get("state") == "deleted"
-    if deletion and "state" not in deletion:
-        deletion["state"] = "not_sent"
-    if failed is None:
-        module.exit_json(changed=changed, gates=results, **extra)
-
-    res = results[failed]
-    for rec in res.get("remaining") or []:
-        rec["inspect_next"] = inspect_next(rec, state="present")
-        rec["kind_label"] = kind_label(rec.get("api_version"), rec.get("kind"))
-        why = deleting_condition(rec.get("conditions"))
-        if why:
-            rec["waiting_for"] = why
-    hints = []
-    if res["state"] == UNKNOWN:
-        hints = inspect_next(None, state="unknown")
-        errs = "; ".join("%s %s: %s" % (s.get("kind"), s.get("name") or s.get("label_selector"), s.get("error"))
-                         for s in res.get("unknown_selectors") or [])
-        msg = ("gate %r: state unknown after %.1f s - the last query failed (%s); absence is not proven"
-               % (res["name"], res["duration"], errs))
-    else:
-        left = res.get("remaining") or []
-        how = "timeout" if res["state"] != STALLED else "stalled (no progress since %s: %s)" % (
-            res.get("last_progress"), res.get("last_progress_what"))
-        msg = "gate %r: %s after %.1f s; %d object(s) hold it: %s" % (
-            res["name"], how, res["duration"], len(left), "; ".join(describe(r) for r in left[:10]))
-        for rec in left:
-            for h in rec["inspect_next"]:
-                if h not in hints:
-                    hints.append(h)
-    if hints:
-        msg += ". Inspect next: " + " | ".join(hints[:3])
-    if deletion.get("state") == "not_sent":
-        msg = "%s was not deleted: the first gate could not be listed in time; %s" % (deletion["what"], msg)
-    module.fail_json(msg=msg, changed=changed, gates=results, failed_gate=res["name"], inspect_next=hints, **extra)
+    run_k8s_module(module, driver)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,30 @@ def test_every_module_with_the_fragment_takes_the_shared_spec():
             text = f.read()
         if "teardown.gates.k8s_request_timeout" in text:
             users.append(os.path.basename(path))
-            assert "request_timeout=request_timeout_spec(" in text, path
+            # directly, or through k8s_argument_spec, which builds it with request_timeout_spec
+            assert "request_timeout=request_timeout_spec(" in text or "k8s_argument_spec(" in text, path
         assert 'request_timeout=dict(' not in text, "%s writes its own request_timeout spec" % path
     assert len(users) >= 9
+
+
+def test_the_kubernetes_spec_is_the_options_request_timeout_and_the_auth_options_once():
+    from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
+    from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_argument_spec
+
+    spec = k8s_argument_spec(name=dict(type="str", required=True))
+    assert spec["name"] == dict(type="str", required=True)
+    assert spec["request_timeout"] == request_timeout_spec()
+    assert set(AUTH_ARG_SPEC) <= set(spec)
+    assert k8s_argument_spec(request_timeout=30)["request_timeout"] == dict(type="float", default=30)
+    assert k8s_argument_spec() is not k8s_argument_spec()
+
+
+def test_the_object_spec_is_what_its_doc_fragment_documents():
+    from ansible_collections.teardown.gates.plugins.doc_fragments.k8s_object import ModuleDocFragment as ObjectDoc
+    from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_object_spec
+
+    doc = yaml.safe_load(ObjectDoc.DOCUMENTATION)["options"]
+    spec = k8s_object_spec()
+    assert sorted(spec) == sorted(doc)
+    for key, option in doc.items():
+        assert spec[key]["type"] == option["type"] and spec[key].get("default") == option.get("default")

@@ -10,6 +10,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import json
+
 import pytest
 
 from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
@@ -100,6 +102,36 @@ class FakeResource(object):
         return self._write("server_side_apply", kwargs)
 
 
+class RawAnswer(object):
+    def __init__(self, doc):
+        self.data = json.dumps(doc)
+
+    def to_dict(self):
+        return json.loads(self.data)
+
+
+class RawClient(object):
+    """The DynamicClient's raw ``request`` (``client.client``): discovery and lists answer from a small table,
+    every request is recorded in the resource's ``calls``."""
+
+    DOCS = {
+        "/apis": {"groups": []},
+        "/api/v1": {"resources": [{"name": "configmaps", "kind": "ConfigMap", "namespaced": True,
+                                   "verbs": ["get", "list", "delete"]}]},
+        "/api/v1/namespaces/ns/configmaps": {"items": [{"metadata": {"name": "c", "namespace": "ns", "uid": "c1"}}]},
+    }
+
+    def __init__(self, calls):
+        self.calls = calls
+
+    def request(self, method, path, **kwargs):
+        assert kwargs.get("_request_timeout"), "every request is bounded"
+        self.calls.append((method, path))
+        if method == "get":
+            return RawAnswer(self.DOCS[path])
+        return RawAnswer(dict(kwargs.get("body") or {}, answered=True))
+
+
 class FakeClient(object):
     """kubernetes.core's K8SClient as far as discovery goes: ``resource(kind, api_version)``."""
 
@@ -107,6 +139,7 @@ class FakeClient(object):
         self.res = resource
         self.lookups = list(lookups or [])
         self.discovered = 0
+        self.client = RawClient(resource.calls)
 
     def resource(self, kind, api_version):
         self.discovered += 1
@@ -233,6 +266,8 @@ def _writes_through_the_service(reads):
         "patch": lambda: reads.patch(AV, "Thing", "a", [{"op": "test", "path": "/metadata/uid", "value": "u1"}], "ns"),
         "annotate": lambda: reads.annotate(AV, "Thing", "a", "ns", "u1", "example.io/k", "v"),
         "remove_finalizers": lambda: reads.remove_finalizers(AV, "Thing", "a", "ns", "u1", ["example.io/f"]),
+        "finalize_namespace": lambda: reads.finalize_namespace("ns", {"metadata": {"name": "ns"},
+                                                                      "spec": {"finalizers": []}}),
     }
 
 
@@ -284,3 +319,27 @@ def test_a_recreated_object_is_not_annotated():
     r = reads.annotate(AV, "Thing", "a", "ns", "u1", "example.io/k", "v")
     assert r["state"] == "refused" and "recreated" in r["error"]
     assert [c[0] for c in res.calls] == ["get"]
+
+
+def test_check_mode_lets_the_namespace_contents_listing_through_gets_only():
+    reads, res, dummy, dummy2 = service(check_mode=True)
+    contents = reads.contents("ns")
+    assert contents["ok"] and [i["name"] for i in contents["items"]] == ["c"]
+    assert set(c[0] for c in res.calls) == {"get"}
+
+
+def test_outside_check_mode_the_namespace_finalize_is_one_put():
+    reads, res, dummy, dummy2 = service(check_mode=False)
+    answer = reads.finalize_namespace("ns", {"metadata": {"name": "ns"}, "spec": {"finalizers": []}})
+    assert answer["answered"] and res.calls == [("put", "/api/v1/namespaces/ns/finalize")]
+
+
+def test_without_a_client_every_kind_and_listing_is_the_client_error_never_absent():
+    err = ResourceLookupError("the API server did not answer", unknown=True)
+    reads = KubeReads(None, 5, unreachable=err)
+    with pytest.raises(ResourceLookupError) as e:
+        reads.get(AV, "Thing", "a", "ns")
+    assert e.value is err
+    with pytest.raises(ResourceLookupError):
+        reads.contents("ns")
+    assert reads.queries == []

@@ -12,7 +12,7 @@ from urllib3.exceptions import NewConnectionError, ProtocolError, ReadTimeoutErr
 from ansible_collections.teardown.gates.plugins.module_utils import k8s_client as C
 from ansible_collections.teardown.gates.plugins.module_utils.convoy import ABSENT, PRESENT, UNKNOWN
 from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import KubeReads
-from ansible_collections.teardown.gates.plugins.modules import convoy_release_info
+from ansible_collections.teardown.gates.plugins.module_utils.drivers import convoy_release_info
 
 
 class Answer(Exception):

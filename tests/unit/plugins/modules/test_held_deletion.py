@@ -11,6 +11,7 @@ from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import NotFoundError
 
 from ansible.module_utils.testing import patch_module_args
+from ansible_collections.teardown.gates.plugins.module_utils.drivers import entry
 from ansible_collections.teardown.gates.plugins.modules import held_deletion
 
 UID = "11111111-2222-4333-8444-555555555555"
@@ -104,7 +105,7 @@ def run(monkeypatch, args, store=None, check_mode=False):
         if store is None:
             raise AssertionError("the module reached the API before validating its input")
         return client
-    monkeypatch.setattr(held_deletion, "api_client", get_client)
+    monkeypatch.setattr(entry, "api_client", get_client)
     args = dict(args, _ansible_check_mode=check_mode)
     with patch_module_args(args):
         with pytest.raises((Exit, Fail)) as e:
@@ -173,7 +174,7 @@ def test_failed_read_is_unknown_not_not_held(monkeypatch):
                 raise ApiException(status=500, reason="etcdserver: request timed out")
             r.get = boom
             return r
-    monkeypatch.setattr(held_deletion, "api_client", lambda m, **kw: Broken({}))
+    monkeypatch.setattr(entry, "api_client", lambda m, **kw: Broken({}))
     with patch_module_args({"name": "demo", "namespace": "ns"}):
         with pytest.raises(Fail) as e:
             held_deletion.main()

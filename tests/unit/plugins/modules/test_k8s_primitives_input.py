@@ -3,7 +3,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.modules import finalizer, wait_gate
+from ansible_collections.teardown.gates.plugins.module_utils.drivers import finalizer, wait_gate as wait_gate_driver
+from ansible_collections.teardown.gates.plugins.modules import wait_gate
 
 
 def params(**kw):
@@ -29,4 +30,4 @@ def test_finalizer_input_errors_name_the_option():
 def test_wait_gate_argument_spec_reuses_kubernetes_core_auth():
     spec = wait_gate.argument_spec()
     assert "kubeconfig" in spec and "gates" in spec
-    assert wait_gate.clean_selector({"name": "a", "label_selector": None}) == {"name": "a"}
+    assert wait_gate_driver.clean_selector({"name": "a", "label_selector": None}) == {"name": "a"}

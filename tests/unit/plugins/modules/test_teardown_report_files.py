@@ -10,7 +10,7 @@ import stat
 
 import pytest
 
-from ansible_collections.teardown.gates.plugins.modules import teardown_report as T
+from ansible_collections.teardown.gates.plugins.module_utils.drivers import teardown_report as T
 
 
 def mode(path):

@@ -1,0 +1,105 @@
+# -*- coding: utf-8 -*-
+# Copyright: teardown.gates contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The hosted_cluster_take_over module's driver: take over a stalled HostedCluster teardown (take_over.TakeOver,
+reading and writing through KubeReads, which plans only in check mode) and say what was removed and what stays."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import time
+
+from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import CheckModeWrite
+from ansible_collections.teardown.gates.plugins.module_utils.take_over import (
+    OWNER,
+    TakeOver,
+    Unknown,
+    blocker_text,
+    oidc_evidence,
+)
+from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
+
+CALLER = "hosted_cluster_take_over"
+
+
+def validate(p):
+    """Input errors, each naming the option; empty when the input is valid."""
+    errors = []
+    for opt in ("timeout", "request_timeout", "poll_interval"):
+        if p[opt] <= 0:
+            errors.append("%s: must be more than 0 seconds, got %s" % (opt, p[opt]))
+    for opt in ("name", "namespace", "uid", "infra_id"):
+        if not p[opt]:
+            errors.append("%s: required, not empty" % opt)
+    return errors
+
+
+def hcp_namespace(p):
+    """The hosted control plane's namespace: O(hcp_namespace), else <namespace>-<name with dots as dashes>."""
+    return p["hcp_namespace"] or "%s-%s" % (p["namespace"], p["name"].replace(".", "-"))
+
+
+def taken_over(p, started):
+    """The start of RV(taken_over): who, which part, why (the stalled gate), when."""
+    gate = p["stalled_gate"] or {}
+    reason = {"gate": gate.get("name"), "state": gate.get("state"), "last_progress": gate.get("last_progress"),
+              "last_progress_what": gate.get("last_progress_what"),
+              "held_by": ["%s %s/%s" % (r.get("kind"), r.get("namespace") or "", r.get("name"))
+                          for r in (gate.get("remaining") or [])[:10]]} if gate else {}
+    return {"owner": OWNER, "part": p["part"], "reason": reason, "started": utc_iso(started)}
+
+
+def stopped_message(p, job):
+    """The failure message when objects remain after the timeout, so the finalizers that guard them stay."""
+    return ("take-over of HostedCluster %s/%s stopped after %.0f s: %d object(s) remain, so the "
+            "finalizers that guard them stay: %s. Finalizers removed: %s" % (
+                p["namespace"], p["name"], p["timeout"], len(job.blockers),
+                "; ".join("%s, guarded by %s" % (blocker_text(b), b.get("guarded_by")) for b in job.blockers[:5]),
+                ", ".join("%s from %s %s" % (r["finalizer"], r["object"]["kind"], r["object"]["name"])
+                          for r in job.removed) or "none"))
+
+
+def check(module):
+    errors = validate(module.params)
+    if errors:
+        module.fail_json(msg="invalid input, nothing changed: " + "; ".join(errors))
+
+
+def client_failed(module, err, started=None):
+    fail_from(module, err, then="nothing was taken over", taken_over=dict(taken_over(module.params, started),
+                                                                          verified=False),
+              finalizers_removed=[], blockers=[], steps=[], planned=[], inspect_next=[])
+
+
+def run(module, reads):
+    p = module.params
+    taken = taken_over(p, reads.started)
+    hc = {"namespace": p["namespace"], "name": p["name"], "uid": p["uid"]}
+    job = TakeOver(reads, hc, p["infra_id"], hcp_namespace(p), time.monotonic() + p["timeout"],
+                   check_mode=module.check_mode, poll=p["poll_interval"])
+    error = None
+    try:
+        if p["part"] == "operator":
+            verified = job.run()
+        else:
+            ok, how = oidc_evidence(p["aws_cleanup"], p["aws_manifest"], p["oidc_bucket"], p["infra_id"])
+            verified = job.release_oidc(ok, how)
+    except (Unknown, ResourceLookupError) as e:  # a kind that discovery could not find: unknown, as any read
+        verified, error = False, str(e)
+    except CheckModeWrite as e:  # TakeOver plans in check mode; reaching a write there is a bug, and nothing was sent
+        fail_from(module, e, then="nothing was changed", taken_over=dict(taken, verified=False), finalizers_removed=[],
+                  blockers=[], steps=job.steps, planned=job.planned, inspect_next=[])
+    taken.update(ended=utc_iso(), verified=verified and error is None, finalizers_removed=job.removed,
+                 blockers=job.blockers, error=error)
+    out = dict(changed=bool(job.removed or [s for s in job.steps if s["step"] == "delete"]) or (
+        module.check_mode and bool(job.planned)), taken_over=taken, finalizers_removed=job.removed,
+        blockers=job.blockers, steps=job.steps, planned=job.planned,
+        inspect_next=["%s - while it remains, %s stays" % (blocker_text(b), b.get("guarded_by")) for b in job.blockers[:10]])
+    if error:
+        module.fail_json(msg="take-over of HostedCluster %s/%s stopped: %s. Finalizers removed so far: %d" % (
+            p["namespace"], p["name"], error, len(job.removed)), **out)
+    if job.blockers:
+        module.fail_json(msg=stopped_message(p, job), **out)
+    module.exit_json(**out)

@@ -1,0 +1,164 @@
+# -*- coding: utf-8 -*-
+# Copyright: teardown.gates contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""The teardown_report module's driver: store a baseline, or build one cluster's report and write it (JSON,
+Markdown, HTML, each 0600 by a rename; the earlier JSON archived) with the folder's index. It sends no
+Kubernetes request, so it runs without a client: ``run(module)``."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import datetime
+import fcntl
+import json
+import os
+import re
+import tempfile
+
+from ansible_collections.teardown.gates.plugins.module_utils import report as rpt
+from ansible_collections.teardown.gates.plugins.module_utils import report_html
+from ansible_collections.teardown.gates.plugins.module_utils import timeline
+from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
+
+# <namespace>-<name>.json, not an archived (.<UTC time>.json) or baseline (.baseline.json) one
+_ARCHIVED = re.compile(r"\.(\d{8}T\d{6}\.\d{3}Z(-\d+)?|baseline)\.json$")
+
+
+def _lib_versions():
+    out = {}
+    for mod in ("kubernetes", "boto3", "botocore"):
+        try:
+            out["python-" + mod] = __import__(mod).__version__
+        except Exception:  # pylint: disable=broad-except
+            out["python-" + mod] = "not importable"
+    return out
+
+
+def _atomic_write(path, text):
+    """Write ``text`` to ``path`` (mode 0600) by a rename, so a reader never sees half a file; the folder is
+    created (0700) when missing, as on a first run."""
+    d = os.path.dirname(path)
+    if not os.path.isdir(d):
+        os.makedirs(d, 0o700)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=d)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+        os.chmod(tmp, 0o600)
+        os.rename(tmp, path)
+    except Exception:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _archive_time(path):
+    """The earlier report's own finish time when it has one, else the file's modification time."""
+    try:
+        with open(path) as f:
+            earlier = json.load(f)
+        t = rpt.parse_iso(((earlier.get("milestones") or {}).get("finished")))
+        if t is not None:
+            return t
+    except (OSError, ValueError, AttributeError):
+        pass
+    return datetime.datetime.fromtimestamp(os.path.getmtime(path), datetime.timezone.utc)
+
+
+def write_index(report_dir):
+    """Renew index.html from every cluster report in report_dir. A lock keeps the hosts of a fleet run from
+    writing it at once: each reads the folder after its own report is written, so the last one sees them all."""
+    with open(os.path.join(report_dir, ".index.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            found = []
+            for fname in sorted(os.listdir(report_dir)):
+                if not fname.endswith(".json") or fname.startswith(".") or _ARCHIVED.search(fname):
+                    continue
+                try:
+                    with open(os.path.join(report_dir, fname)) as f:
+                        doc = json.load(f)
+                except (OSError, ValueError):
+                    continue
+                if isinstance(doc, dict) and doc.get("schema") == rpt.SCHEMA and "gates" in doc and "cluster" in doc:
+                    found.append((fname[:-5] + ".html", doc))
+            path = os.path.join(report_dir, "index.html")
+            _atomic_write(path, report_html.render_index(found))
+            return path
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def store_baseline(module):
+    p = module.params
+    path = os.path.join(p["report_dir"], rpt.base_name(p["cluster"]["namespace"], p["cluster"]["name"]) + ".baseline.json")
+    if not module.check_mode:
+        try:
+            _atomic_write(path, json.dumps(p["baseline"], indent=2, sort_keys=True) + "\n")
+        except OSError as e:
+            module.fail_json(msg="could not store the baseline as %s: %s" % (path, e))
+    module.exit_json(changed=False, baseline_path=path)
+
+
+def input_error(p):
+    """The first input error (as the module words it), or None."""
+    for key in ("namespace", "name"):
+        if not p["cluster"].get(key):
+            return "cluster.%s is required: the report files are named <namespace>-<name>" % key
+    if not p["report_dir"].strip():
+        return "report_dir must not be empty"
+    return None
+
+
+def build(p, check_mode):
+    """The report of the module's options (``finished`` now unless given, the library versions added)."""
+    milestones = dict(p["milestones"])
+    milestones.setdefault("finished", utc_iso())
+    versions = dict(_lib_versions(), **p["versions"])
+    return rpt.build_report(p["cluster"], p["options"], gates=p["gates"], aws_resources=p["aws_resources"],
+                            verification=p["verification"], milestones=milestones,
+                            hcp_conditions=p["hcp_conditions"], namespace_retained=p["namespace_retained"],
+                            retained=p["retained"], stopped=p["stopped"], versions=versions,
+                            check_mode=check_mode, plan=p["plan"], aws_cleanup_ran=p["aws_cleanup_ran"],
+                            aws_lookup_ran=p["aws_lookup_ran"], taken_over=p["taken_over"])
+
+
+def archive_path(base, json_path):
+    """Where the earlier ``json_path`` goes: <base>.<its finish time>.json, with -<n> when that is taken."""
+    archived = "%s.%s.json" % (base, rpt.archive_stamp(_archive_time(json_path)))
+    n = 1
+    while os.path.exists(archived):
+        archived = "%s.%s-%d.json" % (base, rpt.archive_stamp(_archive_time(json_path)), n)
+        n += 1
+    return archived
+
+
+def run(module):
+    p = module.params
+    error = input_error(p)
+    if error:
+        module.fail_json(msg=error)
+    if p["baseline"] is not None:
+        store_baseline(module)
+    report = build(p, module.check_mode)
+    base = os.path.join(p["report_dir"], rpt.base_name(p["cluster"]["namespace"], p["cluster"]["name"]))
+    json_path, md_path, html_path = base + ".json", base + ".md", base + ".html"
+    index_path = os.path.join(p["report_dir"], "index.html")
+    archived = None
+    if not module.check_mode:
+        try:
+            if os.path.exists(json_path):
+                archived = archive_path(base, json_path)
+                os.rename(json_path, archived)
+            text = json.dumps(report, indent=2, sort_keys=True) + "\n"
+            _atomic_write(json_path, text)
+            stored = json.loads(text)  # both renderings are read from the JSON as written, nothing else
+            _atomic_write(md_path, rpt.render_markdown(stored, timeline.render_mermaid(timeline.chart(stored))))
+            _atomic_write(html_path, report_html.render_html(stored))
+            write_index(p["report_dir"])
+        except OSError as e:
+            module.fail_json(msg="could not write the report under %s: %s" % (p["report_dir"], e), report=report,
+                             summary=rpt.summary(report))
+    module.exit_json(changed=False, report=report, summary=rpt.summary(report), json_path=json_path,
+                     markdown_path=md_path, html_path=html_path, index_path=index_path, archived=archived,
+                     outcome=rpt.outcome(report, md_path, html_path))

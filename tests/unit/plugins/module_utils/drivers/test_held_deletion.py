@@ -1,0 +1,76 @@
+# -*- coding: utf-8 -*-
+"""drivers/held_deletion.py: restore and abandon as plain functions that return the patch (no client)."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import copy
+
+import pytest
+
+from ansible_collections.teardown.gates.plugins.module_utils import captf
+from ansible_collections.teardown.gates.plugins.module_utils.drivers import held_deletion as H
+
+UID = "11111111-2222-4333-8444-555555555555"
+
+
+class Done(Exception):
+    pass
+
+
+class Module(object):
+    check_mode = False
+
+    def __init__(self, **params):
+        self.params = dict(dict(kind="TerraformCluster", namespace="ns", name="demo", api_version=captf.API_VERSION,
+                                backup_serial=None, confirm_uid=None, backup_to=None), **params)
+        self.warnings = []
+
+    def exit_json(self, **kw):
+        raise Done(("exit", kw))
+
+    def fail_json(self, **kw):
+        raise Done(("fail", kw))
+
+    def warn(self, text):
+        self.warnings.append(text)
+
+
+def obj(annotations=None):
+    return {"metadata": {"name": "demo", "namespace": "ns", "uid": UID, "annotations": annotations or {}},
+            "spec": {}}
+
+
+def before_after(o):
+    before = {"annotations": dict(o["metadata"]["annotations"]), "deletionPolicy": o["spec"].get("deletionPolicy")}
+    return before, copy.deepcopy(before)
+
+
+def test_a_restore_already_asked_for_changes_nothing():
+    o = obj({captf.RESTORE_ANNOTATION: "3"})
+    before, after = before_after(o)
+    with pytest.raises(Done) as e:
+        H.plan_restore(Module(backup_serial=3), o, {"deleting": True}, before, after, {})
+    kind, res = e.value.args[0]
+    assert kind == "exit" and "already set" in res["msg"]
+
+
+def test_abandon_by_annotation_returns_the_patch_and_the_after():
+    o = obj()
+    before, after = before_after(o)
+    diag = {"exists": True, "deleting": True, "uid": UID, "deletion_policy": {"supported": False},
+            "abandon_cause": "x"}
+    module = Module(confirm_uid=UID)
+    original = H.captf.check_abandon
+    H.captf.check_abandon = lambda d, u: None
+    try:
+        ops = H.plan_abandon(module, o, diag, before, after, {})
+    finally:
+        H.captf.check_abandon = original
+    assert after["annotations"][captf.ABANDON_ANNOTATION] == UID
+    assert ops[0] == {"op": "test", "path": "/metadata/uid", "value": UID}
+
+
+def test_the_result_never_holds_secret_data():
+    d = {"held": True, "secrets": [{"data": {"tfstate": "e30="}}]}
+    assert "secrets" not in H.public(d) and "secrets" in d
