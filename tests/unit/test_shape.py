@@ -22,7 +22,7 @@ def _shape():
 def test_every_module_main_is_at_most_40_lines():
     mains = _shape().module_mains()
     assert len(mains) == len(list((REPO / "plugins" / "modules").glob("*.py")))
-    assert [(name, length) for name, length, _ in mains if length > 40] == []
+    assert [(name, length) for name, length, dummy in mains if length > 40] == []
 
 
 def test_no_module_defines_a_class():
@@ -40,4 +40,4 @@ def test_the_measure_sees_a_long_expression():
     condition = "when: " + "x" * 201 + "\n"
     template = "msg: \"{{ " + "y" * 198 + " }}\"\n"
     found = shape._expressions(condition + template)
-    assert [len(expression) > 200 for _, expression in found] == [True, True]
+    assert [len(expression) > 200 for dummy, expression in found] == [True, True]
