@@ -9,13 +9,22 @@
 - the hosted cluster's baseline by precedence and its merged AWS manifest (hosted_cluster_baseline,
   hosted_cluster_manifest);
 - the record a stopped teardown keeps and the message it ends with (hosted_cluster_stop_record,
-  hosted_cluster_stop_message)."""
+  hosted_cluster_stop_message);
+- what the hosted cluster's bad input is (hosted_cluster_input_problems);
+- whether the gates wait with the CLI finalizer on, which gates the report shows and whether AWS is verified
+  (hosted_cluster_cli_finalizer_on, hosted_cluster_report_gates, hosted_cluster_aws_verified);
+- the waits a held deletion reports (held_deletion_waits);
+- which stacks are already gone, why a stack is not deleted and its result row (cfn_refusals_missing,
+  cfn_refusals_stack_error, cfn_refusals_stack_record);
+- what release_prune says of bad input and of the Cluster in its plan (release_prune_selection_problem,
+  release_prune_input_problem, release_prune_cluster_line)."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible_collections.teardown.gates.plugins.plugin_utils import held_deletion_plan, hosted_cluster_baseline as baseline
 from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_stop, orphan_sweep_outcome as sweep
+from ansible_collections.teardown.gates.plugins.plugin_utils import cfn_refusals_stack, hosted_cluster_input, hosted_cluster_wait, release_prune_input
 
 
 def held_deletion_decision(result, prefer_restore, abandon_uid, held_name):
@@ -55,6 +64,50 @@ def hosted_cluster_stop_record(stopped, failed_task, failed_result, resume=""):
     return hosted_cluster_stop.stop_record(stopped, failed_task, failed_result, resume)
 
 
+def hosted_cluster_input_problems(name, namespace, infra_id, grace_period, aws_timeout, take_over_cleanup, take_over_after, report_dir):
+    return hosted_cluster_input.problems(name, namespace, infra_id, grace_period, aws_timeout, take_over_cleanup, take_over_after, report_dir)
+
+
+def hosted_cluster_cli_finalizer_on(retained, finalizer_on, check_mode, deleting):
+    return hosted_cluster_wait.cli_finalizer_on(retained, finalizer_on, check_mode, deleting)
+
+
+def hosted_cluster_report_gates(waited, gates, check_mode):
+    return hosted_cluster_wait.report_gates(waited, gates, check_mode)
+
+
+def hosted_cluster_aws_verified(aws_check, checks, manifest):
+    return hosted_cluster_wait.aws_verified(aws_check, checks, manifest)
+
+
+def held_deletion_waits(results):
+    return held_deletion_plan.waits(results)
+
+
+def cfn_refusals_missing(chosen, plan):
+    return cfn_refusals_stack.missing(chosen, plan)
+
+
+def cfn_refusals_stack_error(result, blocked_by):
+    return cfn_refusals_stack.stack_error(result, blocked_by)
+
+
+def cfn_refusals_stack_record(result, stack, error):
+    return cfn_refusals_stack.stack_record(result, stack, error)
+
+
+def release_prune_selection_problem(namespace, selectors):
+    return release_prune_input.selection_problem(namespace, selectors)
+
+
+def release_prune_input_problem(prune_cluster, cluster_name, timeout, batch_size, names):
+    return release_prune_input.input_problem(prune_cluster, cluster_name, timeout, batch_size, names)
+
+
+def release_prune_cluster_line(cluster, cluster_name, prune_cluster):
+    return release_prune_input.cluster_line(cluster, cluster_name, prune_cluster)
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -67,4 +120,15 @@ class FilterModule(object):
             "hosted_cluster_manifest": hosted_cluster_manifest,
             "hosted_cluster_stop_message": hosted_cluster_stop_message,
             "hosted_cluster_stop_record": hosted_cluster_stop_record,
+            "hosted_cluster_input_problems": hosted_cluster_input_problems,
+            "hosted_cluster_cli_finalizer_on": hosted_cluster_cli_finalizer_on,
+            "hosted_cluster_report_gates": hosted_cluster_report_gates,
+            "hosted_cluster_aws_verified": hosted_cluster_aws_verified,
+            "held_deletion_waits": held_deletion_waits,
+            "cfn_refusals_missing": cfn_refusals_missing,
+            "cfn_refusals_stack_error": cfn_refusals_stack_error,
+            "cfn_refusals_stack_record": cfn_refusals_stack_record,
+            "release_prune_selection_problem": release_prune_selection_problem,
+            "release_prune_input_problem": release_prune_input_problem,
+            "release_prune_cluster_line": release_prune_cluster_line,
         }

@@ -53,6 +53,20 @@ def as_bool(value):
     return isinstance(value, (int, float)) and value == 1
 
 
+def as_int(value):
+    """A number as the role's ``| int`` read it: an int, text of an int, or the whole part of a float (or of text of
+    one); anything else is 0."""
+    try:
+        if isinstance(value, str):
+            return int(value, 10)
+        return int(value)
+    except (TypeError, ValueError):
+        try:
+            return int(float(value))
+        except (TypeError, ValueError):
+            return 0
+
+
 def parsed_dict(value, filter_name, what):
     """A mapping input, or the JSON object it holds as text; {} for None or blank text. Anything else fails naming
     ``filter_name`` and ``what`` it expects. ansible-core 2.16 may hand a mapping on as its text, later cores do not:

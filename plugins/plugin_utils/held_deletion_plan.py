@@ -8,7 +8,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import as_bool, one_dict, printed
+from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import as_bool, dict_list, one_dict, printed
 
 
 def restore_options(result):
@@ -54,3 +54,26 @@ def still_held(after, action, check_mode):
     held = after.get("held")
     reason = after.get("reason")
     return bool(held is None or as_bool(held) or reason in NOT_RELEASED or (acted and reason not in RELEASED))
+
+
+# what the report leaves out of each wait's gate: the objects and queries the timeline does not need
+WAIT_LEFT_OUT = ("objects", "queries", "new_objects")
+
+
+def _flat(items):
+    """The items of nested lists in order, without None (and "None"), as ansible's flatten gives them."""
+    flat = []
+    for item in items:
+        if isinstance(item, (list, tuple)):
+            flat.extend(_flat(item))
+        elif item is not None and item != "None":
+            flat.append(item)
+    return flat
+
+
+def waits(results):
+    """The gates of each wait_gate result (the role's waits for the finalizer to go, a loop's results), in order,
+    without their objects and queries: the report's timeline. A result without gates (skipped) adds none."""
+    results = dict_list(results, "held_deletion_waits", "the results of the role's wait_gate loop (a list)")
+    gates = _flat([r["gates"] for r in results if "gates" in r])
+    return [dict((k, v) for k, v in g.items() if k not in WAIT_LEFT_OUT) for g in gates if isinstance(g, dict)]

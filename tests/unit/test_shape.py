@@ -9,7 +9,7 @@ import importlib.util
 import pathlib
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-LONG_EXPRESSIONS_AT_MOST = 24
+LONG_EXPRESSIONS_AT_MOST = 3
 
 
 def _shape():

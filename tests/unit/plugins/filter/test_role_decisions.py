@@ -9,9 +9,13 @@ FILTERS = FilterModule().filters()
 
 
 def test_each_filter_is_published():
-    assert sorted(FILTERS) == ["held_deletion_decision", "held_deletion_still_held", "hosted_cluster_baseline", "hosted_cluster_manifest",
-                               "hosted_cluster_stop_message", "hosted_cluster_stop_record", "orphan_sweep_recheck_verdict", "orphan_sweep_record",
-                               "orphan_sweep_verified"]
+    assert sorted(FILTERS) == [
+        "cfn_refusals_missing", "cfn_refusals_stack_error", "cfn_refusals_stack_record", "held_deletion_decision",
+        "held_deletion_still_held", "held_deletion_waits", "hosted_cluster_aws_verified", "hosted_cluster_baseline",
+        "hosted_cluster_cli_finalizer_on", "hosted_cluster_input_problems", "hosted_cluster_manifest", "hosted_cluster_report_gates",
+        "hosted_cluster_stop_message",
+        "hosted_cluster_stop_record", "orphan_sweep_recheck_verdict", "orphan_sweep_record", "orphan_sweep_verified",
+        "release_prune_cluster_line", "release_prune_input_problem", "release_prune_selection_problem"]
 
 
 def test_held_deletion_decision():
@@ -52,3 +56,17 @@ def test_orphan_sweep_verified():
 
 def test_hosted_cluster_stop_record():
     assert FILTERS["hosted_cluster_stop_record"]({}, {"name": "t"}, {"msg": "m"}, "r") == {"gate": "t", "message": "m", "resume": "r"}
+
+
+def test_the_wrappers_of_the_roles_records_and_messages():
+    assert FILTERS["hosted_cluster_input_problems"]("c", "clusters", "", 600, 900, False, 900, "/r") == ""
+    assert FILTERS["hosted_cluster_cli_finalizer_on"]({}, False, True, False) is True
+    assert FILTERS["hosted_cluster_report_gates"]({}, [{"name": "g"}], True) == [{"name": "g", "state": "planned"}]
+    assert FILTERS["hosted_cluster_aws_verified"]({"verified": True}, [], {}) is True
+    assert FILTERS["held_deletion_waits"]([{"gates": [{"name": "g", "objects": []}]}]) == [{"name": "g"}]
+    assert FILTERS["cfn_refusals_missing"](["a", "b"], {"order": [{"name": "a", "id": "i"}]}) == ["b"]
+    assert FILTERS["cfn_refusals_stack_error"]({"failed": True, "msg": "m"}, []) == "m"
+    assert FILTERS["cfn_refusals_stack_record"]({}, {"name": "s", "id": "i", "status": "S"}, "")["stack_id"] == "i"
+    assert FILTERS["release_prune_selection_problem"]("", 0).startswith("release_namespace: required")
+    assert FILTERS["release_prune_input_problem"](False, "", 0, 1, []).startswith("timeout: ")
+    assert FILTERS["release_prune_cluster_line"]({"state": "absent"}, "c", True) == "Cluster c: absent, will be deleted."

@@ -7,7 +7,7 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import (
-    as_bool, dict_list, one_dict, parsed_dict, plain_list, printed)
+    as_bool, as_int, dict_list, one_dict, parsed_dict, plain_list, printed)
 
 
 @pytest.mark.parametrize("value", [True, 1, 1.0, "yes", "On", "1", "TRUE", "true", b"true"])
@@ -51,3 +51,9 @@ def test_the_older_helpers():
         plain_list({}, "f", "a list")
     with pytest.raises(AnsibleFilterError, match="f: expects a mapping, got list"):
         one_dict([], "f", "a mapping")
+
+
+@pytest.mark.parametrize("value, number", [(5, 5), ("5", 5), ("-3", -3), (2.9, 2), ("2.9", 2), (True, 1), ("x", 0), (None, 0),
+                                           ([], 0), ("", 0)])
+def test_as_int_reads_a_number_as_the_int_filter_does(value, number):
+    assert as_int(value) == number

@@ -91,3 +91,22 @@ def test_still_held(after, action, check, expected):
 def test_still_held_refuses_what_is_not_a_result():
     with pytest.raises(AnsibleFilterError, match="^held_deletion_still_held: expects one result"):
         still_held(None, "none", False)
+
+
+def test_waits_are_the_gates_of_each_wait_without_objects_and_queries():
+    from ansible_collections.teardown.gates.plugins.plugin_utils.held_deletion_plan import waits
+    results = [
+        {"item": "a", "gates": [{"name": "a gone", "state": "passed", "objects": [1], "queries": 2, "new_objects": [3]}]},
+        {"item": "b", "skipped": True},
+        {"item": "c", "gates": [[{"name": "c gone", "state": "timeout"}], None, "None"]},
+        "not a result",
+        {"item": "d", "gates": ["not a gate"]},
+    ]
+    assert waits(results) == [{"name": "a gone", "state": "passed"}, {"name": "c gone", "state": "timeout"}]
+    assert waits([]) == []
+
+
+def test_waits_need_a_list_of_results():
+    from ansible_collections.teardown.gates.plugins.plugin_utils.held_deletion_plan import waits
+    with pytest.raises(AnsibleFilterError, match="held_deletion_waits"):
+        waits({"results": []})

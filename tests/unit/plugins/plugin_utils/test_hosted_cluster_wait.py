@@ -1,0 +1,74 @@
+# -*- coding: utf-8 -*-
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+
+import pytest
+
+from ansible.errors import AnsibleFilterError
+from ansible_collections.teardown.gates.plugins.plugin_utils.hosted_cluster_wait import aws_verified, cli_finalizer_on, report_gates
+
+PUT_ON = {"changed": True, "finalizers_after": ["openshift.io/destroy-cluster"]}
+
+
+@pytest.mark.parametrize("retained, on, check_mode, deleting, want", [
+    ({}, True, False, False, True),                   # on as the run began
+    (PUT_ON, False, False, False, True),              # Phase 2 put it on
+    (json.dumps(PUT_ON), False, False, False, True),  # ... its result as text (ansible-core 2.16)
+    ({"finalizers_after": ["other"]}, False, False, False, False),
+    ({"skipped": True}, False, False, False, False),  # Phase 2 did not run
+    ({}, False, True, False, True),                   # check mode, not yet deleting: it would be put on
+    ({}, False, True, "2026-01-01T00:00:00Z", False),  # check mode, already deleting
+    ({}, False, False, False, False),
+])
+def test_cli_finalizer_on(retained, on, check_mode, deleting, want):
+    assert cli_finalizer_on(retained, on, check_mode, deleting) is want
+
+
+def test_the_first_flag_set_decides_as_bool_reads_it():
+    # as the role's (a or b or c) | bool: a flag given as text that is not true ends it false
+    assert cli_finalizer_on(PUT_ON, "False", False, False) is False
+    assert cli_finalizer_on({}, "True", False, False) is True
+
+
+GATES = [{"name": "workers", "resources": []}, {"name": "namespace", "resources": [], "state": "x"}]
+
+
+def test_the_report_shows_the_gates_as_judged():
+    judged = [{"name": "workers", "state": "passed"}]
+    assert report_gates({"gates": judged}, GATES, False) == judged
+
+
+@pytest.mark.parametrize("waited", [{}, {"gates": []}, {"skipped": True}, "", None])
+def test_without_a_judgement_the_laid_out_gates_are_planned_or_not_started(waited):
+    assert report_gates(waited, GATES, True) == [{"name": "workers", "resources": [], "state": "planned"},
+                                                 {"name": "namespace", "resources": [], "state": "planned"}]
+    assert [g["state"] for g in report_gates(waited, GATES, False)] == ["not_started", "not_started"]
+    assert GATES[1]["state"] == "x"  # the laid-out gates stay as they were
+
+
+def test_the_laid_out_gates_must_be_a_list():
+    with pytest.raises(AnsibleFilterError, match="hosted_cluster_report_gates"):
+        report_gates({}, "workers", False)
+
+
+def test_a_failed_lookup_is_never_verified():
+    assert aws_verified({"failed": True, "verified": True}, [{}], {}) is False
+
+
+@pytest.mark.parametrize("said", [True, False, None])
+def test_the_lookup_says_whether_it_verified(said):
+    assert aws_verified({"failed": False, "verified": said}, [], {"vpc": ["v"]}) is said
+
+
+@pytest.mark.parametrize("aws_check, checks, manifest, want", [
+    ({}, [{"what": "ns"}], {}, True),                         # verification ran, nothing to look up
+    ({"skipped": True}, [{"what": "ns"}], "{}", True),
+    ({}, [], {}, False),                                      # the run stopped before Phase 6
+    ({}, [{"what": "ns"}], {"vpc": ["vpc-1"]}, False),        # something to look up and no lookup
+    ("", [{"what": "ns"}], json.dumps({"vpc": []}), False),
+])
+def test_without_a_lookup(aws_check, checks, manifest, want):
+    assert aws_verified(aws_check, checks, manifest) is want
