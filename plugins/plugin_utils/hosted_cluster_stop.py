@@ -10,31 +10,20 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import as_bool, one_dict, printed
+from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import as_bool, as_int, one_dict, printed
 
 PHASES = ("1 baseline", "2 retain", "3 delete and gates", "4 AWS infrastructure and IAM", "5 release the CLI finalizer",
           "6 verify")
 _PHASE_OF_TASK = re.compile(r"^Phase ([0-9])")
 
 
-def _as_int(value):
-    """As the int filter reads a value: its whole number, 0 when it is none."""
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        try:
-            return int(float(value))
-        except (TypeError, ValueError):
-            return 0
-
-
 def stop_phase(stopped):
     """The phase the run stopped in: the stop record's phase, else the digit the failed task's name starts with
     (Phase N), else 0."""
     if "phase" in stopped:
-        return _as_int(stopped["phase"])
+        return as_int(stopped["phase"])
     found = _PHASE_OF_TASK.search(printed(stopped.get("gate")))
-    return _as_int(found.group(1) if found else "0")
+    return as_int(found.group(1) if found else "0")
 
 
 def finalizer_way_out(namespace, name, baseline_path, report_path):
