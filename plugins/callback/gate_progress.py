@@ -56,7 +56,7 @@ def _alive(pid):
 
 
 def format_progress(snap):
-    """One line for a progress snapshot written by wait_gate (see module_utils/gate_progress.py)."""
+    """One line for a progress snapshot written by wait_gate (see module_utils/k8s/gate_progress.py)."""
     left = snap.get("remaining") or []
     what = []
     for r in left[:5]:

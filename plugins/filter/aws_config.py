@@ -8,7 +8,7 @@ __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
 
-from ansible_collections.teardown.gates.plugins.module_utils import bounds
+from ansible_collections.teardown.gates.plugins.module_utils.core import bounds
 
 
 def aws_config(caller):

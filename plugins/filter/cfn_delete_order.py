@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.teardown.gates.plugins.module_utils import cfn_classify
+from ansible_collections.teardown.gates.plugins.module_utils.cfn import classify as cfn_classify
 
 
 def cfn_delete_order(info, names=None):

@@ -14,7 +14,7 @@ import json
 import re
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import (
+from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import (
     CAPA_API as CAPA, CAPI_API as CAPI, CLI_FINALIZER, HO_FINALIZER, HYPERSHIFT_API as HYPERSHIFT)
 from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import one_dict, plain_list, printed
 

@@ -10,8 +10,8 @@ __metaclass__ = type
 import json
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.teardown.gates.plugins.module_utils import report_html as page
-from ansible_collections.teardown.gates.plugins.module_utils import timeline
+from ansible_collections.teardown.gates.plugins.module_utils.report import html as page
+from ansible_collections.teardown.gates.plugins.module_utils.report import timeline
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import registry
 
 KINDS = registry.page_kinds()

@@ -75,12 +75,12 @@ keyed_groups:
 from ansible.errors import AnsibleParserError
 from ansible.plugins.inventory import BaseInventoryPlugin, Constructable
 
-from ansible_collections.teardown.gates.plugins.module_utils.fleet import hosted_cluster_hostvars, group_names
-from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import HYPERSHIFT_API as HC_API
+from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift_fleet import hosted_cluster_hostvars, group_names
+from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import HYPERSHIFT_API as HC_API
 
 try:
     from ansible_collections.kubernetes.core.plugins.module_utils.k8s.client import get_api_client  # noqa: F401  pylint: disable=unused-import
-    from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError, api_client
+    from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError, api_client
     HAS_K8S = True
 except ImportError:  # pragma: no cover - reported when the plugin is used
     HAS_K8S = False

@@ -91,8 +91,8 @@ api_calls:
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.teardown.gates.plugins.module_utils import aws_runs
-from ansible_collections.teardown.gates.plugins.module_utils.aws_args import checked
+from ansible_collections.teardown.gates.plugins.module_utils.aws import runs as aws_runs
+from ansible_collections.teardown.gates.plugins.module_utils.aws.args import checked
 
 
 def main():

@@ -147,9 +147,9 @@ api_calls:
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.teardown.gates.plugins.module_utils import orphan_run
-from ansible_collections.teardown.gates.plugins.module_utils.aws_args import checked
-from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
+from ansible_collections.teardown.gates.plugins.module_utils.aws import orphan_run
+from ansible_collections.teardown.gates.plugins.module_utils.aws.args import checked
+from ansible_collections.teardown.gates.plugins.module_utils.core.args import request_timeout_spec
 
 
 def main():

@@ -188,8 +188,8 @@ elapsed:
 """
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
-from ansible_collections.teardown.gates.plugins.module_utils import cfn_run
-from ansible_collections.teardown.gates.plugins.module_utils.aws_args import checked
+from ansible_collections.teardown.gates.plugins.module_utils.cfn import run as cfn_run
+from ansible_collections.teardown.gates.plugins.module_utils.aws.args import checked
 
 
 def main():

@@ -195,7 +195,7 @@ query_times:
 
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_argument_spec
+from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_argument_spec
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import convoy_release_info as driver
 from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import run_k8s_module
 

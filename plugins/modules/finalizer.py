@@ -158,7 +158,7 @@ query:
 
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_argument_spec, k8s_object_spec
+from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_argument_spec, k8s_object_spec
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import finalizer as driver
 from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import run_k8s_module
 

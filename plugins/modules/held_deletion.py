@@ -174,8 +174,8 @@ query_times:
 
 from ansible.module_utils.basic import AnsibleModule
 
-from ansible_collections.teardown.gates.plugins.module_utils import captf
-from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_argument_spec
+from ansible_collections.teardown.gates.plugins.module_utils.owners import captf
+from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_argument_spec
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import held_deletion as driver
 from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import run_k8s_module
 

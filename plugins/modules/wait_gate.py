@@ -304,7 +304,7 @@ gates:
 
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_argument_spec
+from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_argument_spec
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import wait_gate as driver
 from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import run_k8s_module
 

@@ -7,7 +7,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import CLI_FINALIZER
+from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import CLI_FINALIZER
 from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import as_bool, parsed_dict, plain_list
 
 

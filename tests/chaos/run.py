@@ -811,7 +811,7 @@ def _silent_server():
 
 def _bounds():
     sys.path.insert(0, os.path.join(REPO, ".venv", "collections"))
-    from ansible_collections.teardown.gates.plugins.module_utils import bounds
+    from ansible_collections.teardown.gates.plugins.module_utils.core import bounds
     return bounds
 
 

@@ -11,8 +11,8 @@ import os
 
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import errors
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError, fail_from, \
+from ansible_collections.teardown.gates.plugins.module_utils.core import errors
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError, fail_from, \
     failure_message
 
 PLUGINS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "plugins")
@@ -96,9 +96,9 @@ def test_attributes_default_and_set():
 
 
 def test_existing_classes_keep_their_attributes_and_messages():
-    from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError
-    from ansible_collections.teardown.gates.plugins.module_utils.cfn import Failed
-    from ansible_collections.teardown.gates.plugins.module_utils.take_over import Unknown
+    from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError
+    from ansible_collections.teardown.gates.plugins.module_utils.cfn.teardown import Failed
+    from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift_take_over import Unknown
     e = ResourceLookupError("no kind Foo", unknown=True)
     assert (str(e), e.unknown) == ("no kind Foo", True)
     assert ResourceLookupError("x").unknown is False

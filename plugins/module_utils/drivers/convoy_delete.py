@@ -10,12 +10,12 @@ __metaclass__ = type
 import time
 import traceback
 
-from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
-from ansible_collections.teardown.gates.plugins.module_utils.convoy import API_VERSION
-from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError, missing_permission
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ABSENT
-from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
+from ansible_collections.teardown.gates.plugins.module_utils.core.bounds import k8s_timeout
+from ansible_collections.teardown.gates.plugins.module_utils.owners.convoy import API_VERSION
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError, missing_permission
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import ABSENT
+from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import utc_iso
 
 CALLER = "convoy_delete"
 

@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.teardown.gates.plugins.module_utils.convoy import (
+from ansible_collections.teardown.gates.plugins.module_utils.owners.convoy import (
     ABSENT,
     API_VERSION,
     LABEL_RELEASE,
@@ -23,9 +23,9 @@ from ansible_collections.teardown.gates.plugins.module_utils.convoy import (
     target_namespace,
     what_stayed,
 )
-from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError, missing_permission
-from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError, missing_permission
+from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import utc_iso
 
 CALLER = "convoy_release_info"
 

@@ -8,10 +8,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import finalizer_owner, inspect_next
-from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from, TeardownGatesError
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import PRESENT, UNKNOWN, object_summary
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.diagnosis import finalizer_owner, inspect_next
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from, TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import PRESENT, UNKNOWN, object_summary
 
 CALLER = "deletion_info"
 ATTEMPTS = 1

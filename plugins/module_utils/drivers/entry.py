@@ -27,10 +27,10 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.teardown.gates.plugins.module_utils.errors import CLIENT_FAILED, fail_from, TeardownGatesError
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import CLIENT_FAILED, fail_from, TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import (
     READ_ATTEMPTS, ResourceLookupError, api_client)
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import KubeReads
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import KubeReads
 
 
 def build_reads(module, driver):

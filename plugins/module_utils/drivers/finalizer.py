@@ -9,8 +9,8 @@ __metaclass__ = type
 
 import traceback
 
-from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from, TeardownGatesError
-from ansible_collections.teardown.gates.plugins.module_utils.finalizers import (
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from, TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.finalizers import (
     apply_with_retry,
     build_patch,
     desired_finalizers,
@@ -18,8 +18,8 @@ from ansible_collections.teardown.gates.plugins.module_utils.finalizers import (
     namespace_finalize_body,
     validate_finalizer_name,
 )
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ABSENT, UNKNOWN
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import ABSENT, UNKNOWN
 
 CALLER = "finalizer"
 ATTEMPTS = 1  # a read is sent once per round; apply_with_retry's rounds (retries) are the module's retry

@@ -14,12 +14,12 @@ import os
 
 from ansible.module_utils.common.text.converters import to_native
 
-from ansible_collections.teardown.gates.plugins.module_utils import captf
-from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError, missing_permission
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ABSENT, PRESENT
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import CheckModeWrite
-from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
+from ansible_collections.teardown.gates.plugins.module_utils.owners import captf
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError, missing_permission
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import ABSENT, PRESENT
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import CheckModeWrite
+from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import utc_iso
 
 try:
     from kubernetes.dynamic.exceptions import DynamicApiError

@@ -7,10 +7,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from, TeardownGatesError
-from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import HYPERSHIFT_API as HYPERSHIFT
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import PRESENT
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from, TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import HYPERSHIFT_API as HYPERSHIFT
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import PRESENT
 
 CALLER = "hosted_cluster_info"
 

@@ -9,17 +9,17 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import CheckModeWrite
-from ansible_collections.teardown.gates.plugins.module_utils.take_over import (
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import CheckModeWrite
+from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift_take_over import (
     OWNER,
     TakeOver,
     Unknown,
     blocker_text,
     oidc_evidence,
 )
-from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
+from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import utc_iso
 
 CALLER = "hosted_cluster_take_over"
 

@@ -15,10 +15,10 @@ import os
 import re
 import tempfile
 
-from ansible_collections.teardown.gates.plugins.module_utils import report as rpt
-from ansible_collections.teardown.gates.plugins.module_utils import report_html
-from ansible_collections.teardown.gates.plugins.module_utils import timeline
-from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
+from ansible_collections.teardown.gates.plugins.module_utils.report import render as rpt
+from ansible_collections.teardown.gates.plugins.module_utils.report import html as report_html
+from ansible_collections.teardown.gates.plugins.module_utils.report import timeline
+from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import utc_iso
 
 # <namespace>-<name>.json, not an archived (.<UTC time>.json) or baseline (.baseline.json) one
 _ARCHIVED = re.compile(r"\.(\d{8}T\d{6}\.\d{3}Z(-\d+)?|baseline)\.json$")

@@ -10,18 +10,18 @@ __metaclass__ = type
 
 import os
 
-from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import deleting_condition, inspect_next, kind_label, \
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.diagnosis import deleting_condition, inspect_next, kind_label, \
     object_text
-from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from, TeardownGatesError
-from ansible_collections.teardown.gates.plugins.module_utils.gates import (
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from, TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.gates import (
     NOT_STARTED,
     STALLED,
     UNKNOWN,
     run_gates,
     validate_gates,
 )
-from ansible_collections.teardown.gates.plugins.module_utils.gate_progress import ProgressFile
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.gate_progress import ProgressFile
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError
 
 CALLER = "wait_gate"
 ATTEMPTS = 1

@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """What the kind files share to draw their charts and write their report bodies: pure functions, no I/O.
 
-Chart rows are ``{"section", "label", "state", "start", "end", "open", "marks", "note"}`` (see timeline.py);
+Chart rows are ``{"section", "label", "state", "start", "end", "open", "marks", "note"}`` (see report/timeline.py);
 ``finish`` makes the chart of them. The HTML helpers escape everything they are given. ``condition`` reads one
 condition from a list of them, for the kinds' rules.
 """
@@ -15,7 +15,7 @@ __metaclass__ = type
 import datetime
 from html import escape
 
-from ansible_collections.teardown.gates.plugins.module_utils.timestamps import parse_iso
+from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import parse_iso
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.timezone.utc)
 

@@ -10,7 +10,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.module_utils import captf
+from ansible_collections.teardown.gates.plugins.module_utils.owners import captf
 from ansible_collections.teardown.gates.plugins.module_utils.kinds.drawing import (
     condition, epoch, esc, finish, gate_row, html_list, row)
 

@@ -12,9 +12,9 @@ __metaclass__ = type
 
 from ansible_collections.teardown.gates.plugins.module_utils.kinds.drawing import (
     aws_id, aws_rows, condition, epoch, esc, finish, gate_row, html_list, html_table, phase_rows)
-from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import (
+from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import (
     CAPA_API, CAPI_API, CLEANUP_ANN, CLI_FINALIZER, HYPERSHIFT_API, NODEPOOL_ANN, SKIP_NS_ANN)
-from ansible_collections.teardown.gates.plugins.module_utils.report import removed_finalizer_rows
+from ansible_collections.teardown.gates.plugins.module_utils.report.render import removed_finalizer_rows
 
 NAME = "hosted_cluster"
 PAGE = True  # it has a report page (report_html, report_markdown, report_mermaid)

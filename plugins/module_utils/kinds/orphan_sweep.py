@@ -14,7 +14,7 @@ PAGE = False  # its report is the role's JSON; no HTML page, chart or verdict
 
 API_VERSIONS = ()
 ANNOTATIONS = ()
-# the AWS tags it reads (plugins/module_utils/orphans.py CLUSTER_TAG and PROTECTED_TAG)
+# the AWS tags it reads (plugins/module_utils/aws/orphans.py CLUSTER_TAG and PROTECTED_TAG)
 TAGS = ("kubernetes.io/cluster/<infraID>", "teardown.gates/protected")
 FINALIZERS = {}
 OBJECT_HINTS = {}

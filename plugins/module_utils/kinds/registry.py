@@ -18,7 +18,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import (
     cfn, held_deletion, hosted_cluster, kubernetes, orphan_sweep, release_prune)
 

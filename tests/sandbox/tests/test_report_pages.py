@@ -20,8 +20,8 @@ import pytest
 import browser
 from conftest import REPO, SANDBOX, SLOW
 
-from ansible_collections.teardown.gates.plugins.module_utils import report_html
-from ansible_collections.teardown.gates.plugins.module_utils import timeline
+from ansible_collections.teardown.gates.plugins.module_utils.report import html as report_html
+from ansible_collections.teardown.gates.plugins.module_utils.report import timeline
 
 FIXTURES = os.path.join(REPO, "tests", "unit", "plugins", "module_utils", "fixtures")
 

@@ -10,7 +10,7 @@ from privilege import LogTail
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
 sys.path.insert(0, REPO + "/.venv/collections")
-from ansible_collections.teardown.gates.plugins.module_utils.bounds import VERSION  # noqa: E402
+from ansible_collections.teardown.gates.plugins.module_utils.core.bounds import VERSION  # noqa: E402
 
 ANSIBLE = os.path.join(os.path.dirname(sys.executable), "ansible")
 

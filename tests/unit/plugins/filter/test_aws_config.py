@@ -7,7 +7,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 
 from ansible_collections.teardown.gates.plugins.filter.aws_config import aws_config
-from ansible_collections.teardown.gates.plugins.module_utils import bounds
+from ansible_collections.teardown.gates.plugins.module_utils.core import bounds
 
 
 def test_it_is_the_bound_the_modules_use_and_names_the_caller():

@@ -8,7 +8,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s import client as core_client
-from ansible_collections.teardown.gates.plugins.module_utils import k8s_client as C
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import client as C
 
 
 class Answer(Exception):

@@ -10,9 +10,9 @@ import yaml
 
 from ansible_collections.teardown.gates.plugins.doc_fragments.aws_infra_discovery import ModuleDocFragment as Discovery
 from ansible_collections.teardown.gates.plugins.doc_fragments.aws_wait_timeout import ModuleDocFragment as WaitTimeout
-from ansible_collections.teardown.gates.plugins.module_utils import aws_args
-from ansible_collections.teardown.gates.plugins.module_utils.aws_args import BadInput, checked
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.aws import args as aws_args
+from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput, checked
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 
 class Exited(Exception):

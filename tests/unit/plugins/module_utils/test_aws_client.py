@@ -10,8 +10,8 @@ import botocore.exceptions
 import pytest
 
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
-from ansible_collections.teardown.gates.plugins.module_utils import aws_client
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import (
+from ansible_collections.teardown.gates.plugins.module_utils.aws import client as aws_client
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import (
     AWS_ERRORS, NOT_FOUND, NOT_FOUND_BY_SERVICE, NOT_FOUND_CODES, REFUSAL_CODES, REFUSALS, Unanswered, module_clients,
     not_found)
 

@@ -10,10 +10,10 @@ import threading
 
 import botocore.exceptions
 
-from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients
-from ansible_collections.teardown.gates.plugins.module_utils.aws_deletes import elb_eni_description, eni_signals
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Executor
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import Clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws.deletes import elb_eni_description, eni_signals
+from ansible_collections.teardown.gates.plugins.module_utils.aws.execute import Executor
 
 VPC = "vpc-1"
 

@@ -7,9 +7,9 @@ __metaclass__ = type
 import botocore.exceptions
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import CheckModeViolation, Clients
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Executor
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import CheckModeViolation, Clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws.execute import Executor
 
 
 def err(code, op):

@@ -5,7 +5,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
 
 
 def level_of(plan, rtype):

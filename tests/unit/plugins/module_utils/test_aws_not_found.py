@@ -10,9 +10,10 @@ import botocore.exceptions
 import pytest
 
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
-from ansible_collections.teardown.gates.plugins.module_utils import aws_client, cfn_remedies
+from ansible_collections.teardown.gates.plugins.module_utils.aws import client as aws_client
+from ansible_collections.teardown.gates.plugins.module_utils.cfn import remedies as cfn_remedies
 
-# the two lists as they stood before #32 (aws_client.py:28 and cfn_remedies.py:159 at 2294164)
+# the two lists as they stood before #32 (aws/client.py:28 and cfn/remedies.py:159 at 2294164)
 OLD_NOT_FOUND = frozenset([
     "InvalidInstanceID.NotFound", "InvalidVpcID.NotFound", "InvalidSubnetID.NotFound", "InvalidGroup.NotFound",
     "InvalidGroupId.NotFound", "InvalidRouteTableID.NotFound", "InvalidInternetGatewayID.NotFound",

@@ -8,7 +8,7 @@ __metaclass__ = type
 import pytest
 from botocore.parsers import ResponseParserError
 
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients, list_all, pages, \
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import Clients, list_all, pages, \
     paging_config
 
 

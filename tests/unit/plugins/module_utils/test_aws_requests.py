@@ -13,9 +13,9 @@ import botocore.config
 import botocore.exceptions
 from botocore.parsers import ResponseParserError
 
-from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Executor
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import Clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws.execute import Executor
 
 
 def err(code, op):

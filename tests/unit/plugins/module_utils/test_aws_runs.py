@@ -10,10 +10,10 @@ import json
 import botocore.exceptions
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils import aws_runs
-from ansible_collections.teardown.gates.plugins.module_utils.aws_args import BadInput
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import CheckModeViolation
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws import runs as aws_runs
+from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import CheckModeViolation
 
 
 class Exited(Exception):

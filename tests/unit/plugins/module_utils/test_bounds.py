@@ -11,8 +11,10 @@ import botocore.exceptions
 import pytest
 import yaml
 
-from ansible_collections.teardown.gates.plugins.module_utils import aws_inventory, bounds, k8s_client
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import Clients, Unanswered
+from ansible_collections.teardown.gates.plugins.module_utils.aws import inventory as aws_inventory
+from ansible_collections.teardown.gates.plugins.module_utils.core import bounds
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import client as k8s_client
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import Clients, Unanswered
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 

@@ -6,8 +6,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.module_utils import diagnosis
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import object_summary
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import diagnosis
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import object_summary
 
 MACHINE_V1BETA1 = {
     "apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Machine",

@@ -4,7 +4,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import captf
+from ansible_collections.teardown.gates.plugins.module_utils.owners import captf
 
 UID = "11111111-2222-4333-8444-555555555555"
 NOW = 1_800_000_000

@@ -7,8 +7,10 @@ __metaclass__ = type
 import botocore.exceptions
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import cfn, cfn_classify, cfn_remedies
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import CheckModeViolation, Clients
+from ansible_collections.teardown.gates.plugins.module_utils.cfn import teardown as cfn
+from ansible_collections.teardown.gates.plugins.module_utils.cfn import classify as cfn_classify
+from ansible_collections.teardown.gates.plugins.module_utils.cfn import remedies as cfn_remedies
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import CheckModeViolation, Clients
 
 
 @pytest.mark.parametrize("reason,rtype,expected", [
@@ -515,7 +517,7 @@ class RefusingS3(FakeVersionedS3):
 
 
 def test_objects_s3_refuses_to_delete_are_named_not_read_as_deleted():
-    from ansible_collections.teardown.gates.plugins.module_utils import aws_deletes
+    from ansible_collections.teardown.gates.plugins.module_utils.aws import deletes as aws_deletes
     c = Clients(lambda service: RefusingS3())
     with pytest.raises(aws_deletes.ObjectsNotDeleted, match="first keep: Access Denied"):
         aws_deletes.empty_bucket(c, "b")

@@ -8,9 +8,10 @@ __metaclass__ = type
 import botocore.exceptions
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import cfn, cfn_run
-from ansible_collections.teardown.gates.plugins.module_utils.aws_args import BadInput
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import CheckModeViolation
+from ansible_collections.teardown.gates.plugins.module_utils.cfn import teardown as cfn
+from ansible_collections.teardown.gates.plugins.module_utils.cfn import run as cfn_run
+from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import CheckModeViolation
 
 KEYS = {"changed", "notes", "stack_status", "refusals", "retained", "retain_supported", "events", "api_calls",
         "elapsed"}

@@ -16,12 +16,12 @@ import re
 
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import CheckModeViolation, Clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import CheckModeViolation, Clients
 
 READ, WRITE = "read", "write"
 
 OPERATIONS = {
-    # the orphan sweep's region-wide scan (module_utils/orphans.py): reads only
+    # the orphan sweep's region-wide scan (module_utils/aws/orphans.py): reads only
     ("ec2", "describe_tags"): READ,
     ("elb", "describe_tags"): READ,
     ("elbv2", "describe_tags"): READ,

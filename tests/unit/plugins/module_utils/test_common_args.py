@@ -11,7 +11,7 @@ import os
 import yaml
 
 from ansible_collections.teardown.gates.plugins.doc_fragments.k8s_request_timeout import ModuleDocFragment
-from ansible_collections.teardown.gates.plugins.module_utils.common_args import request_timeout_spec
+from ansible_collections.teardown.gates.plugins.module_utils.core.args import request_timeout_spec
 
 PLUGINS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))), "plugins")
@@ -45,7 +45,7 @@ def test_every_module_with_the_fragment_takes_the_shared_spec():
 
 def test_the_kubernetes_spec_is_the_options_request_timeout_and_the_auth_options_once():
     from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
-    from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_argument_spec
+    from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_argument_spec
 
     spec = k8s_argument_spec(name=dict(type="str", required=True))
     assert spec["name"] == dict(type="str", required=True)
@@ -57,7 +57,7 @@ def test_the_kubernetes_spec_is_the_options_request_timeout_and_the_auth_options
 
 def test_the_object_spec_is_what_its_doc_fragment_documents():
     from ansible_collections.teardown.gates.plugins.doc_fragments.k8s_object import ModuleDocFragment as ObjectDoc
-    from ansible_collections.teardown.gates.plugins.module_utils.common_args import k8s_object_spec
+    from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_object_spec
 
     doc = yaml.safe_load(ObjectDoc.DOCUMENTATION)["options"]
     spec = k8s_object_spec()

@@ -2,7 +2,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.module_utils import convoy
+from ansible_collections.teardown.gates.plugins.module_utils.owners import convoy
 
 UID = "aaaaaaaa-bbbb-4ccc-8ddd-eeeeeeeeeeee"
 ENTRIES = [{"apiVersion": "v1", "kind": "ConfigMap", "namespace": "t", "name": "web-config"},

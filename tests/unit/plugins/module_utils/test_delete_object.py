@@ -11,8 +11,8 @@ import functools
 import pytest
 from urllib3.exceptions import NewConnectionError, ProtocolError, ReadTimeoutError
 
-from ansible_collections.teardown.gates.plugins.module_utils import k8s_client as C
-from ansible_collections.teardown.gates.plugins.module_utils import k8s_observe as O
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import client as C
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import observe as O
 
 
 class Answer(Exception):

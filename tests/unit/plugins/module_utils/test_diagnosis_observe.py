@@ -5,8 +5,8 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.teardown.gates.plugins.module_utils import diagnosis as D
-from ansible_collections.teardown.gates.plugins.module_utils import k8s_observe as O
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import diagnosis as D
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import observe as O
 
 
 def test_utc_iso_has_milliseconds_and_z():

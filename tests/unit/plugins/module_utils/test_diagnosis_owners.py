@@ -10,7 +10,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import diagnosis
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import diagnosis
 
 HS = "openshift/hypershift@3ee9615567acffaf3e3ee25c2ca2942d650565cf"
 CAPI = "kubernetes-sigs/cluster-api@ae7ff047db499ac3858ade268ba38db8c9f128bb"

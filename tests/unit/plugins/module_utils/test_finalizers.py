@@ -8,7 +8,7 @@ import copy
 import jsonpatch
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import finalizers as F
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import finalizers as F
 
 
 def obj(fins, uid="u-1", rv="10"):

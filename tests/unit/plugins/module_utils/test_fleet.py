@@ -2,7 +2,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.module_utils.fleet import group_names, hosted_cluster_hostvars, safe_group
+from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift_fleet import group_names, hosted_cluster_hostvars, safe_group
 
 
 def _hc(**over):

@@ -6,8 +6,8 @@ __metaclass__ = type
 import json
 
 from ansible_collections.teardown.gates.plugins.callback.gate_progress import format_progress
-from ansible_collections.teardown.gates.plugins.module_utils import gates as G
-from ansible_collections.teardown.gates.plugins.module_utils.gate_progress import ProgressFile
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import gates as G
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.gate_progress import ProgressFile
 
 
 def k8s(name, uid, fins=None):

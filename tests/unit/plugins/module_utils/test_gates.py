@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import gates as G
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import gates as G
 
 NP = {"api_version": "hypershift.openshift.io/v1beta1", "kind": "NodePool", "namespace": "clusters", "name": "np"}
 

@@ -14,10 +14,10 @@ import json
 
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import READ_ATTEMPTS, ResourceLookupError
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import ABSENT, PRESENT, UNKNOWN
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import (
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import READ_ATTEMPTS, ResourceLookupError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import ABSENT, PRESENT, UNKNOWN
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import (
     WRITE_VERBS, CheckModeWrite, KubeReads)
 
 

@@ -7,8 +7,10 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import diagnosis, report_html, timeline
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import diagnosis
+from ansible_collections.teardown.gates.plugins.module_utils.report import html as report_html
+from ansible_collections.teardown.gates.plugins.module_utils.report import timeline
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import kubernetes, registry
 from ansible_collections.teardown.gates.plugins.filter import report_page
 

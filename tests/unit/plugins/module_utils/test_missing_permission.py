@@ -5,7 +5,7 @@ __metaclass__ = type
 
 import json
 
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import error_text, missing_permission
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import error_text, missing_permission
 
 
 class FakeApiError(Exception):

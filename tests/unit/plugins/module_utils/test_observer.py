@@ -11,8 +11,8 @@ try:
 except ImportError:  # pragma: no cover
     import Queue as queue  # noqa: N813
 
-from ansible_collections.teardown.gates.plugins.module_utils import k8s_observe as O
-from ansible_collections.teardown.gates.plugins.module_utils import k8s_watch as W
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import observe as O
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import watch as W
 
 
 class FakeResp(object):

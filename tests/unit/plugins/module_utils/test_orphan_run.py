@@ -10,10 +10,10 @@ import datetime
 import botocore.exceptions
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils import orphan_run
-from ansible_collections.teardown.gates.plugins.module_utils.aws_args import BadInput
-from ansible_collections.teardown.gates.plugins.module_utils.orphans import Found
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws import orphan_run
+from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
+from ansible_collections.teardown.gates.plugins.module_utils.aws.orphans import Found
 
 OLD = datetime.datetime(2020, 1, 1, tzinfo=datetime.timezone.utc)
 

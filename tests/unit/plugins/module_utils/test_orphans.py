@@ -9,7 +9,7 @@ import datetime
 import botocore.exceptions
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import orphans as o
+from ansible_collections.teardown.gates.plugins.module_utils.aws import orphans as o
 
 NOW = datetime.datetime(2026, 12, 1, 12, 0, tzinfo=datetime.timezone.utc)
 OLD = NOW - datetime.timedelta(days=3)

@@ -9,9 +9,9 @@ __metaclass__ = type
 import pytest
 from urllib3.exceptions import NewConnectionError, ProtocolError, ReadTimeoutError
 
-from ansible_collections.teardown.gates.plugins.module_utils import k8s_client as C
-from ansible_collections.teardown.gates.plugins.module_utils.convoy import ABSENT, PRESENT, UNKNOWN
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import KubeReads
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import client as C
+from ansible_collections.teardown.gates.plugins.module_utils.owners.convoy import ABSENT, PRESENT, UNKNOWN
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import KubeReads
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import convoy_release_info
 
 

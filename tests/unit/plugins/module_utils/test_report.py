@@ -6,8 +6,8 @@ __metaclass__ = type
 import datetime
 import json
 
-from ansible_collections.teardown.gates.plugins.module_utils import report as R
-from ansible_collections.teardown.gates.plugins.module_utils import timestamps
+from ansible_collections.teardown.gates.plugins.module_utils.report import render as R
+from ansible_collections.teardown.gates.plugins.module_utils.core import timestamps
 
 CLUSTER = {"namespace": "clusters", "name": "demo", "uid": "u-1", "infra_id": "demo-x1", "region": "us-east-1",
            "hcp_namespace": "clusters-demo"}
@@ -198,7 +198,7 @@ def test_every_finalizer_a_take_over_removed_is_listed_with_its_evidence():
     assert "| NodePool clusters/demo-a | np-uid | hypershift.openshift.io/finalizer | hypershift-operator |" in md
     assert "Machine clusters-demo/m1 (absent at 2026-01-01T00:01:00.000Z)" in md
     assert "no progress since 2026-01-01T00:00:00.000Z" in md
-    from ansible_collections.teardown.gates.plugins.module_utils import report_html as H
+    from ansible_collections.teardown.gates.plugins.module_utils.report import html as H
     page = H.hosted_cluster_body(r)
     assert "Taken over (take_over_cleanup)" in page and "np-uid" in page
     assert "Taken over" not in R.render_markdown(R.build_report(CLUSTER, {}))

@@ -5,7 +5,7 @@ __metaclass__ = type
 
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import take_over as T
+from ansible_collections.teardown.gates.plugins.module_utils.owners import hypershift_take_over as T
 
 NS, NAME, INFRA = "clusters", "demo", "demo-x1"
 HCP = "clusters-demo"
@@ -211,7 +211,7 @@ def test_the_oidc_finalizer_needs_the_aws_phase_s_verification():
 
 
 def test_the_take_over_and_the_gate_name_a_holder_the_same_way():
-    from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import object_text
+    from ansible_collections.teardown.gates.plugins.module_utils.k8s.diagnosis import object_text
     blocker = {"kind_label": "Machine.cluster.x-k8s.io", "namespace": "hcp", "name": "m2", "uid": "u2",
                "finalizers": [{"name": "example.com/hold", "owner": "unknown"}], "waiting_for": "the AWSMachine"}
     assert T.blocker_text(blocker) == ("Machine.cluster.x-k8s.io hcp/m2 (uid u2, finalizers: example.com/hold "

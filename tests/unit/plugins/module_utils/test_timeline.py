@@ -16,9 +16,9 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import report as R
-from ansible_collections.teardown.gates.plugins.module_utils import report_html as H
-from ansible_collections.teardown.gates.plugins.module_utils import timeline as T
+from ansible_collections.teardown.gates.plugins.module_utils.report import render as R
+from ansible_collections.teardown.gates.plugins.module_utils.report import html as H
+from ansible_collections.teardown.gates.plugins.module_utils.report import timeline as T
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 SVG = "{http://www.w3.org/2000/svg}"

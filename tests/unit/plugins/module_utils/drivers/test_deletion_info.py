@@ -7,9 +7,9 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import deletion_info as D
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import ResourceLookupError
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_reads import KubeReads
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import KubeReads
 
 
 def test_input_error_derives_from_the_one_base():

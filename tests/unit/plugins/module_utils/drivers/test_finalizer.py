@@ -7,7 +7,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import finalizer as F
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 
 def params(**kw):

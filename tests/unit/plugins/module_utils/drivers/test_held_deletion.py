@@ -8,7 +8,7 @@ import copy
 
 import pytest
 
-from ansible_collections.teardown.gates.plugins.module_utils import captf
+from ansible_collections.teardown.gates.plugins.module_utils.owners import captf
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import held_deletion as H
 
 UID = "11111111-2222-4333-8444-555555555555"

@@ -7,7 +7,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import hosted_cluster_info as I
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 
 def test_read_failed_is_unknown_and_derives_from_the_one_base():

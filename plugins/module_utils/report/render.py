@@ -15,8 +15,8 @@ __metaclass__ = type
 import datetime
 import re
 
-from ansible_collections.teardown.gates.plugins.module_utils.aws_graph import IAM_TYPES
-from ansible_collections.teardown.gates.plugins.module_utils.timestamps import parse_iso
+from ansible_collections.teardown.gates.plugins.module_utils.aws.graph import IAM_TYPES
+from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import parse_iso
 
 SCHEMA = 1
 GATE_STATES = ("passed", "timeout", "unknown", "not_started", "skipped", "retained", "planned")

@@ -42,18 +42,18 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import (
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.diagnosis import (
     deleting_condition,
     finalizer_owner,
     kind_label,
     object_text,
     status_conditions,
 )
-from ansible_collections.teardown.gates.plugins.module_utils.aws_graph import PREFIX
-from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import (
+from ansible_collections.teardown.gates.plugins.module_utils.aws.graph import PREFIX
+from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import (
     CAPI_API as CAPI, CLEANUP_ANN, HO_FINALIZER, HYPERSHIFT_API as HS, NODEPOOL_ANN, OIDC_FINALIZER, SKIP_NS_ANN)
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import utc_iso
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import utc_iso
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 OWNER = "hypershift-operator (HostedCluster and NodePool controllers)"
 WORKER_KINDS = ("MachineDeployment", "MachineSet", "Machine")

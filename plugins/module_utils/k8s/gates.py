@@ -58,10 +58,10 @@ try:
 except ImportError:  # pragma: no cover
     import Queue as queue  # noqa: N813
 
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import list_objects, object_summary, utc_iso
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_watch import Observer
-from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import status_conditions
-from ansible_collections.teardown.gates.plugins.module_utils.finalizers import validate_finalizer_name
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import list_objects, object_summary, utc_iso
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.watch import Observer
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.diagnosis import status_conditions
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.finalizers import validate_finalizer_name
 
 UNTIL_CHOICES = ("absent", "condition", "finalizers_only")
 PASSED, TIMEOUT, UNKNOWN, NOT_STARTED, STALLED = "passed", "timeout", "unknown", "not_started", "stalled"

@@ -15,10 +15,10 @@ import re
 import threading
 import time
 
-from ansible_collections.teardown.gates.plugins.module_utils.bounds import (
+from ansible_collections.teardown.gates.plugins.module_utils.core.bounds import (
     CLIENT_BOUND_FACTOR, client_bound, k8s_timeout, user_agent,
 )
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 # (connect, read) seconds for one non-watch request; a hung server becomes `unknown` after this.
 DEFAULT_REQUEST_TIMEOUT = 10.0

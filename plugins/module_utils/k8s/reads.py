@@ -19,12 +19,12 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
-from ansible_collections.teardown.gates.plugins.module_utils.finalizers import apply_with_retry, build_remove_patch
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.finalizers import apply_with_retry, build_remove_patch
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import (
     DEFAULT_REQUEST_TIMEOUT, READ_ATTEMPTS, ResourceLookupError, resolve_resource)
-from ansible_collections.teardown.gates.plugins.module_utils.bounds import k8s_timeout
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import (
+from ansible_collections.teardown.gates.plugins.module_utils.core.bounds import k8s_timeout
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import (
     ABSENT, PRESENT, UNKNOWN, delete_object, list_contents, patch_object, read_object, read_objects)
 
 # the verbs that change the cluster, as the dynamic client's Resource names them

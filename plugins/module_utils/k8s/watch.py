@@ -3,7 +3,7 @@
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """Kubernetes watches: ``watch_stream`` (raw events with bookmarks) and the ``Observer`` thread that
 lists, then watches with resourceVersion and bookmarks, reconnects with one re-list after a drop, and pushes
-what it sees to a queue (used by gates.py). A 410 Gone is ``WatchExpired``: re-list, nothing is unknown."""
+what it sees to a queue (used by k8s/gates.py). A 410 Gone is ``WatchExpired``: re-list, nothing is unknown."""
 
 from __future__ import absolute_import, division, print_function
 
@@ -18,9 +18,9 @@ try:
 except ImportError:  # pragma: no cover - the module reports the missing kubernetes library
     iter_resp_lines = None
 
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import DEFAULT_REQUEST_TIMEOUT, error_text
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import list_objects, query_record, selector_kwargs
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import DEFAULT_REQUEST_TIMEOUT, error_text
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import list_objects, query_record, selector_kwargs
 
 
 class WatchExpired(TeardownGatesError):

@@ -11,11 +11,12 @@ __metaclass__ = type
 
 import time
 
-from ansible_collections.teardown.gates.plugins.module_utils import aws_args, cfn
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import AWS_ERRORS, CheckModeViolation, \
+from ansible_collections.teardown.gates.plugins.module_utils.aws import args as aws_args
+from ansible_collections.teardown.gates.plugins.module_utils.cfn import teardown as cfn
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import AWS_ERRORS, CheckModeViolation, \
     module_clients
-from ansible_collections.teardown.gates.plugins.module_utils.cfn_classify import CLEAR_CHOICES
-from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
+from ansible_collections.teardown.gates.plugins.module_utils.cfn.classify import CLEAR_CHOICES
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
 
 CALLER = "cloudformation_teardown"
 

@@ -16,7 +16,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 INSTANCE = "AWS::EC2::Instance"
 ELB = "AWS::ElasticLoadBalancing::LoadBalancer"

@@ -18,13 +18,13 @@ except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing d
     pass
 
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_code, list_all, page_items, pages
-from ansible_collections.teardown.gates.plugins.module_utils.cfn_classify import (
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import error_code, list_all, page_items, pages
+from ansible_collections.teardown.gates.plugins.module_utils.cfn.classify import (
     BUCKET_NOT_EMPTY, CHILD_STACK_FAILED, DELETE_CONFLICT, DELETION_PROTECTION, DEPENDENCY_VIOLATION, EXPORT_IN_USE,
     NOT_FOUND, OTHER, REMEDY, TERMINATION_PROTECTION, UNKNOWN, WHY, classify, decide)
-from ansible_collections.teardown.gates.plugins.module_utils.cfn_remedies import (
+from ansible_collections.teardown.gates.plugins.module_utils.cfn.remedies import (
     GONE_CODES, REMEDIES, Unclear, error_message, find_holders, is_missing_stack, release, utc)
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 
 # at most this many pages of a stack's events at one look (newest first; a first look at a long-lived stack)

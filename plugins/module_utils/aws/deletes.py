@@ -15,10 +15,10 @@ except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing d
     pass
 
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
-from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND, NOT_FOUND_CODES, chunks, error_code, list_all, pages
-from ansible_collections.teardown.gates.plugins.module_utils.aws_probes import PROBES, find_record, split_prefix_id, split_record_id
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import NOT_FOUND, NOT_FOUND_CODES, chunks, error_code, list_all, pages
+from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import PROBES, find_record, split_prefix_id, split_record_id
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 
 def _one_call(service, operation, id_param, outcome="deleted", as_list=False):

@@ -26,9 +26,9 @@ __metaclass__ = type
 import threading
 
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
-from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND_CODES, list_all, pages
-from ansible_collections.teardown.gates.plugins.module_utils import aws_probes as x
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import NOT_FOUND_CODES, list_all, pages
+from ansible_collections.teardown.gates.plugins.module_utils.aws import probes as x
 
 ROLE_SUFFIXES = ("openshift-ingress", "openshift-image-registry", "aws-ebs-csi-driver-controller",
                  "cloud-controller", "node-pool", "control-plane-operator", "cloud-network-config-controller",

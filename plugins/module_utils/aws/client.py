@@ -23,8 +23,8 @@ try:
 except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing dependency
     ResponseParserError = None
 
-from ansible_collections.teardown.gates.plugins.module_utils import bounds
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.core import bounds
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 # AWS's answers that the resource named in the request does not exist, per service: the collection's one not-found
 # vocabulary (cfn_remedies.GONE_CODES is this one too). A read that meets one of these reads the resource as absent,

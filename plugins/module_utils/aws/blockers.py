@@ -9,9 +9,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_deletes import clear_role, group_refs, revoke_group_refs
-from ansible_collections.teardown.gates.plugins.module_utils.aws_probes import ENI, PROBES, probe_elb
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws.deletes import clear_role, group_refs, revoke_group_refs
+from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import ENI, PROBES, probe_elb
 
 
 class Blocker:

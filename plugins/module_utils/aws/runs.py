@@ -13,12 +13,13 @@ import json
 import os
 import time
 
-from ansible_collections.teardown.gates.plugins.module_utils import aws_args, aws_graph
-from ansible_collections.teardown.gates.plugins.module_utils.aws_args import BadInput
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import AWS_ERRORS, module_clients
-from ansible_collections.teardown.gates.plugins.module_utils.aws_execute import Executor
-from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
-from ansible_collections.teardown.gates.plugins.module_utils.errors import fail_from
+from ansible_collections.teardown.gates.plugins.module_utils.aws import args as aws_args
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as aws_graph
+from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import AWS_ERRORS, module_clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws.execute import Executor
+from ansible_collections.teardown.gates.plugins.module_utils.aws.inventory import discover
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
 
 DEFAULT_REGION = "us-east-1"
 

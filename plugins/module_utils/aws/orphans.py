@@ -22,10 +22,10 @@ import datetime
 import re
 
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
-from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND_CODES, list_all
-from ansible_collections.teardown.gates.plugins.module_utils.aws_probes import PROBES
-from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import ROLE_SUFFIXES
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import NOT_FOUND_CODES, list_all
+from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import PROBES
+from ansible_collections.teardown.gates.plugins.module_utils.aws.inventory import ROLE_SUFFIXES
 
 CLUSTER_TAG = "kubernetes.io/cluster/"
 PROTECTED_TAG = "teardown.gates/protected"

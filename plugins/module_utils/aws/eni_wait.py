@@ -9,9 +9,9 @@ __metaclass__ = type
 
 import threading
 
-from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import error_text
-from ansible_collections.teardown.gates.plugins.module_utils.aws_deletes import elb_eni_description, eni_signals, \
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import error_text
+from ansible_collections.teardown.gates.plugins.module_utils.aws.deletes import elb_eni_description, eni_signals, \
     list_vpc_enis
 
 

@@ -11,14 +11,14 @@ __metaclass__ = type
 
 import datetime
 
-from ansible_collections.teardown.gates.plugins.module_utils import orphans as o
-from ansible_collections.teardown.gates.plugins.module_utils.aws_args import BadInput
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import AWS_ERRORS, module_clients
-from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import discover
-from ansible_collections.teardown.gates.plugins.module_utils.hypershift_api import HYPERSHIFT_API as HYPERSHIFT
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_client import (
+from ansible_collections.teardown.gates.plugins.module_utils.aws import orphans as o
+from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import AWS_ERRORS, module_clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws.inventory import discover
+from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import HYPERSHIFT_API as HYPERSHIFT
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import (
     READ_ATTEMPTS, ResourceLookupError, api_client, resolve_resource)
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import list_objects
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import list_objects
 
 CALLER = "aws_orphan_inventory"
 DEFAULT_REGION = "us-east-1"

@@ -11,7 +11,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError, fail_from
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError, fail_from
 
 # the default of wait_timeout in seconds, as plugins/doc_fragments/aws_wait_timeout.py documents it
 WAIT_TIMEOUT_DEFAULT = 900

@@ -12,9 +12,9 @@ import json
 import os
 import time
 
-from ansible_collections.teardown.gates.plugins.module_utils.diagnosis import deleting_condition, kind_label
-from ansible_collections.teardown.gates.plugins.module_utils.gates import PASSED
-from ansible_collections.teardown.gates.plugins.module_utils.k8s_observe import utc_iso
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.diagnosis import deleting_condition, kind_label
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.gates import PASSED
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import utc_iso
 
 
 class ProgressFile(object):

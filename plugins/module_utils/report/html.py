@@ -14,7 +14,7 @@ __metaclass__ = type
 
 import datetime
 
-from ansible_collections.teardown.gates.plugins.module_utils import timeline as tl
+from ansible_collections.teardown.gates.plugins.module_utils.report import timeline as tl
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import drawing, registry
 
 WIDTH = 1100

@@ -9,11 +9,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import NOT_FOUND_BY_SERVICE, NOT_FOUND_CODES, \
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import NOT_FOUND_BY_SERVICE, NOT_FOUND_CODES, \
     error_code, is_read_operation, list_all, page_items, pages
-from ansible_collections.teardown.gates.plugins.module_utils.aws_deletes import ObjectsNotDeleted, empty_bucket
-from ansible_collections.teardown.gates.plugins.module_utils.timestamps import datetime_iso
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.aws.deletes import ObjectsNotDeleted, empty_bucket
+from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import datetime_iso
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 
 def error_message(exc):

@@ -16,7 +16,7 @@ __metaclass__ = type
 
 import re
 
-from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 DELETE_CONFLICT = "DeleteConflict"
 DEPENDENCY_VIOLATION = "DependencyViolation"

@@ -33,14 +33,14 @@ except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing d
     pass
 
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
-from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws_blockers import BLOCKERS, no_blockers
-from ansible_collections.teardown.gates.plugins.module_utils.aws_client import (
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws.blockers import BLOCKERS, no_blockers
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import (
     NOT_FOUND_CODES, REFUSAL_CODES, error_code, error_text)
-from ansible_collections.teardown.gates.plugins.module_utils.aws_deletes import BATCH_DELETES, DELETES, PREPARE, WAIT_PROBES
-from ansible_collections.teardown.gates.plugins.module_utils.aws_eni_wait import EniWaits
-from ansible_collections.teardown.gates.plugins.module_utils.aws_probes import PROBES, iam_roles_and_policies
-from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
+from ansible_collections.teardown.gates.plugins.module_utils.aws.deletes import BATCH_DELETES, DELETES, PREPARE, WAIT_PROBES
+from ansible_collections.teardown.gates.plugins.module_utils.aws.eni_wait import EniWaits
+from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import PROBES, iam_roles_and_policies
+from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import utc_iso
 
 
 class Executor(EniWaits):
