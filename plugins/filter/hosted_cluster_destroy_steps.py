@@ -10,13 +10,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
 import re
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import (
     CAPA_API as CAPA, CAPI_API as CAPI, CLI_FINALIZER, HO_FINALIZER, HYPERSHIFT_API as HYPERSHIFT)
-from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import one_dict, plain_list, printed
+from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import json_or_value, one_dict, plain_list, printed
 
 
 # the kinds that must be gone from the HCP namespace, listed one check each when the namespace is still there
@@ -51,17 +50,9 @@ def hosted_cluster_stored_baseline(stored, path):
     not JSON, JSON that is not an object, and a known key of the wrong type are refused, naming ``path``."""
     fname = "hosted_cluster_stored_baseline"
     where = "%s: the stored baseline %s" % (fname, printed(path))
+    stored = json_or_value(stored, lambda e: AnsibleFilterError("%s is not JSON (%s)%s" % (where, e, BASELINE_HINT)))
     if stored is None:
         return {}
-    if isinstance(stored, bytes):
-        stored = stored.decode("utf-8", errors="replace")
-    if isinstance(stored, str):
-        if not stored.strip():
-            return {}
-        try:
-            stored = json.loads(stored)
-        except ValueError as e:
-            raise AnsibleFilterError("%s is not JSON (%s)%s" % (where, e, BASELINE_HINT))
     if not isinstance(stored, dict):
         raise AnsibleFilterError("%s holds %s, not a JSON object%s" % (where, _type_name(stored), BASELINE_HINT))
     for key, kind in sorted(BASELINE_TYPES.items()):

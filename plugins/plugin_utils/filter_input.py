@@ -67,19 +67,27 @@ def as_int(value):
             return 0
 
 
-def parsed_dict(value, filter_name, what):
-    """A mapping input, or the JSON object it holds as text; {} for None or blank text. Anything else fails naming
-    ``filter_name`` and ``what`` it expects. ansible-core 2.16 may hand a mapping on as its text, later cores do not:
-    both arrive the same here."""
-    if value is None:
-        return {}
+def json_or_value(value, not_json):
+    """``value`` with JSON text decoded: None for None or blank text, the decoded JSON for other text (bytes are read
+    as UTF-8), anything else as it is. ansible-core 2.16 may hand a mapping on as its text, later cores do not: both
+    arrive the same here. Text that is not JSON raises what ``not_json(error)`` returns."""
     if isinstance(value, bytes):
         value = value.decode("utf-8", errors="replace")
     if isinstance(value, str):
         if not value.strip():
-            return {}
+            return None
         try:
-            value = json.loads(value)
+            return json.loads(value)
         except ValueError as e:
-            raise AnsibleFilterError("%s: expects %s, got text that is not JSON (%s)" % (filter_name, what, e))
+            raise not_json(e)
+    return value
+
+
+def parsed_dict(value, filter_name, what):
+    """A mapping input, or the JSON object it holds as text; {} for None or blank text. Anything else fails naming
+    ``filter_name`` and ``what`` it expects."""
+    value = json_or_value(value, lambda e: AnsibleFilterError(
+        "%s: expects %s, got text that is not JSON (%s)" % (filter_name, what, e)))
+    if value is None:
+        return {}
     return one_dict(value, filter_name, what)

@@ -15,29 +15,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws import runs as 
 from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
 from ansible_collections.teardown.gates.plugins.module_utils.aws.client import CheckModeViolation
 
-
-class Exited(Exception):
-    pass
-
-
-class FakeModule:
-    def __init__(self, params, check_mode=False, fake=None):
-        self.params = params
-        self.check_mode = check_mode
-        self.region = "us-east-1"
-        self.fake = fake
-        self.failed = None
-
-    def client(self, service, config=None):
-        return self.fake
-
-    def fail_json(self, **kwargs):
-        self.failed = kwargs
-        raise Exited()
-
-    def fail_json_aws(self, exception, msg=None, **kwargs):
-        self.failed = dict(kwargs, msg="%s: %s" % (msg, exception), aws=True)
-        raise Exited()
+from aws_module_double import AWSModuleDouble as FakeModule, Exited
 
 
 class FakeEC2:
@@ -191,7 +169,7 @@ def test_cleanup_bad_manifest_fails_naming_it():
 
 def test_cleanup_check_mode_plans_and_sends_no_delete():
     fake = FakeEC2(subnets=("subnet-1",))
-    m = FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1", "subnet-gone"]}), check_mode=True, fake=fake)
+    m = FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1", "subnet-gone"]}), check_mode=True, client=fake)
     out = aws_runs.cleanup(m)
     assert "DeleteSubnet" not in fake.calls
     outcomes = dict((r["id"], (r["outcome"], r["observed"])) for r in out["resources"])
@@ -203,7 +181,7 @@ def test_cleanup_check_mode_plans_and_sends_no_delete():
 
 def test_cleanup_deletes_and_verifies():
     fake = FakeEC2(subnets=("subnet-1",))
-    out = aws_runs.cleanup(FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1"]}), fake=fake))
+    out = aws_runs.cleanup(FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1"]}), client=fake))
     assert fake.calls.count("DeleteSubnet") == 1 and not fake.subnets
     (res,) = out["resources"]
     assert (res["outcome"], res["verified_state"]) == ("deleted", "absent")
@@ -211,7 +189,7 @@ def test_cleanup_deletes_and_verifies():
 
 
 def test_cleanup_fails_naming_the_resources_it_could_not_delete():
-    m = FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1"]}), fake=FakeEC2(refuse=True))
+    m = FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1"]}), client=FakeEC2(refuse=True))
     with pytest.raises(Exited):
         aws_runs.cleanup(m)
     assert m.failed["msg"].startswith("1 of 1 resources could not be deleted: AWS::EC2::Subnet subnet-1: "
@@ -220,7 +198,7 @@ def test_cleanup_fails_naming_the_resources_it_could_not_delete():
 
 
 def test_a_mutating_call_in_check_mode_is_refused_by_the_clients():
-    m = FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1"]}), check_mode=True, fake=FakeEC2())
+    m = FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1"]}), check_mode=True, client=FakeEC2())
     clients = aws_runs.module_clients(m, "aws_infra_cleanup", concurrency=1)
     with pytest.raises(CheckModeViolation):
         clients.call("ec2", "delete_subnet", SubnetId="subnet-1")

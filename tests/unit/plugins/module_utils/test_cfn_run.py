@@ -13,32 +13,16 @@ from ansible_collections.teardown.gates.plugins.module_utils.cfn import run as c
 from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
 from ansible_collections.teardown.gates.plugins.module_utils.aws.client import CheckModeViolation
 
+from aws_module_double import AWSModuleDouble, Exited
+
 KEYS = {"changed", "notes", "stack_status", "refusals", "retained", "retain_supported", "events", "api_calls",
         "elapsed"}
 
 
-class Exited(Exception):
-    pass
-
-
-class FakeModule:
-    def __init__(self, check_mode=False, **params):
-        self.params = dict(stack_name=" app ", clear=[], retain_unclearable=False, disable_termination_protection=False,
-                           wait_timeout=900, poll_interval=2.0)
-        self.params.update(params)
-        self.check_mode = check_mode
-        self.failed = None
-
-    def client(self, service, config=None):
-        raise AssertionError("no AWS client is made in these tests")
-
-    def fail_json(self, **kwargs):
-        self.failed = kwargs
-        raise Exited()
-
-    def fail_json_aws(self, exception, msg=None, **kwargs):
-        self.failed = dict(kwargs, msg="%s: %s" % (msg, exception), aws=True)
-        raise Exited()
+def cfn_module(check_mode=False, **params):
+    defaults = dict(stack_name=" app ", clear=[], retain_unclearable=False, disable_termination_protection=False,
+                    wait_timeout=900, poll_interval=2.0)
+    return AWSModuleDouble(dict(defaults, **params), check_mode)
 
 
 def fake_teardown(monkeypatch, outcome, described=None):
@@ -76,7 +60,7 @@ def fake_teardown(monkeypatch, outcome, described=None):
 ])
 def test_options_in_the_order_the_module_checked_them(params, message):
     with pytest.raises(BadInput) as e:
-        cfn_run.options(FakeModule(**params).params)
+        cfn_run.options(cfn_module(**params).params)
     assert str(e.value) == message
 
 
@@ -88,7 +72,7 @@ def test_the_spec_takes_the_shared_wait_timeout():
 
 def test_a_deleted_stack(monkeypatch):
     made = fake_teardown(monkeypatch, ({"StackStatus": "DELETE_COMPLETE"}, "arn:stack/app/1"))
-    out = cfn_run.run(FakeModule(clear=["empty_buckets"]))
+    out = cfn_run.run(cfn_module(clear=["empty_buckets"]))
     assert made["name"] == "app" and made["clear"] == ["empty_buckets"] and made["wait_timeout"] == 900
     assert made["check_mode_clients"] is False and made["poll"] == 2.0
     assert set(out) == KEYS | {"stack_id"}
@@ -97,20 +81,20 @@ def test_a_deleted_stack(monkeypatch):
 
 def test_check_mode_would_change_a_stack_still_there(monkeypatch):
     fake_teardown(monkeypatch, ({"StackStatus": "CREATE_COMPLETE"}, "arn:stack/app/1"))
-    out = cfn_run.run(FakeModule(check_mode=True))
+    out = cfn_run.run(cfn_module(check_mode=True))
     assert out["changed"] is True and out["stack_status"] == "CREATE_COMPLETE"
 
 
 def test_a_missing_stack_has_no_stack_id(monkeypatch):
     fake_teardown(monkeypatch, (None, None))
-    out = cfn_run.run(FakeModule())
+    out = cfn_run.run(cfn_module())
     assert set(out) == KEYS and out["stack_status"] == "UNKNOWN"
 
 
 def test_failed_reads_the_stack_again_by_its_arn_and_returns_the_keys(monkeypatch):
     made = fake_teardown(monkeypatch, cfn.Failed("stack app: Logs refused"),
                          described={"StackStatus": "DELETE_FAILED", "StackId": "arn:stack/app/1"})
-    m = FakeModule()
+    m = cfn_module()
     with pytest.raises(Exited):
         cfn_run.run(m)
     assert made["described"] == "arn:stack/app/1"
@@ -121,7 +105,7 @@ def test_failed_reads_the_stack_again_by_its_arn_and_returns_the_keys(monkeypatc
 
 def test_failed_with_no_answer_keeps_the_last_status(monkeypatch):
     fake_teardown(monkeypatch, cfn.Failed("stack app: gone quiet"))
-    m = FakeModule()
+    m = cfn_module()
     with pytest.raises(Exited):
         cfn_run.run(m)
     assert (m.failed["stack_status"], m.failed["stack_id"]) == ("UNKNOWN", "arn:stack/app/1")
@@ -130,7 +114,7 @@ def test_failed_with_no_answer_keeps_the_last_status(monkeypatch):
 def test_a_mutating_call_in_check_mode_is_an_internal_error(monkeypatch):
     fake_teardown(monkeypatch, CheckModeViolation("check mode sends reads only (Describe, List, Get, Head): refusing "
                                                   "cloudformation.DeleteStack"))
-    m = FakeModule(check_mode=True)
+    m = cfn_module(check_mode=True)
     with pytest.raises(Exited):
         cfn_run.run(m)
     assert m.failed["msg"] == ("internal error, refused a mutating call in check mode: check mode sends reads only "
@@ -141,7 +125,7 @@ def test_a_mutating_call_in_check_mode_is_an_internal_error(monkeypatch):
 def test_a_failed_request_names_the_stack_as_given(monkeypatch):
     fake_teardown(monkeypatch, botocore.exceptions.ClientError({"Error": {"Code": "AccessDenied", "Message": "no"}},
                                                                "DeleteStack"))
-    m = FakeModule()
+    m = cfn_module()
     with pytest.raises(Exited):
         cfn_run.run(m)
     assert m.failed["msg"].startswith("stack  app : AWS request failed: ")

@@ -94,3 +94,15 @@ def test_an_unchanged_object_reports_unchanged():
     out = F.outcome(params(), obj(["a.io/x"], deleting=True), None)
     assert not out["changed"] and out["finalizers_after"] == out["finalizers_before"] == ["a.io/x"]
     assert "diff" not in out
+
+
+def test_finalizer_input_ok():
+    assert F.validate(params()) == []
+
+
+def test_finalizer_input_errors_name_the_option():
+    assert F.validate(params(finalizer=["not a name"]))[0].startswith("finalizer:")
+    assert F.validate(params(retries=0))[0].startswith("retries:")
+    assert F.validate(params(scope="spec"))[0].startswith("scope:")
+    assert F.validate(params(state="present", only_if_deleting=True))[0].startswith("only_if_deleting:")
+    assert F.validate(params(scope="spec", kind="Namespace")) == []
