@@ -172,21 +172,12 @@ query_times:
   type: dict
 """
 
-from ansible.module_utils.basic import AnsibleModule
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
 from ansible_collections.teardown.gates.plugins.module_utils.owners import captf
 from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_argument_spec
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import held_deletion as driver
 from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import run_k8s_module
-
-try:
-    from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
-    from kubernetes.dynamic.exceptions import DynamicApiError  # noqa: F401 pylint: disable=unused-import
-    HAS_K8S = True
-    K8S_ERR = None
-except ImportError as e:  # pragma: no cover - reported by the module
-    HAS_K8S = False
-    K8S_ERR = e
 
 
 def main():
@@ -200,10 +191,7 @@ def main():
         confirm_uid=dict(type="str"),
         backup_to=dict(type="path"),
     )
-    if not HAS_K8S:
-        AnsibleModule(argument_spec=argument_spec).fail_json(msg="kubernetes.core and the kubernetes Python "
-                                                                 "library are required: %s" % K8S_ERR)
-    module = AnsibleK8SModule(module_class=AnsibleModule, argument_spec=argument_spec, supports_check_mode=True)
+    module = AnsibleK8SModule(argument_spec=argument_spec, supports_check_mode=True)
     run_k8s_module(module, driver)
 
 

@@ -10,6 +10,7 @@ import pytest
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import NotFoundError
 
+from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import entry
 from ansible_collections.teardown.gates.plugins.modules import held_deletion
@@ -33,8 +34,8 @@ def no_exit(monkeypatch):
 
     def fail_json(self, **kw):
         raise Fail(kw)
-    monkeypatch.setattr(held_deletion.AnsibleModule, "exit_json", exit_json)
-    monkeypatch.setattr(held_deletion.AnsibleModule, "fail_json", fail_json)
+    monkeypatch.setattr(AnsibleModule, "exit_json", exit_json)
+    monkeypatch.setattr(AnsibleModule, "fail_json", fail_json)
 
 
 class Obj(dict):
