@@ -37,7 +37,8 @@ from ansible_collections.teardown.gates.plugins.module_utils import aws_graph as
 from ansible_collections.teardown.gates.plugins.module_utils.aws_blockers import BLOCKERS, no_blockers
 from ansible_collections.teardown.gates.plugins.module_utils.aws_client import (
     NOT_FOUND_CODES, REFUSAL_CODES, error_code, error_text)
-from ansible_collections.teardown.gates.plugins.module_utils.aws_deletes import BATCH_DELETES, DELETES, PREPARE, WAIT_PROBES
+from ansible_collections.teardown.gates.plugins.module_utils.aws_deletes import (
+    BATCH_DELETES, DELETES, PREPARE, WAIT_PROBES, deleted_with_instance)
 from ansible_collections.teardown.gates.plugins.module_utils.aws_eni_wait import EniWaits
 from ansible_collections.teardown.gates.plugins.module_utils.aws_probes import PROBES, iam_roles_and_policies
 from ansible_collections.teardown.gates.plugins.module_utils.timestamps import utc_iso
@@ -106,8 +107,11 @@ class Executor(EniWaits):
             for r in level:
                 o = self.observed.get(r["type"], {}).get(r["id"], {"state": "unknown"})
                 row = dict(r, observed=o["state"])
+                with_instance = deleted_with_instance(self, o) if r["type"] == g.VOLUME else None
                 if o["state"] in ("absent", "terminal"):
                     row["action"] = "none: already %s" % ("absent" if o["state"] == "absent" else g.TERMINAL.get(r["type"]))
+                elif with_instance:
+                    row["action"] = "verify: AWS deletes it with instance %s (DeleteOnTermination)" % with_instance
                 elif o["state"] == "unknown":
                     row["action"] = "delete (state unknown: %s)" % o.get("error")
                 else:
@@ -346,6 +350,13 @@ class Executor(EniWaits):
                 if PROBES.get(rtype) and self.probe(rtype, [rid])[rid]["state"] in ("absent", "terminal"):
                     return ("absent", None, None)
                 return ("failed", error_text(e), None)
+            if result == "with-instance":
+                # AWS deletes it with its instance (DeleteOnTermination): verified by ID, not deleted a second time
+                state = self.wait_gone(rtype, rid, known="pending")
+                if state not in ("absent", "terminal"):
+                    return ("failed", "%s %s was still %s at wait_timeout, though AWS deletes it with its instance "
+                            "(DeleteOnTermination)" % (rtype, rid, state), None)
+                return ("absent", None, None)
             if result == "pending":
                 state = self.wait_gone(rtype, rid, after_delete=True, known="pending")
                 if state not in ("absent", "terminal"):

@@ -39,6 +39,7 @@ PROFILE = "AWS::IAM::InstanceProfile"
 ROLE = "AWS::IAM::Role"
 POLICY = "AWS::IAM::ManagedPolicy"
 OIDC = "AWS::IAM::OIDCProvider"
+VOLUME = "AWS::EC2::Volume"
 
 # type -> types whose resources must be gone (absent or terminal) before this type's deletes start
 TYPE_DEPS = {
@@ -63,11 +64,14 @@ TYPE_DEPS = {
     ROLE: [PROFILE],
     POLICY: [ROLE],
     OIDC: [],
+    # an in-use volume cannot be deleted (VolumeInUse): its instance goes first, and with it the volumes AWS
+    # deletes itself (DeleteOnTermination); the others are then detached (available)
+    VOLUME: [INSTANCE],
 }
 IAM_TYPES = frozenset([PROFILE, ROLE, POLICY, OIDC])
 
 # what "gone" means for a type whose delete only starts a state change
-TERMINAL = {INSTANCE: "terminated", NAT: "deleted"}
+TERMINAL = {INSTANCE: "terminated", NAT: "deleted", VOLUME: "deleting or deleted"}
 
 # the steps one resource's deletion takes (shown in the check-mode plan)
 STEPS = {
@@ -92,6 +96,9 @@ STEPS = {
     ROLE: ["detach managed policies", "delete inline policies", "delete"],
     POLICY: ["delete"],
     OIDC: ["delete"],
+    VOLUME: ["look it up again by ID once its instance is terminated",
+             "deleted with its instance (DeleteOnTermination): verify only; else delete (available)",
+             "wait for deleting or gone"],
 }
 
 

@@ -5,7 +5,10 @@
 
 * EC2 by the tag ``kubernetes.io/cluster/<infraID>: owned``: instances (not terminated), VPCs,
   internet gateways (and those attached to a tagged VPC: one unfiltered list serves both), EIPs,
-  DHCP option sets;
+  DHCP option sets, EBS volumes (the guest's persistent volumes: the EBS CSI driver tags what it
+  provisions so, tests/sandbox/spec/hypershift.md HS-29);
+* the EBS volumes of those instances, from their block device mappings (no further call), each with
+  whether AWS deletes it with its instance (``DeleteOnTermination``);
 * the children of each tagged VPC by ``vpc-id`` (tagged or not): subnets, route tables (not the
   main one), security groups (not ``default``), NAT gateways (not ``deleted``), VPC endpoints,
   classic ELBs, ELBv2 load balancers and target groups;
@@ -33,6 +36,19 @@ from ansible_collections.teardown.gates.plugins.module_utils import aws_probes a
 ROLE_SUFFIXES = ("openshift-ingress", "openshift-image-registry", "aws-ebs-csi-driver-controller",
                  "cloud-controller", "node-pool", "control-plane-operator", "cloud-network-config-controller",
                  "kms-provider")
+
+
+def instance_volumes(instance):
+    """(volume ID, attachment) for each EBS volume in an instance's block device mappings; the attachment
+    carries the instance, the device and ``DeleteOnTermination`` as DescribeVolumes spells them."""
+    out = []
+    for m in instance.get("BlockDeviceMappings") or []:
+        ebs = m.get("Ebs") or {}
+        if ebs.get("VolumeId"):
+            out.append((ebs["VolumeId"], {"InstanceId": instance.get("InstanceId"), "Device": m.get("DeviceName"),
+                                          "State": ebs.get("Status", "attached"),
+                                          "DeleteOnTermination": bool(ebs.get("DeleteOnTermination"))}))
+    return out
 
 
 def _authorization_details(c):
@@ -96,11 +112,15 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
             m[rtype].add(rid)
             seen[rtype][rid] = dict(item or {}, state=state)
 
+    attached = {}  # volume ID -> its attachments as the instances' block device mappings show them
+
     def instances():
         for r in list_all(c, "ec2", "describe_instances", "Reservations", Filters=tag):
             for i in r.get("Instances", []):
                 if i.get("State", {}).get("Name") != "terminated" and owned(i):
                     keep(g.INSTANCE, i["InstanceId"], i, x.instance_state(i))
+                    for vid, att in instance_volumes(i):
+                        attached.setdefault(vid, []).append(att)
 
     gateways = []
 
@@ -116,6 +136,9 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
         for d in list_all(c, "ec2", "describe_dhcp_options", "DhcpOptions", Filters=tag):
             if owned(d):
                 keep(g.DHCP, d["DhcpOptionsId"], d)
+        for v in list_all(c, "ec2", "describe_volumes", "Volumes", Filters=tag):
+            if owned(v) and v.get("State") not in ("deleting", "deleted"):
+                keep(g.VOLUME, v["VolumeId"], v, x.volume_state(v))
 
     def vpcs_and_children():
         for v in list_all(c, "ec2", "describe_vpcs", "Vpcs", Filters=tag):
@@ -224,6 +247,9 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
     for i in gateways:
         if owned(i) or any(a.get("VpcId") in vpcs for a in i.get("Attachments", [])):
             keep(g.IGW, i["InternetGatewayId"], i)
+    for vid, atts in attached.items():
+        if vid not in seen[g.VOLUME]:  # not tagged: what the instance's mapping says of it is what is known
+            keep(g.VOLUME, vid, {"VolumeId": vid, "State": "in-use", "Attachments": atts})
 
     manifest = dict((t, sorted(ids)) for t, ids in m.items() if ids)
     details["vpcs"] = vpcs
