@@ -288,12 +288,16 @@ def _d_policy(ex, rid, obs):
     return "deleted"
 
 
-def deleted_with_instance(ex, volume):
+def deleted_with_instance(ex, volume, seen=None):
     """The instance of this run's manifest that AWS deletes ``volume`` with (an attachment marked
-    DeleteOnTermination), or None: such a volume is verified by ID, never deleted a second time."""
+    DeleteOnTermination), or None: such a volume is verified by ID, never deleted a second time. An attachment
+    that does not say (an answer without the field) takes what ``seen`` (discovery's look) said of it."""
+    said = dict((a.get("InstanceId"), a.get("DeleteOnTermination")) for a in (seen or {}).get("Attachments") or [])
     for a in volume.get("Attachments") or []:
-        if a.get("DeleteOnTermination") and (g.INSTANCE, a.get("InstanceId")) in ex.in_manifest:
-            return a["InstanceId"]
+        iid = a.get("InstanceId")
+        dot = a["DeleteOnTermination"] if "DeleteOnTermination" in a else said.get(iid)
+        if dot and (g.INSTANCE, iid) in ex.in_manifest:
+            return iid
     return None
 
 
@@ -305,7 +309,7 @@ def _d_volume(ex, rid, obs):
     now = PROBES[g.VOLUME](ex, [rid]).get(rid)
     if now is None or now["state"] == "terminal":
         return "absent"
-    if deleted_with_instance(ex, now):
+    if deleted_with_instance(ex, now, obs):
         return "with-instance"
     ex.c.call("ec2", "delete_volume", VolumeId=rid)
     return "pending"

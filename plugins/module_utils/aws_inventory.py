@@ -250,6 +250,11 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
     for vid, atts in attached.items():
         if vid not in seen[g.VOLUME]:  # not tagged: what the instance's mapping says of it is what is known
             keep(g.VOLUME, vid, {"VolumeId": vid, "State": "in-use", "Attachments": atts})
+        else:  # tagged too: the mapping says DeleteOnTermination where an answer leaves it out
+            for a in seen[g.VOLUME][vid].get("Attachments") or []:
+                for b in atts:
+                    if a.get("InstanceId") == b["InstanceId"] and "DeleteOnTermination" not in a:
+                        a["DeleteOnTermination"] = b["DeleteOnTermination"]
 
     manifest = dict((t, sorted(ids)) for t, ids in m.items() if ids)
     details["vpcs"] = vpcs

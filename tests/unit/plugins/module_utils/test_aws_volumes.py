@@ -170,3 +170,19 @@ def test_check_mode_plan_says_a_root_volume_is_only_verified():
     assert rows["vol-root"]["action"] == "verify: AWS deletes it with instance i-1 (DeleteOnTermination)"
     assert rows["vol-data"]["action"] == "delete"
     assert not [c for c in fake.calls if c.startswith(("DeleteVolume", "TerminateInstances"))]
+
+
+def test_report_lists_each_tracked_id_with_the_state_its_look_found():
+    from ansible_collections.teardown.gates.plugins.module_utils.report import build_report, tracked_states
+    resources = [{"type": g.VOLUME, "id": "vol-2", "outcome": "absent", "observed": "terminal"},
+                 {"type": g.VOLUME, "id": "vol-1", "outcome": "absent", "observed": "absent"},
+                 {"type": g.ROLE, "id": "x-node-pool", "outcome": "retained", "reason": "preserve_iam"},
+                 {"type": g.ELB, "id": "a1", "outcome": "planned", "observed": "present"}, "junk", {"id": "no-type"}]
+    assert tracked_states(resources) == sorted([
+        {"type": g.VOLUME, "id": "vol-1", "state": "absent"}, {"type": g.VOLUME, "id": "vol-2", "state": "terminal"},
+        {"type": g.ROLE, "id": "x-node-pool", "state": "retained"},
+        {"type": g.ELB, "id": "a1", "state": "present"}], key=lambda r: (r["type"], r["id"]))
+    report = build_report({"namespace": "ns", "name": "c"}, {}, verification={"checks": [], "aws_verified": True,
+                                                                            "tracked": resources[:2]})
+    assert [r["id"] for r in report["verification"]["tracked"]] == ["vol-1", "vol-2"]
+    assert build_report({"namespace": "ns", "name": "c"}, {})["verification"]["tracked"] == []
