@@ -158,22 +158,27 @@ def find_cycle(types, deps):
     return None
 
 
-def plan(manifest, preserve_iam=False, deps=None):
+def plan(manifest, preserve_iam=False, deps=None, retain=None):
     """Order a manifest.
 
     Returns a dict: ``levels`` (list of lists of resources, each {type, id, level, waits_on, steps}),
-    ``retained`` (IAM resources kept by preserve_iam), ``type_levels`` and ``waits`` (type -> the
-    present types it waits for). Raises PlanError on unknown types, bad IDs or a dependency cycle.
+    ``retained`` (IAM resources kept by preserve_iam, and the IDs of ``retain``, a manifest of what to keep
+    as it is), ``type_levels`` and ``waits`` (type -> the present types it waits for). Raises PlanError on
+    unknown types, bad IDs or a dependency cycle.
     """
     deps = TYPE_DEPS if deps is None else deps
     manifest = validate_manifest(manifest, known=deps)
+    keep = validate_manifest(retain or {}, known=deps)
     retained = []
     active = {}
     for rtype, ids in manifest.items():
         if preserve_iam and rtype in IAM_TYPES:
             retained.extend({"type": rtype, "id": i, "reason": "preserve_iam"} for i in ids)
-        else:
-            active[rtype] = ids
+            continue
+        kept = [i for i in ids if i in keep.get(rtype, [])]
+        retained.extend({"type": rtype, "id": i, "reason": "retain"} for i in kept)
+        if len(kept) < len(ids):
+            active[rtype] = [i for i in ids if i not in kept]
     cycle = find_cycle(set(active), deps)
     if cycle:
         raise PlanError("dependency cycle among resource types: %s; no order can delete them" % " -> ".join(cycle))

@@ -51,6 +51,15 @@ def instance_volumes(instance):
     return out
 
 
+# the tags the EBS CSI driver puts on a volume it provisions for a PVC (tests/sandbox/spec/hypershift.md HS-29)
+CSI_VOLUME_TAG_PREFIX = "kubernetes.io/created-for/"
+
+
+def is_guest_volume(volume):
+    """A persistent volume of the guest cluster: the EBS CSI driver tagged it for a PVC or PV."""
+    return any((t.get("Key") or "").startswith(CSI_VOLUME_TAG_PREFIX) for t in volume.get("Tags") or [])
+
+
 def _authorization_details(c):
     """(role, None) and (None, customer managed policy) pairs from GetAccountAuthorizationDetails, all pages."""
     for page in pages(c, "iam", "get_account_authorization_details", Filter=["Role", "LocalManagedPolicy"]):
@@ -113,6 +122,7 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
             seen[rtype][rid] = dict(item or {}, state=state)
 
     attached = {}  # volume ID -> its attachments as the instances' block device mappings show them
+    guest_volumes = []  # the guest's persistent volumes (tagged for a PVC or PV), attached or not
 
     def instances():
         for r in list_all(c, "ec2", "describe_instances", "Reservations", Filters=tag):
@@ -139,6 +149,8 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
         for v in list_all(c, "ec2", "describe_volumes", "Volumes", Filters=tag):
             if owned(v) and v.get("State") not in ("deleting", "deleted"):
                 keep(g.VOLUME, v["VolumeId"], v, x.volume_state(v))
+                if is_guest_volume(v):
+                    guest_volumes.append(v["VolumeId"])
 
     def vpcs_and_children():
         for v in list_all(c, "ec2", "describe_vpcs", "Vpcs", Filters=tag):
@@ -258,5 +270,6 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
 
     manifest = dict((t, sorted(ids)) for t, ids in m.items() if ids)
     details["vpcs"] = vpcs
+    details["guest_volumes"] = sorted(guest_volumes)
     details["observed"] = dict((t, v) for t, v in seen.items() if v)
     return manifest, details

@@ -182,7 +182,35 @@ def test_report_lists_each_tracked_id_with_the_state_its_look_found():
         {"type": g.VOLUME, "id": "vol-1", "state": "absent"}, {"type": g.VOLUME, "id": "vol-2", "state": "terminal"},
         {"type": g.ROLE, "id": "x-node-pool", "state": "retained"},
         {"type": g.ELB, "id": "a1", "state": "present"}], key=lambda r: (r["type"], r["id"]))
-    report = build_report({"namespace": "ns", "name": "c"}, {}, verification={"checks": [], "aws_verified": True,
-                                                                            "tracked": resources[:2]})
+    verification = {"checks": [], "aws_verified": True, "tracked": resources[:2]}
+    report = build_report({"namespace": "ns", "name": "c"}, {}, verification=verification)
     assert [r["id"] for r in report["verification"]["tracked"]] == ["vol-1", "vol-2"]
     assert build_report({"namespace": "ns", "name": "c"}, {})["verification"]["tracked"] == []
+
+
+def test_retained_ids_are_kept_as_they_are_and_the_rest_is_planned():
+    plan = g.plan({g.INSTANCE: ["i-1"], g.VOLUME: ["vol-pv", "vol-root"]}, retain={g.VOLUME: ["vol-pv", "vol-other"]})
+    planned = [(r["type"], r["id"]) for lvl in plan["levels"] for r in lvl]
+    assert planned == [(g.INSTANCE, "i-1"), (g.VOLUME, "vol-root")]
+    assert plan["retained"] == [{"type": g.VOLUME, "id": "vol-pv", "reason": "retain"}]
+    everything = g.plan({g.VOLUME: ["vol-pv"]}, retain={g.VOLUME: ["vol-pv"]})
+    assert everything["levels"] == [] and everything["retained"][0]["id"] == "vol-pv"
+
+
+def test_retained_volume_is_reported_retained_and_costs_no_request():
+    fake = FakeEC2({}, {"vol-pv": {"State": "available", "Attachments": []}})
+    clients = Clients(lambda service: fake, concurrency=2)
+    ex = Executor(clients, g.plan({g.VOLUME: ["vol-pv"]}, retain={g.VOLUME: ["vol-pv"]}), wait_timeout=30,
+                  sleep=lambda s: None, poll_interval=0, max_poll_interval=0)
+    verified, dummy = ex.run()
+    assert verified and ex.results[(g.VOLUME, "vol-pv")]["outcome"] == "retained"
+    assert fake.calls == []
+
+
+def test_a_guest_volume_is_one_the_csi_driver_tagged_for_a_pvc_or_pv():
+    from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import is_guest_volume
+    assert is_guest_volume({"Tags": [{"Key": "kubernetes.io/cluster/x", "Value": "owned"},
+                                     {"Key": "kubernetes.io/created-for/pvc/name", "Value": "data-0"}]})
+    assert is_guest_volume({"Tags": [{"Key": "kubernetes.io/created-for/pv/name", "Value": "pvc-1"}]})
+    assert not is_guest_volume({"Tags": [{"Key": "kubernetes.io/cluster/x", "Value": "owned"}]})
+    assert not is_guest_volume({})
