@@ -53,8 +53,11 @@ class Executor(EniWaits):
         self.c = clients
         self.plan = plan
         self.manifest = plan["manifest"]
-        self.active = {t: ids for t, ids in self.manifest.items()
-                       if not any(r["type"] == t for r in plan["retained"])}
+        # what the plan deletes, by type (a type may be retained in part: retain names IDs, not types)
+        self.active = {}
+        for level in plan["levels"]:
+            for r in level:
+                self.active.setdefault(r["type"], []).append(r["id"])
         self.in_manifest = set((t, i) for t, ids in self.manifest.items() for i in ids)
         self.wait_timeout = wait_timeout
         self.sleep = sleep

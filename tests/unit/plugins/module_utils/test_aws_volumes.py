@@ -207,6 +207,19 @@ def test_retained_volume_is_reported_retained_and_costs_no_request():
     assert fake.calls == []
 
 
+def test_a_volume_retained_beside_others_of_its_type_keeps_them_planned_and_iam_after_them():
+    fake = FakeEC2({"i-1": "running"}, {"vol-pv": {"State": "available", "Attachments": []},
+                                        "vol-data": {"State": "in-use", "Attachments": att("i-1", False)}})
+    clients = Clients(lambda service: fake, concurrency=2)
+    plan = g.plan({g.INSTANCE: ["i-1"], g.VOLUME: ["vol-data", "vol-pv"]}, retain={g.VOLUME: ["vol-pv"]})
+    ex = Executor(clients, plan, wait_timeout=30, sleep=lambda s: None, poll_interval=0, max_poll_interval=0)
+    verified, states = ex.run()
+    assert verified, ex.results
+    assert ex.results[(g.VOLUME, "vol-pv")]["outcome"] == "retained" and "DeleteVolume:vol-pv" not in fake.calls
+    assert ex.results[(g.VOLUME, "vol-data")]["outcome"] == "deleted"
+    assert list(states[g.VOLUME]) == ["vol-data"] and states[g.VOLUME]["vol-data"] in ("absent", "terminal")
+
+
 def test_a_guest_volume_is_one_the_csi_driver_tagged_for_a_pvc_or_pv():
     from ansible_collections.teardown.gates.plugins.module_utils.aws_inventory import is_guest_volume
     assert is_guest_volume({"Tags": [{"Key": "kubernetes.io/cluster/x", "Value": "owned"},
