@@ -46,7 +46,7 @@ options:
       - "Known types: C(AWS::EC2::Instance), C(AWS::EC2::NatGateway), C(AWS::EC2::InternetGateway),
         C(AWS::EC2::Subnet), C(AWS::EC2::RouteTable), C(AWS::EC2::SecurityGroup), C(AWS::EC2::VPCEndpoint),
         C(AWS::EC2::EIP), C(AWS::EC2::VPC), C(AWS::EC2::DHCPOptions), C(AWS::ElasticLoadBalancing::LoadBalancer),
-        C(AWS::ElasticLoadBalancingV2::LoadBalancer), C(AWS::ElasticLoadBalancingV2::TargetGroup),
+        C(AWS::ElasticLoadBalancingV2::LoadBalancer), C(AWS::ElasticLoadBalancingV2::TargetGroup), C(AWS::EC2::Volume),
         C(AWS::Route53::HostedZone), C(AWS::Route53::RecordSet) (C(ZONEID/NAME/TYPE)), C(AWS::S3::Bucket),
         C(Custom::S3Prefix) (C(BUCKET/PREFIX/)), C(AWS::IAM::Role), C(AWS::IAM::InstanceProfile),
         C(AWS::IAM::ManagedPolicy), C(AWS::IAM::OIDCProvider)."
@@ -60,6 +60,14 @@ options:
     description: Keep the IAM roles, instance profiles, managed policies and OIDC providers (outcome C(retained)).
     type: bool
     default: false
+  retain:
+    description:
+      - Resources of the manifest to keep as they are, in the manifest's shape (type name -> list of IDs); each is
+        reported with outcome C(retained) (reason C(retain)), neither deleted nor counted as left.
+      - M(teardown.gates.aws_infra_inventory)'s RV(teardown.gates.aws_infra_inventory#module:guest_volumes) under
+        C(AWS::EC2::Volume) keeps the guest's persistent volumes when the guest's storage is not to be deleted.
+    type: dict
+    default: {}
   concurrency:
     description: Most AWS requests in flight at once.
     type: int
@@ -118,8 +126,8 @@ resources:
       description: The resource's ID.
       type: str
     outcome:
-      description: C(deleted) (this run deleted it), C(absent) (already gone or terminal), C(retained)
-        (preserve_iam), C(failed); C(planned) in check mode.
+      description: C(deleted) (this run deleted it), C(absent) (already gone or terminal, or deleted by AWS with
+        its instance), C(retained) (preserve_iam or retain), C(failed); C(planned) in check mode.
       type: str
     error:
       description: Why it failed, when it failed.

@@ -83,6 +83,14 @@ manifest_path:
   description: Where the manifest was written, when O(manifest_path) was given and not in check mode.
   returned: when O(manifest_path) is set
   type: str
+guest_volumes:
+  description:
+    - The EBS volumes of the manifest that are the guest cluster's persistent volumes (tagged by the EBS CSI driver
+      for a PVC or PV), sorted. The others under C(AWS::EC2::Volume) are the instances' own.
+  returned: always
+  type: list
+  elements: str
+  sample: ["vol-0abc"]
 api_calls:
   description: AWS requests made, by service and action (every HTTP attempt, retries included).
   returned: always

@@ -69,7 +69,10 @@ options:
       - Default - inferred from O(verification) (C(aws_verified) given means they ran).
     type: bool
   verification:
-    description: The independent verification - C(checks) (a list of C(what), C(state), C(count)) and C(aws_verified).
+    description:
+      - The independent verification - C(checks) (a list of C(what), C(state), C(count)), C(aws_verified), and
+        C(tracked), the resources of the read-only M(teardown.gates.aws_infra_cleanup) run on the tracked manifest;
+        the report lists each tracked ID with the state its look by ID found (C(report.verification.tracked)).
     type: dict
     default: {}
   milestones:

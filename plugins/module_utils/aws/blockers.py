@@ -250,5 +250,14 @@ def _b_policy(ex, rid, obs, code):
     return out
 
 
-BLOCKERS = {g.SUBNET: _b_subnet, g.SG: _b_sg, g.IGW: _b_igw, g.EIP: _b_eip, g.VPC: _b_vpc, g.DHCP: _b_dhcp,
+def _b_volume(ex, rid, obs, code):
+    """VolumeInUse: the instances the volume is still attached to (one shutting down is going away)."""
+    out = []
+    for a in PROBES[g.VOLUME](ex, [rid]).get(rid, {}).get("Attachments") or []:
+        if a.get("InstanceId"):
+            out += _instance_blockers(ex, "instance-id", a["InstanceId"])
+    return out
+
+
+BLOCKERS = {g.VOLUME: _b_volume, g.SUBNET: _b_subnet, g.SG: _b_sg, g.IGW: _b_igw, g.EIP: _b_eip, g.VPC: _b_vpc, g.DHCP: _b_dhcp,
             g.ROLE: _b_role, g.POLICY: _b_policy}

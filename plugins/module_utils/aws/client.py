@@ -47,6 +47,7 @@ NOT_FOUND_BY_SERVICE = {
         "InvalidAssociationID.NotFound": "no such association (route table or address): the link is already undone",
         "Gateway.NotAttached": "the internet gateway is not attached to that VPC: the detach has nothing left to do",
         "InvalidPermission.NotFound": "no such security group rule: the revoke has nothing left to do",
+        "InvalidVolume.NotFound": "no EBS volume with that ID (deleted, by us or with its instance)",
     },
     "iam": {
         "NoSuchEntity": "no role, user, policy, instance profile or OIDC provider of that name or ARN",
@@ -80,7 +81,7 @@ NOT_FOUND = frozenset(code for codes in NOT_FOUND_BY_SERVICE.values() for code i
 NOT_FOUND_CODES = tuple(sorted(NOT_FOUND))
 REFUSALS = frozenset([
     "DependencyViolation", "InvalidIPAddress.InUse", "DeleteConflict", "HostedZoneNotEmpty", "BucketNotEmpty",
-    "ResourceInUse", "InvalidNetworkInterface.InUse", "CannotDelete",
+    "ResourceInUse", "InvalidNetworkInterface.InUse", "CannotDelete", "VolumeInUse",
 ])
 # the same codes as a tuple, for is_boto3_error_code
 REFUSAL_CODES = tuple(sorted(REFUSALS))

@@ -288,7 +288,35 @@ def _d_policy(ex, rid, obs):
     return "deleted"
 
 
+def deleted_with_instance(ex, volume, seen=None):
+    """The instance of this run's manifest that AWS deletes ``volume`` with (an attachment marked
+    DeleteOnTermination), or None: such a volume is verified by ID, never deleted a second time. An attachment
+    that does not say (an answer without the field) takes what ``seen`` (discovery's look) said of it."""
+    said = dict((a.get("InstanceId"), a.get("DeleteOnTermination")) for a in (seen or {}).get("Attachments") or [])
+    for a in volume.get("Attachments") or []:
+        iid = a.get("InstanceId")
+        dot = a["DeleteOnTermination"] if "DeleteOnTermination" in a else said.get(iid)
+        if dot and (g.INSTANCE, iid) in ex.in_manifest:
+            return iid
+    return None
+
+
+def _d_volume(ex, rid, obs):
+    """Looked up again first: what discovery saw was before its instance was terminated. Gone or ``deleting``:
+    nothing to do. Still attached with DeleteOnTermination to an instance of the manifest: AWS deletes it
+    ("with-instance", waited on and verified). Otherwise DeleteVolume; an attached volume is refused with
+    VolumeInUse, whose blocker is its instance."""
+    now = PROBES[g.VOLUME](ex, [rid]).get(rid)
+    if now is None or now["state"] == "terminal":
+        return "absent"
+    if deleted_with_instance(ex, now, obs):
+        return "with-instance"
+    ex.c.call("ec2", "delete_volume", VolumeId=rid)
+    return "pending"
+
+
 DELETES = {
+    g.VOLUME: _d_volume,
     g.RECORD: _d_record, g.ZONE: _d_zone, g.BUCKET: _d_bucket, g.PREFIX: _d_prefix, g.ENDPOINT: _d_endpoint,
     g.ROUTE_TABLE: _d_route_table, g.IGW: _d_igw, g.PROFILE: _d_profile, g.ROLE: _d_role, g.POLICY: _d_policy,
     g.INSTANCE: _one_call("ec2", "terminate_instances", "InstanceIds", "pending", as_list=True),

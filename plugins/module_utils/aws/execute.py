@@ -37,7 +37,8 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as
 from ansible_collections.teardown.gates.plugins.module_utils.aws.blockers import BLOCKERS, no_blockers
 from ansible_collections.teardown.gates.plugins.module_utils.aws.client import (
     NOT_FOUND_CODES, REFUSAL_CODES, error_code, error_text)
-from ansible_collections.teardown.gates.plugins.module_utils.aws.deletes import BATCH_DELETES, DELETES, PREPARE, WAIT_PROBES
+from ansible_collections.teardown.gates.plugins.module_utils.aws.deletes import (
+    BATCH_DELETES, DELETES, PREPARE, WAIT_PROBES, deleted_with_instance)
 from ansible_collections.teardown.gates.plugins.module_utils.aws.eni_wait import EniWaits
 from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import PROBES, iam_roles_and_policies
 from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import utc_iso
@@ -52,8 +53,11 @@ class Executor(EniWaits):
         self.c = clients
         self.plan = plan
         self.manifest = plan["manifest"]
-        self.active = {t: ids for t, ids in self.manifest.items()
-                       if not any(r["type"] == t for r in plan["retained"])}
+        # what the plan deletes, by type (a type may be retained in part: retain names IDs, not types)
+        self.active = {}
+        for level in plan["levels"]:
+            for r in level:
+                self.active.setdefault(r["type"], []).append(r["id"])
         self.in_manifest = set((t, i) for t, ids in self.manifest.items() for i in ids)
         self.wait_timeout = wait_timeout
         self.sleep = sleep
@@ -106,8 +110,11 @@ class Executor(EniWaits):
             for r in level:
                 o = self.observed.get(r["type"], {}).get(r["id"], {"state": "unknown"})
                 row = dict(r, observed=o["state"])
+                with_instance = deleted_with_instance(self, o) if r["type"] == g.VOLUME else None
                 if o["state"] in ("absent", "terminal"):
                     row["action"] = "none: already %s" % ("absent" if o["state"] == "absent" else g.TERMINAL.get(r["type"]))
+                elif with_instance:
+                    row["action"] = "verify: AWS deletes it with instance %s (DeleteOnTermination)" % with_instance
                 elif o["state"] == "unknown":
                     row["action"] = "delete (state unknown: %s)" % o.get("error")
                 else:
@@ -346,6 +353,13 @@ class Executor(EniWaits):
                 if PROBES.get(rtype) and self.probe(rtype, [rid])[rid]["state"] in ("absent", "terminal"):
                     return ("absent", None, None)
                 return ("failed", error_text(e), None)
+            if result == "with-instance":
+                # AWS deletes it with its instance (DeleteOnTermination): verified by ID, not deleted a second time
+                state = self.wait_gone(rtype, rid, known="pending")
+                if state not in ("absent", "terminal"):
+                    return ("failed", "%s %s was still %s at wait_timeout, though AWS deletes it with its instance "
+                            "(DeleteOnTermination)" % (rtype, rid, state), None)
+                return ("absent", None, None)
             if result == "pending":
                 state = self.wait_gone(rtype, rid, after_delete=True, known="pending")
                 if state not in ("absent", "terminal"):

@@ -39,6 +39,7 @@ PROFILE = "AWS::IAM::InstanceProfile"
 ROLE = "AWS::IAM::Role"
 POLICY = "AWS::IAM::ManagedPolicy"
 OIDC = "AWS::IAM::OIDCProvider"
+VOLUME = "AWS::EC2::Volume"
 
 # type -> types whose resources must be gone (absent or terminal) before this type's deletes start
 TYPE_DEPS = {
@@ -63,11 +64,14 @@ TYPE_DEPS = {
     ROLE: [PROFILE],
     POLICY: [ROLE],
     OIDC: [],
+    # an in-use volume cannot be deleted (VolumeInUse): its instance goes first, and with it the volumes AWS
+    # deletes itself (DeleteOnTermination); the others are then detached (available)
+    VOLUME: [INSTANCE],
 }
 IAM_TYPES = frozenset([PROFILE, ROLE, POLICY, OIDC])
 
 # what "gone" means for a type whose delete only starts a state change
-TERMINAL = {INSTANCE: "terminated", NAT: "deleted"}
+TERMINAL = {INSTANCE: "terminated", NAT: "deleted", VOLUME: "deleting or deleted"}
 
 # the steps one resource's deletion takes (shown in the check-mode plan)
 STEPS = {
@@ -92,6 +96,9 @@ STEPS = {
     ROLE: ["detach managed policies", "delete inline policies", "delete"],
     POLICY: ["delete"],
     OIDC: ["delete"],
+    VOLUME: ["look it up again by ID once its instance is terminated",
+             "deleted with its instance (DeleteOnTermination): verify only; else delete (available)",
+             "wait for deleting or gone"],
 }
 
 
@@ -151,22 +158,27 @@ def find_cycle(types, deps):
     return None
 
 
-def plan(manifest, preserve_iam=False, deps=None):
+def plan(manifest, preserve_iam=False, deps=None, retain=None):
     """Order a manifest.
 
     Returns a dict: ``levels`` (list of lists of resources, each {type, id, level, waits_on, steps}),
-    ``retained`` (IAM resources kept by preserve_iam), ``type_levels`` and ``waits`` (type -> the
-    present types it waits for). Raises PlanError on unknown types, bad IDs or a dependency cycle.
+    ``retained`` (IAM resources kept by preserve_iam, and the IDs of ``retain``, a manifest of what to keep
+    as it is), ``type_levels`` and ``waits`` (type -> the present types it waits for). Raises PlanError on
+    unknown types, bad IDs or a dependency cycle.
     """
     deps = TYPE_DEPS if deps is None else deps
     manifest = validate_manifest(manifest, known=deps)
+    keep = validate_manifest(retain or {}, known=deps)
     retained = []
     active = {}
     for rtype, ids in manifest.items():
         if preserve_iam and rtype in IAM_TYPES:
             retained.extend({"type": rtype, "id": i, "reason": "preserve_iam"} for i in ids)
-        else:
-            active[rtype] = ids
+            continue
+        kept = [i for i in ids if i in keep.get(rtype, [])]
+        retained.extend({"type": rtype, "id": i, "reason": "retain"} for i in kept)
+        if len(kept) < len(ids):
+            active[rtype] = [i for i in ids if i not in kept]
     cycle = find_cycle(set(active), deps)
     if cycle:
         raise PlanError("dependency cycle among resource types: %s; no order can delete them" % " -> ".join(cycle))

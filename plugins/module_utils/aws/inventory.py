@@ -5,7 +5,10 @@
 
 * EC2 by the tag ``kubernetes.io/cluster/<infraID>: owned``: instances (not terminated), VPCs,
   internet gateways (and those attached to a tagged VPC: one unfiltered list serves both), EIPs,
-  DHCP option sets;
+  DHCP option sets, EBS volumes (the guest's persistent volumes: the EBS CSI driver tags what it
+  provisions so, tests/sandbox/spec/hypershift.md HS-29);
+* the EBS volumes of those instances, from their block device mappings (no further call), each with
+  whether AWS deletes it with its instance (``DeleteOnTermination``);
 * the children of each tagged VPC by ``vpc-id`` (tagged or not): subnets, route tables (not the
   main one), security groups (not ``default``), NAT gateways (not ``deleted``), VPC endpoints,
   classic ELBs, ELBv2 load balancers and target groups;
@@ -33,6 +36,28 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws import probes a
 ROLE_SUFFIXES = ("openshift-ingress", "openshift-image-registry", "aws-ebs-csi-driver-controller",
                  "cloud-controller", "node-pool", "control-plane-operator", "cloud-network-config-controller",
                  "kms-provider")
+
+
+def instance_volumes(instance):
+    """(volume ID, attachment) for each EBS volume in an instance's block device mappings; the attachment
+    carries the instance, the device and ``DeleteOnTermination`` as DescribeVolumes spells them."""
+    out = []
+    for m in instance.get("BlockDeviceMappings") or []:
+        ebs = m.get("Ebs") or {}
+        if ebs.get("VolumeId"):
+            out.append((ebs["VolumeId"], {"InstanceId": instance.get("InstanceId"), "Device": m.get("DeviceName"),
+                                          "State": ebs.get("Status", "attached"),
+                                          "DeleteOnTermination": bool(ebs.get("DeleteOnTermination"))}))
+    return out
+
+
+# the tags the EBS CSI driver puts on a volume it provisions for a PVC (tests/sandbox/spec/hypershift.md HS-29)
+CSI_VOLUME_TAG_PREFIX = "kubernetes.io/created-for/"
+
+
+def is_guest_volume(volume):
+    """A persistent volume of the guest cluster: the EBS CSI driver tagged it for a PVC or PV."""
+    return any((t.get("Key") or "").startswith(CSI_VOLUME_TAG_PREFIX) for t in volume.get("Tags") or [])
 
 
 def _authorization_details(c):
@@ -96,11 +121,16 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
             m[rtype].add(rid)
             seen[rtype][rid] = dict(item or {}, state=state)
 
+    attached = {}  # volume ID -> its attachments as the instances' block device mappings show them
+    guest_volumes = []  # the guest's persistent volumes (tagged for a PVC or PV), attached or not
+
     def instances():
         for r in list_all(c, "ec2", "describe_instances", "Reservations", Filters=tag):
             for i in r.get("Instances", []):
                 if i.get("State", {}).get("Name") != "terminated" and owned(i):
                     keep(g.INSTANCE, i["InstanceId"], i, x.instance_state(i))
+                    for vid, att in instance_volumes(i):
+                        attached.setdefault(vid, []).append(att)
 
     gateways = []
 
@@ -116,6 +146,11 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
         for d in list_all(c, "ec2", "describe_dhcp_options", "DhcpOptions", Filters=tag):
             if owned(d):
                 keep(g.DHCP, d["DhcpOptionsId"], d)
+        for v in list_all(c, "ec2", "describe_volumes", "Volumes", Filters=tag):
+            if owned(v) and v.get("State") not in ("deleting", "deleted"):
+                keep(g.VOLUME, v["VolumeId"], v, x.volume_state(v))
+                if is_guest_volume(v):
+                    guest_volumes.append(v["VolumeId"])
 
     def vpcs_and_children():
         for v in list_all(c, "ec2", "describe_vpcs", "Vpcs", Filters=tag):
@@ -224,8 +259,17 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
     for i in gateways:
         if owned(i) or any(a.get("VpcId") in vpcs for a in i.get("Attachments", [])):
             keep(g.IGW, i["InternetGatewayId"], i)
+    for vid, atts in attached.items():
+        if vid not in seen[g.VOLUME]:  # not tagged: what the instance's mapping says of it is what is known
+            keep(g.VOLUME, vid, {"VolumeId": vid, "State": "in-use", "Attachments": atts})
+        else:  # tagged too: the mapping says DeleteOnTermination where an answer leaves it out
+            for a in seen[g.VOLUME][vid].get("Attachments") or []:
+                for b in atts:
+                    if a.get("InstanceId") == b["InstanceId"] and "DeleteOnTermination" not in a:
+                        a["DeleteOnTermination"] = b["DeleteOnTermination"]
 
     manifest = dict((t, sorted(ids)) for t, ids in m.items() if ids)
     details["vpcs"] = vpcs
+    details["guest_volumes"] = sorted(guest_volumes)
     details["observed"] = dict((t, v) for t, v in seen.items() if v)
     return manifest, details

@@ -59,6 +59,12 @@ def nat_state(item):
     return {"deleted": "terminal", "deleting": "pending", "failed": "terminal"}.get(item.get("State"), "present")
 
 
+def volume_state(item):
+    """An EBS volume: ``deleting`` and ``deleted`` are terminal (nothing stops a volume's deletion once
+    AWS reports it); ``creating``, ``available``, ``in-use`` and ``error`` are present."""
+    return "terminal" if item.get("State") in ("deleting", "deleted") else "present"
+
+
 def _endpoint_state(item):
     return {"deleted": "terminal", "deleting": "pending"}.get((item.get("State") or "").lower(), "present")
 
@@ -186,6 +192,7 @@ PROBES = {
     g.ENDPOINT: _probe_endpoints,
     g.VPC: _ec2_probe("describe_vpcs", "Vpcs", "VpcId", "vpc-id"),
     g.DHCP: _ec2_probe("describe_dhcp_options", "DhcpOptions", "DhcpOptionsId", "dhcp-options-id"),
+    g.VOLUME: _ec2_probe("describe_volumes", "Volumes", "VolumeId", "volume-id", volume_state),
     ENI: _ec2_probe("describe_network_interfaces", "NetworkInterfaces", "NetworkInterfaceId", "network-interface-id"),
     g.ELB: probe_elb,
     g.ELBV2: _probe_elbv2("lb"),

@@ -30,6 +30,7 @@ def inventory_spec():
 
 def cleanup_spec():
     return dict(manifest=dict(type="raw"), infra_id=dict(type="str"), preserve_iam=dict(type="bool", default=False),
+                retain=dict(type="dict", default={}),
                 wait_timeout=aws_args.wait_timeout_spec(), concurrency=dict(type="int", default=8),
                 **aws_args.discovery_spec())
 
@@ -73,7 +74,8 @@ def inventory(module):
     manifest, details = _discover(module, clients, infra_id, infra_id, "no manifest is returned because an "
                                   "incomplete one would leave resources behind")
     result = dict(changed=False, manifest=manifest, counts=dict((t, len(v)) for t, v in manifest.items()),
-                  total=sum(len(v) for v in manifest.values()), api_calls=clients.calls, vpcs=details["vpcs"])
+                  total=sum(len(v) for v in manifest.values()), api_calls=clients.calls, vpcs=details["vpcs"],
+                  guest_volumes=details["guest_volumes"])
     path = module.params["manifest_path"]
     if path:
         text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
@@ -135,7 +137,7 @@ def run_result(ex, plan):
 
 def _plan(module, manifest):
     try:
-        return aws_graph.plan(manifest, preserve_iam=module.params["preserve_iam"])
+        return aws_graph.plan(manifest, preserve_iam=module.params["preserve_iam"], retain=module.params["retain"])
     except aws_graph.PlanError as e:
         fail_from(module, e, what="manifest")
     return None  # not reached: fail_json exits
@@ -147,6 +149,10 @@ def cleanup(module):
     t0 = time.monotonic()
     p = module.params
     cleanup_options(p)
+    try:
+        aws_graph.validate_manifest(p["retain"] or {})
+    except aws_graph.PlanError as e:
+        raise BadInput("retain: %s" % str(e).replace("manifest", "the mapping", 1))
     manifest = None
     if p["manifest"] is not None:
         manifest = load_manifest(p["manifest"])

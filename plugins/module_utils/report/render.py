@@ -160,10 +160,25 @@ def split_manifest(manifest):
     return infra, iam
 
 
+def tracked_states(resources):
+    """Each tracked AWS ID as the verification's look by ID found it: {type, id, state}, from the resources of the
+    read-only aws_infra_cleanup run (their ``observed`` state: absent, terminal, pending, present or unknown;
+    one retained by request reads ``retained``). Sorted by type and ID; nothing given, an empty list."""
+    out = []
+    for r in resources or []:
+        if not isinstance(r, dict) or not r.get("type") or not r.get("id"):
+            continue
+        state = "retained" if r.get("outcome") == "retained" else r.get("observed") or r.get("outcome") or "unknown"
+        out.append({"type": r["type"], "id": r["id"], "state": state})
+    return sorted(out, key=lambda r: (r["type"], r["id"]))
+
+
 def build_report(cluster, options, gates=None, aws_resources=None, verification=None, milestones=None,
                  hcp_conditions=None, namespace_retained=False, retained=None, stopped=None, versions=None,
                  check_mode=False, plan=None, aws_cleanup_ran=None, aws_lookup_ran=None, taken_over=None):
-    """The report dict. ``verification`` is {checks: [{what, state, ...}], aws_verified: bool}.
+    """The report dict. ``verification`` is {checks: [{what, state, ...}], aws_verified: bool, tracked: [the
+    resources of the verification's read-only aws_infra_cleanup run]}; the report lists each tracked ID with the
+    state its look by ID found (``tracked_states``).
 
     ``taken_over``: the take-overs of this run (take_over_cleanup), each ``{owner, part, reason, started, ended,
     verified, finalizers_removed: [...]}``; every finalizer removed is listed with its evidence.
@@ -205,7 +220,8 @@ def build_report(cluster, options, gates=None, aws_resources=None, verification=
         "namespace_retained": bool(namespace_retained),
         "retained": retained_list,
         "remaining": aws["remaining"] + [c for c in checks if c.get("state") not in ("absent", "retained")],
-        "verification": {"checks": checks, "aws_verified": bool((verification or {}).get("aws_verified"))},
+        "verification": {"checks": checks, "aws_verified": bool((verification or {}).get("aws_verified")),
+                         "tracked": tracked_states((verification or {}).get("tracked"))},
         "command_succeeded": command_succeeded,
         "verified": verified,
         "stopped": stopped,

@@ -10,7 +10,9 @@ Sits in front of moto (awslayer.Layer calls ``before`` and ``after`` around ever
     delete that is not there);
   * state machines: NAT gateway available -> deleting -> deleted (ENI and EIP held until deleted),
     instance shutting-down -> terminated (held while the instance carries the tag
-    sandbox.teardown.gates/hold-shutting-down=true), ELB ENIs that linger after their load balancer;
+    sandbox.teardown.gates/hold-shutting-down=true), ELB ENIs that linger after their load balancer,
+    EBS volume available -> deleting -> gone (DeleteVolume, and the DeleteOnTermination volumes of a
+    terminated instance; moto itself refuses DeleteVolume of an attached volume with VolumeInUse);
   * fault rules: Throttling / RequestLimitExceeded / SlowDown, 500 InternalError, dropped connection,
     by service and action, as a rate or a count; a rule may be scoped to one access key ID
     ("key_id": only requests signed with it are drawn for, so that concurrent chaos runs each get their
@@ -48,6 +50,7 @@ DEFAULT_KNOBS = {
     "nat_deleting_seconds": 3.0,         # NAT gateway: deleting -> deleted
     "instance_shutting_down_seconds": 2.0,  # instance: shutting-down -> terminated
     "elb_eni_linger_seconds": 2.0,       # ELB ENIs stay this long after their load balancer
+    "volume_deleting_seconds": 2.0,      # EBS volume: deleting -> gone
     "cfn_step_seconds": 0.3,             # CloudFormation: pause between deletion waves
     "cfn_retain_resources": 1.0,         # 0: DeleteStack ignores RetainResources/FORCE_DELETE_STACK
 }
@@ -114,6 +117,21 @@ def _internal(req):  # AWS-17
     return 500, "InternalFailure", "An internal error has occurred"
 
 
+class _DeletingVolume:
+    """Marks a moto volume that DescribeVolumes lists as ``deleting`` (AWS-25)."""
+
+
+_DELETING_CLASSES = {}
+
+
+def _deleting_class(cls):
+    """moto's Volume derives its state from its attachment; a subclass answers ``deleting`` instead."""
+    if cls not in _DELETING_CLASSES:
+        _DELETING_CLASSES[cls] = type("Deleting" + cls.__name__, (_DeletingVolume, cls),
+                                      {"status": property(lambda self: "deleting")})
+    return _DELETING_CLASSES[cls]
+
+
 def _ids(params, prefix):
     """Values of a query list parameter: Prefix.1, Prefix.2, ... (or Prefix.member.N)."""
     out = []
@@ -137,6 +155,7 @@ class Realism(CfnDeletion):
         self.shutting_down = {}     # (region, instance id) -> deadline
         self.elb_enis = {}          # (region, lb name) -> [eni ids]
         self.lingering = {}         # (region, eni id) -> deadline
+        self.volume_deleting = {}   # (region, volume id) -> deadline
         self._cfn_init()            # CloudFormation deletions (realism_cfn.py)
         self._load()
 
@@ -339,6 +358,10 @@ class Realism(CfnDeletion):
                     for idx, nic in list(getattr(inst, "nics", {}).items()):
                         if idx == 0 or nic.delete_on_termination:
                             self.ec2(region).enis.pop(nic.id, None)
+        for (region, vid), deadline in list(self.volume_deleting.items()):  # AWS-25
+            if now >= deadline:
+                del self.volume_deleting[(region, vid)]
+                self.ec2(region).volumes.pop(vid, None)
         for (region, eni_id), deadline in list(self.lingering.items()):
             if now >= deadline:
                 del self.lingering[(region, eni_id)]
@@ -424,11 +447,31 @@ class Realism(CfnDeletion):
             req.prior = nat.state if nat is not None else None
         elif a == "TerminateInstances":
             req.prior = {}
+            req.prior_volumes = {}
             for iid in _ids(p, "InstanceId"):
                 inst = self._instance(req.region, iid)
                 if inst is not None:
                     req.prior[iid] = inst._state.name
+                    for bdt in list(getattr(inst, "block_device_mapping", {}).values()):  # AWS-26
+                        vol = ec2.volumes.get(bdt.volume_id)
+                        if vol is not None and bdt.delete_on_termination:
+                            req.prior_volumes[vol.id] = vol
+        elif a == "DeleteVolume":  # AWS-25: moto refuses an attached one (VolumeInUse) and pops the others at once
+            vol = ec2.volumes.get(p.get("VolumeId"))
+            req.prior_volumes = {vol.id: vol} if vol is not None and vol.attachment is None else {}
         return None
+
+    def _volumes_deleting(self, req, now):
+        """AWS-25/26: the volumes moto has just removed stay listed as ``deleting`` for a while."""
+        ec2 = self.ec2(req.region)
+        for vid, vol in (getattr(req, "prior_volumes", None) or {}).items():
+            if vid in ec2.volumes and ec2.volumes[vid] is not vol:
+                continue
+            vol.attachment = None
+            if not isinstance(vol, _DeletingVolume):
+                vol.__class__ = _deleting_class(vol.__class__)
+            ec2.volumes[vid] = vol
+            self.volume_deleting.setdefault((req.region, vid), now + self.knobs["volume_deleting_seconds"])
 
     def _after_ec2(self, req, status, body):
         if status >= 300:
@@ -455,7 +498,12 @@ class Realism(CfnDeletion):
                 inst._state.name, inst._state.code = "shutting-down", 32
                 if prior != "shutting-down":
                     self.shutting_down[(req.region, iid)] = now + self.knobs["instance_shutting_down_seconds"]
+            self._volumes_deleting(req, now)
             if self.knobs["instance_shutting_down_seconds"] <= 0:
+                self._tick()
+        elif req.action == "DeleteVolume":  # AWS-25
+            self._volumes_deleting(req, now)
+            if self.knobs["volume_deleting_seconds"] <= 0:
                 self._tick()
 
     @staticmethod

@@ -106,9 +106,11 @@ INFRA_PLAYBOOK = """
         manifest: "{{ workdir }}/manifest.json"
         wait_timeout: 120
       register: clean
-    - name: Show the result
-      ansible.builtin.debug:
-        var: clean
+    - name: Keep the result for the tests
+      ansible.builtin.copy:
+        content: "{{ clean | to_json }}"
+        dest: "{{ workdir }}/clean.json"
+        mode: "0600"
     - name: Delete each stack, clearing every refusal class
       teardown.gates.cloudformation_teardown:
         stack_name: "{{ item }}"
@@ -124,7 +126,7 @@ INFRA_PLAYBOOK = """
 def aws_run(tmp_path_factory):
     work = tmp_path_factory.mktemp("aws-lp")
     infra = "lpa-" + uuid.uuid4().hex[:6]
-    seed("aws-infra", "--name", infra, "--knob", "zones=1", "--knob", "workers=1")
+    infra_seed = seed("aws-infra", "--name", infra, "--knob", "zones=1", "--knob", "workers=1")
     cfn = seed("cfn-refusals", "--name", "lpc-" + uuid.uuid4().hex[:4],
                "--knob", "classes=bucket,iam,sg,rds,protected", "--knob", "cfn_step_seconds=0.1")
     stacks = sorted(v["name"] for v in cfn["stacks"].values())
@@ -137,7 +139,7 @@ def aws_run(tmp_path_factory):
     out = run_playbook(str(work / "play.yml"), {"infra_id": infra, "workdir": str(work), "stacks": stacks},
                        str(work), env)
     lines = [r for r in tail.lines(settle=0.2) if r.get("key_id") == creds["LP_KEY_ID"]]
-    return {"out": out, "work": work, "log": lines, "creds": creds}
+    return {"out": out, "work": work, "log": lines, "creds": creds, "seed": infra_seed}
 
 
 def test_every_action_of_a_run_is_in_the_policy(aws_run):
@@ -150,6 +152,25 @@ def test_every_action_of_a_run_is_in_the_policy(aws_run):
     missing = sorted({a for s, op in seen for a in iam_actions(s, op) if not allowed(a, actions)})
     assert not missing, "requests seen in %s but not allowed by %s: %s" % (
         os.environ["SANDBOX_AWS_LOG"], IAM_POLICY, missing)
+
+
+def test_the_cleanup_deletes_the_data_volume_and_only_verifies_the_root_volume(aws_run):
+    """The worker's volumes, found through its block device mappings, are in the cleanup's result by ID: the root
+    volume (DeleteOnTermination) gone with its instance and never sent a DeleteVolume, the detached data volume
+    deleted by the run; both verified absent or terminal by a look by ID."""
+    assert aws_run["out"].returncode == 0, aws_run["out"].stdout[-3000:]
+    clean = json.loads((aws_run["work"] / "clean.json").read_text())
+    vols = aws_run["seed"]["details"]["volumes"]
+    root = [v for v, d in vols.items() if d["delete_on_termination"]]
+    data = [v for v, d in vols.items() if not d["delete_on_termination"]]
+    assert len(root) == 1 and len(data) == 1, vols
+    got = {r["id"]: r for r in clean["resources"] if r["type"] == "AWS::EC2::Volume"}
+    assert sorted(got) == sorted(vols), clean["resources"]
+    assert got[root[0]]["outcome"] == "absent" and got[data[0]]["outcome"] == "deleted", got
+    assert all(r["verified_state"] in ("absent", "terminal") for r in got.values()), got
+    assert clean["verified"] is True
+    deletes = [r for r in aws_run["log"] if r["action"] == "DeleteVolume"]
+    assert len(deletes) == 1, deletes  # the data volume only: the root volume is AWS's to delete
 
 
 def test_no_aws_credential_in_what_the_run_wrote(aws_run):

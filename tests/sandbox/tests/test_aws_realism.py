@@ -61,7 +61,7 @@ def fast_layer():
     if not os.environ.get("SANDBOX_AWS_CONTROL"):
         pytest.fail("sandbox environment missing")
     control("POST", "realism/knobs", {"nat_deleting_seconds": 1.5, "instance_shutting_down_seconds": 1.0,
-                                      "elb_eni_linger_seconds": 1.0})
+                                      "elb_eni_linger_seconds": 1.0, "volume_deleting_seconds": 1.0})
     control("DELETE", "realism/faults")
     yield
     control("DELETE", "realism/faults")
@@ -110,6 +110,62 @@ def test_subnet_with_instance_until_terminated(net):
     wait_for(lambda: ec2.describe_instances(InstanceIds=[iid])["Reservations"][0]["Instances"][0]["State"]["Name"]
              == "terminated")
     ec2.delete_subnet(SubnetId=subnet)
+
+
+def volume(ec2, vid):
+    """(state, attached instance IDs) of a volume, or None once EC2 answers InvalidVolume.NotFound."""
+    try:
+        v = ec2.describe_volumes(VolumeIds=[vid])["Volumes"][0]
+    except botocore.exceptions.ClientError as e:
+        if code_of_error(e) == "InvalidVolume.NotFound":
+            return None
+        raise
+    return v["State"], [a["InstanceId"] for a in v.get("Attachments", [])]
+
+
+def code_of_error(e):
+    return e.response["Error"]["Code"]
+
+
+def test_volume_in_use_is_refused_then_deleting_then_gone(net):  # AWS-25
+    ec2, vpc, subnet = net
+    image = ec2.describe_images(Owners=["amazon"], MaxResults=5)["Images"][0]["ImageId"]
+    iid = ec2.run_instances(ImageId=image, MinCount=1, MaxCount=1, SubnetId=subnet)["Instances"][0]["InstanceId"]
+    vid = ec2.create_volume(AvailabilityZone="us-east-1a", Size=1)["VolumeId"]
+    assert volume(ec2, vid) == ("available", [])
+    ec2.attach_volume(VolumeId=vid, InstanceId=iid, Device="/dev/sdg")
+    assert volume(ec2, vid) == ("in-use", [iid])
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        client("ec2", NO_RETRY).delete_volume(VolumeId=vid)
+    assert code_of(e) == "VolumeInUse" and e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+    assert volume(ec2, vid) == ("in-use", [iid])  # the refusal changed nothing
+    ec2.detach_volume(VolumeId=vid, InstanceId=iid)
+    ec2.delete_volume(VolumeId=vid)
+    assert volume(ec2, vid) == ("deleting", [])
+    listed = ec2.describe_volumes(Filters=[{"Name": "status", "Values": ["deleting"]}])["Volumes"]
+    assert vid in [v["VolumeId"] for v in listed]
+    wait_for(lambda: volume(ec2, vid) is None)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.delete_volume(VolumeId=vid)
+    assert code_of(e) == "InvalidVolume.NotFound"
+    ec2.terminate_instances(InstanceIds=[iid])
+
+
+def test_terminating_an_instance_deletes_its_delete_on_termination_volumes_and_detaches_the_others(net):  # AWS-26
+    ec2, vpc, subnet = net
+    image = ec2.describe_images(Owners=["amazon"], MaxResults=5)["Images"][0]["ImageId"]
+    inst = ec2.run_instances(ImageId=image, MinCount=1, MaxCount=1, SubnetId=subnet, BlockDeviceMappings=[
+        {"DeviceName": "/dev/xvda", "Ebs": {"VolumeSize": 8, "DeleteOnTermination": True}},
+        {"DeviceName": "/dev/sdf", "Ebs": {"VolumeSize": 2, "DeleteOnTermination": False}}])["Instances"][0]
+    by_device = {m["DeviceName"]: m["Ebs"]["VolumeId"] for m in inst["BlockDeviceMappings"]}
+    root, data = by_device["/dev/xvda"], by_device["/dev/sdf"]
+    assert volume(ec2, root) == ("in-use", [inst["InstanceId"]]) and volume(ec2, data)[0] == "in-use"
+    ec2.terminate_instances(InstanceIds=[inst["InstanceId"]])
+    assert volume(ec2, root) in (("deleting", []), None)
+    wait_for(lambda: volume(ec2, root) is None)
+    assert volume(ec2, data) == ("available", [])  # detached, kept: someone must delete it
+    ec2.delete_volume(VolumeId=data)
+    wait_for(lambda: volume(ec2, data) is None)
 
 
 def test_an_instance_tagged_to_hold_stays_shutting_down_until_the_tag_goes(net):

@@ -91,6 +91,8 @@ CASES = [
                                                      "wait_timeout": -5}, "wait_timeout"),
     ("aws_infra_cleanup-type", "aws_infra_cleanup", {"manifest": {"AWS::EC2::VPC": ["vpc-1"]},
                                                      "preserve_iam": "perhaps"}, "preserve_iam"),
+    ("aws_infra_cleanup-retain-type", "aws_infra_cleanup", {"manifest": {"AWS::EC2::VPC": ["vpc-1"]},
+                                                            "retain": {"AWS::EC2::Banana": ["b-1"]}}, "retain"),
     # cloudformation_teardown
     ("aws_orphan_inventory-negative-age", "aws_orphan_inventory", {"min_age": "-3h"}, "min_age"),
     ("aws_orphan_inventory-unparseable-age", "aws_orphan_inventory", {"min_age": "soon"}, "min_age"),

@@ -136,3 +136,13 @@ def test_destroy_hosted_cluster_from_the_installed_copy(installed, tmp_path):
     assert report["verified"] is True and not report["remaining"], report.get("remaining")
     assert report["verification"]["aws_verified"] is True, report["verification"]
     assert not report["aws"]["remaining"], report["aws"]["remaining"]
+    # the worker volumes (root and data) and the guest's persistent volume and load balancer, tracked by ID from
+    # the baseline and each found absent or terminal by the role's own look by ID
+    seeded = json.loads(seed.stdout.strip().splitlines()[-1])
+    volumes = seeded["aws"].get("AWS::EC2::Volume", []) + seeded["guest_cloud"]["AWS::EC2::Volume"]
+    guest_lbs = seeded["guest_cloud"]["AWS::ElasticLoadBalancing::LoadBalancer"]
+    assert len(volumes) >= 3, seeded["aws"]
+    tracked = {(r["type"], r["id"]): r["state"] for r in report["verification"]["tracked"]}
+    for rtype, ids in (("AWS::EC2::Volume", volumes), ("AWS::ElasticLoadBalancing::LoadBalancer", guest_lbs)):
+        for i in ids:
+            assert tracked.get((rtype, i)) in ("absent", "terminal"), (rtype, i, report["verification"]["tracked"])

@@ -9,9 +9,11 @@ infra ID, the `<infraID>/` prefix in the OIDC bucket and a versioned image-regis
 
 Knobs (`--knob k=v`):
   zones=3  workers=2  base_domain=sandbox.example.com  oidc_bucket=sandbox-oidc
+           (each worker with a root volume deleted on termination and a data volume that is not)
   nlbs=0   network load balancers (ELBv2, with a target group of the workers and a TCP listener), as guest
            Services annotated for NLB make them
-  nat_deleting_seconds, instance_shutting_down_seconds, elb_eni_linger_seconds -> the layer's knobs
+  nat_deleting_seconds, instance_shutting_down_seconds, elb_eni_linger_seconds, volume_deleting_seconds
+           -> the layer's knobs
   cluster_name (the infra ID) -> the public `*.apps.<cluster_name>.<base_domain>` record
   registry_versioned=true   false: the image-registry bucket unversioned (current objects only), which is all
            HyperShift's emptyBucket can empty (benchmarks/hypershift_destroy_model.py)
@@ -30,7 +32,8 @@ from .common import aws
 ROLE_SUFFIXES = ["openshift-ingress", "openshift-image-registry", "aws-ebs-csi-driver-controller",
                  "cloud-controller", "node-pool", "control-plane-operator",
                  "cloud-network-config-controller", "kms-provider"]
-LAYER_KNOBS = ("nat_deleting_seconds", "instance_shutting_down_seconds", "elb_eni_linger_seconds")
+LAYER_KNOBS = ("nat_deleting_seconds", "instance_shutting_down_seconds", "elb_eni_linger_seconds",
+               "volume_deleting_seconds")
 TRUST = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "sts:AssumeRole",
                                                             "Principal": {"Service": "ec2.amazonaws.com"}}]})
 POLICY = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "ec2:Describe*",
@@ -205,11 +208,23 @@ def seed(name=None, namespace=None, knobs=None):
     image = ec2.describe_images(Owners=["amazon"], MaxResults=5)["Images"][0]["ImageId"]
     for w in range(workers_n):
         az = azs[w % len(azs)]
+        # a root volume AWS deletes with the instance, and a data volume it only detaches (as a machine set's
+        # extra block device), neither tagged: they are the instance's, found through its block device mappings
         inst = ec2.run_instances(ImageId=image, MinCount=1, MaxCount=1, InstanceType="m5.large",
                                  SubnetId=details["subnets"][az]["private"], SecurityGroupIds=[sg["worker"]],
                                  IamInstanceProfile={"Name": profile},
+                                 BlockDeviceMappings=[
+                                     {"DeviceName": "/dev/xvda", "Ebs": {"VolumeSize": 120, "VolumeType": "gp3",
+                                                                         "DeleteOnTermination": True}},
+                                     {"DeviceName": "/dev/sdf", "Ebs": {"VolumeSize": 10, "VolumeType": "gp3",
+                                                                        "DeleteOnTermination": False}}],
                                  TagSpecifications=spec("instance", f"{infra}-worker-{w}"))["Instances"][0]
         ids["AWS::EC2::Instance"].append(inst["InstanceId"])
+        for m in inst.get("BlockDeviceMappings", []):
+            ids.setdefault("AWS::EC2::Volume", []).append(m["Ebs"]["VolumeId"])
+            details.setdefault("volumes", {})[m["Ebs"]["VolumeId"]] = {
+                "instance": inst["InstanceId"], "device": m["DeviceName"],
+                "delete_on_termination": m["Ebs"]["DeleteOnTermination"]}
         details["enis"][inst["InstanceId"]] = [n["NetworkInterfaceId"] for n in inst.get("NetworkInterfaces", [])]
 
     # the router's classic ELB in the public subnets (the layer gives it ENIs, as AWS does)

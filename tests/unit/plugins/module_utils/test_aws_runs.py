@@ -49,7 +49,7 @@ class FakeEC2:
 
 def cleanup_params(**kw):
     p = dict(manifest=None, infra_id=None, base_domain=None, cluster_name=None, oidc_bucket=None,
-             preserve_iam=False, wait_timeout=900, concurrency=8)
+             preserve_iam=False, retain={}, wait_timeout=900, concurrency=8)
     p.update(kw)
     return p
 
@@ -58,7 +58,7 @@ def test_specs_hold_every_option():
     assert sorted(aws_runs.inventory_spec()) == ["base_domain", "cluster_name", "infra_id", "manifest_path",
                                                  "oidc_bucket"]
     assert sorted(aws_runs.cleanup_spec()) == ["base_domain", "cluster_name", "concurrency", "infra_id", "manifest",
-                                               "oidc_bucket", "preserve_iam", "wait_timeout"]
+                                               "oidc_bucket", "preserve_iam", "retain", "wait_timeout"]
     assert aws_runs.cleanup_spec()["wait_timeout"] == dict(type="int", default=900)
 
 
@@ -107,7 +107,7 @@ def _discovered(monkeypatch, manifest):
 
     def discover(clients, infra_id, **kw):
         seen.update(kw, infra_id=infra_id, check_mode=clients.check_mode)
-        return dict(manifest), {"vpcs": ["vpc-1"], "observed": {}}
+        return dict(manifest), {"vpcs": ["vpc-1"], "observed": {}, "guest_volumes": []}
     monkeypatch.setattr(aws_runs, "discover", discover)
     return seen
 
@@ -132,7 +132,7 @@ def test_inventory_without_a_path_changes_nothing(monkeypatch):
     _discovered(monkeypatch, {})
     out = aws_runs.inventory(FakeModule(dict(infra_id="demo", base_domain=None, cluster_name=None, oidc_bucket=None,
                                              manifest_path=None)))
-    assert out == dict(changed=False, manifest={}, counts={}, total=0, api_calls={}, vpcs=["vpc-1"])
+    assert out == dict(changed=False, manifest={}, counts={}, total=0, api_calls={}, vpcs=["vpc-1"], guest_volumes=[])
 
 
 def _aws_failure(monkeypatch):
@@ -165,6 +165,15 @@ def test_cleanup_bad_manifest_fails_naming_it():
         aws_runs.cleanup(m)
     assert m.failed["msg"].startswith("manifest: ")
     assert "exception" not in m.failed
+
+
+def test_cleanup_bad_retain_fails_naming_it_before_any_request():
+    from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
+    fake = FakeEC2(subnets=("subnet-1",))
+    m = FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1"]}, retain={"AWS::EC2::Banana": ["b-1"]}), fake=fake)
+    with pytest.raises(BadInput, match=r"^retain: .*AWS::EC2::Banana"):
+        aws_runs.cleanup(m)
+    assert fake.calls == []
 
 
 def test_cleanup_check_mode_plans_and_sends_no_delete():

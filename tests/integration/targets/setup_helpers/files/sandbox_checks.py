@@ -188,7 +188,7 @@ def lookup(rtype, rid):
                                                 {"InvalidVpcEndpointId.NotFound"},
                                                 lambda v: v.get("State", "").lower() == "deleted"),
         "AWS::EC2::Volume": lambda: _state(lambda: _first(ec2.describe_volumes(VolumeIds=[rid])["Volumes"]),
-                                           {"InvalidVolume.NotFound"}, lambda v: v["State"] == "deleted"),
+                                           {"InvalidVolume.NotFound"}, lambda v: v["State"] in ("deleting", "deleted")),
         "AWS::ElasticLoadBalancing::LoadBalancer": lambda: _state(lambda: _first(elb.describe_load_balancers(
             LoadBalancerNames=[rid])["LoadBalancerDescriptions"]), {"LoadBalancerNotFound"}),
         "AWS::ElasticLoadBalancingV2::LoadBalancer": lambda: _state(lambda: _first(elbv2.describe_load_balancers(
