@@ -17,10 +17,10 @@ description:
     each management cluster the run reads (the UID of its C(kube-system) namespace, and the API server URL the
     client was configured with) with O(expected_management_cluster). Any mismatch fails the task, naming the
     option, what was expected and what was observed; the playbooks run it before their first mutating request.
-  - O(confirm_account) is a typed confirmation, as an AWX survey asks it: it must equal the account ID, or one of
+  - O(confirm_account) is a typed confirmation, as an AWX survey asks it. It must equal the account ID, or one of
     the account's aliases (IAM C(ListAccountAliases), read only when the typed text is not the account ID).
   - It only reads, in check mode or not. With no guard and no confirmation set it sends no request at all.
-  - A guard whose target cannot be read (the API server does not answer, kube-system cannot be read) does not hold:
+  - A guard whose target cannot be read (the API server does not answer, kube-system cannot be read) does not hold;
     the task fails, saying the target is unknown.
 author:
   - teardown.gates developers (@teardown-gates)
