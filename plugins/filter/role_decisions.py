@@ -124,8 +124,8 @@ def teardown_plan_verdict(planned, approved_digest, approved_plan=None, report_d
     return teardown_plan.verdict(planned, approved_digest, approved_plan, report_dir)
 
 
-def teardown_plan_restrict(manifest, planned, of=""):
-    return teardown_plan.restrict(manifest, planned, of)
+def teardown_plan_restrict(manifest, planned, of="", approved=True):
+    return teardown_plan.restrict(manifest, planned, of, approved)
 
 
 class FilterModule(object):

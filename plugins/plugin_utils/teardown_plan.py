@@ -13,7 +13,7 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import registry
 from ansible_collections.teardown.gates.plugins.module_utils.preflight import plan as planlib
-from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import one_dict, printed
+from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import as_bool, one_dict, printed
 
 
 def planned(facts, kind, options):
@@ -41,10 +41,13 @@ def verdict(plan_and_digest, approved_digest, approved_plan=None, report_dir="")
         raise AnsibleFilterError(str(e))
 
 
-def restrict(manifest, plan_and_digest, of=""):
+def restrict(manifest, plan_and_digest, of="", approved=True):
     """``manifest`` (type -> IDs) with only the IDs the plan deletes (of ``of``, when given): an apply under an
-    approved digest deletes nothing outside the plan, even what a later look found."""
+    approved digest deletes nothing outside the plan, even what a later look found. ``approved`` false (no digest
+    was given) returns the manifest as it is."""
     manifest = one_dict(manifest, "teardown_plan_restrict", "an AWS manifest (type -> list of IDs)")
+    if not as_bool(approved):
+        return manifest
     p = one_dict(plan_and_digest, "teardown_plan_restrict", "the result of teardown_plan (a dict with plan)")
     allowed = set((e.get("type"), e.get("id")) for e in (p.get("plan") or {}).get("entries") or []
                   if e.get("action") == "delete" and (not of or e.get("of") == printed(of)))

@@ -98,7 +98,7 @@ FILES = {
 
 
 # the options of cfn_refusals that shape its plan
-PLAN_OPTIONS = ("stacks", "stack_prefix", "stack_tag", "statuses", "retain_unremovable")
+PLAN_OPTIONS = ("stacks", "stack_prefix", "stack_tag", "statuses", "clear", "retain_unremovable")
 
 
 def _refusing(facts_of_stack):

@@ -135,3 +135,10 @@ def test_held_deletion_plans_restores_then_abandons_and_keeps_the_rest():
     assert [(e["order"], e["action"], e["id"]) for e in plan["entries"]] == [(1, "restore", "ns/a"), (2, "abandon", "ns/b")]
     assert "backup serial 7" in plan["entries"][0]["detail"]
     assert plan["kept"] == [{"type": "Workspace", "id": "ns/c", "reason": "left alone: DependentsExist"}]
+
+
+def test_hosted_cluster_deleting_is_read_from_its_deletion_timestamp_text():
+    facts = {"cluster": CLUSTER, "present": "True", "deleting": "2026-12-04T10:00:00Z", "cli_finalizer_on": "False", "manifest": {}}
+    actions = [e["action"] for e in registry.planner("hosted_cluster")(facts, {})["entries"]]
+    assert "delete" not in actions and "add finalizer" not in actions
+    assert actions[-1] == "remove finalizer"

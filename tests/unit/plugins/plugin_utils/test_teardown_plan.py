@@ -51,3 +51,9 @@ def test_restrict_keeps_only_the_plans_ids_of_that_infra_id():
     grown = {VPC: ["vpc-1"], SUBNET: ["subnet-1", "subnet-late"], "AWS::EC2::EIP": ["eip-late"]}
     assert teardown_plan.restrict(grown, planned, "orph-a") == {VPC: ["vpc-1"], SUBNET: ["subnet-1"]}
     assert teardown_plan.restrict(grown, planned, "other") == {}
+
+
+def test_restrict_without_an_approved_digest_changes_nothing():
+    planned = teardown_plan.planned(FOUND, "orphan_sweep", {})
+    grown = {SUBNET: ["subnet-1", "subnet-late"]}
+    assert teardown_plan.restrict(grown, planned, "orph-a", False) == grown
