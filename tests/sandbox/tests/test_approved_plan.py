@@ -1,4 +1,5 @@
-"""The approved plan (#33), on sweep_orphans and a world of its own (one orphaned infra ID, seeded `aws-infra`):
+"""The approved plan (#33), on sweep_orphans and a world of its own (one orphaned infra ID: a VPC and a subnet
+tagged with its cluster tag, made here with plain boto3, so that its cleanup waits on no NAT gateway):
 
 * a check run writes the plan and its plan_digest into the report JSON;
 * a malformed approved_plan_digest fails before any AWS request, naming the option;
@@ -15,7 +16,7 @@ import uuid
 
 import boto3
 
-from privilege import LogTail, run_playbook, seed
+from privilege import LogTail, run_playbook
 from test_sweep_orphans import mutating
 
 SG = "AWS::EC2::SecurityGroup"
@@ -45,15 +46,18 @@ def vpc_present(vpc):
 
 def test_apply_with_an_old_digest_is_refused_naming_the_difference_and_a_new_digest_proceeds(tmp_path):
     infra = "apl" + uuid.uuid4().hex[:5]
-    made = seed("aws-infra", "--name", infra, "--knob", "zones=1", "--knob", "workers=0")
-    vpc = made["aws"]["AWS::EC2::VPC"][0]
+    tag = [{"Key": "kubernetes.io/cluster/" + infra, "Value": "owned"}]
+    vpc = ec2().create_vpc(CidrBlock="10.77.0.0/16")["Vpc"]["VpcId"]
+    subnet = ec2().create_subnet(VpcId=vpc, CidrBlock="10.77.1.0/24")["Subnet"]["SubnetId"]
+    ec2().create_tags(Resources=[vpc, subnet], Tags=tag)
     reports = tmp_path / "reports"
 
     out, requests, doc = run(infra, tmp_path, reports, check=True)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     old = doc["plan_digest"]
     assert len(old) == 64 and doc["plan"]["kind"] == "orphan_sweep"
-    assert ("delete", "AWS::EC2::VPC", vpc) in [(e["action"], e["type"], e["id"]) for e in doc["plan"]["entries"]]
+    planned = [(e["action"], e["type"], e["id"]) for e in doc["plan"]["entries"]]
+    assert ("delete", "AWS::EC2::VPC", vpc) in planned and ("delete", "AWS::EC2::Subnet", subnet) in planned
     assert mutating(requests) == []
 
     # a malformed digest: refused before any request, naming the option
@@ -64,7 +68,7 @@ def test_apply_with_an_old_digest_is_refused_naming_the_difference_and_a_new_dig
 
     # the world changes: one more resource tagged into the infra ID's scope
     sg = ec2().create_security_group(GroupName=infra + "-late", Description="tagged in after the review", VpcId=vpc)["GroupId"]
-    ec2().create_tags(Resources=[sg], Tags=[{"Key": "kubernetes.io/cluster/" + infra, "Value": "owned"}])
+    ec2().create_tags(Resources=[sg], Tags=tag)
 
     out, requests, doc = run(infra, tmp_path, reports, sweep_delete=True, approved_plan_digest=old)
     assert out.returncode != 0, out.stdout[-3000:]
