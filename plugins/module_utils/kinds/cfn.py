@@ -121,15 +121,15 @@ def plan(facts, options):
         entries.append(planlib.entry(step, "delete", "AWS::CloudFormation::Stack", s.get("id") or s.get("name", ""), detail=s.get("name", "")))
         for r in _refusing(info.get(s.get("name"))):
             entries.append(planlib.entry(step - 1, "clear refusal", r.get("resource_type", ""),
-                                   r.get("physical_resource_id") or r.get("logical_resource_id", ""), of=s.get("name", "")))
+                                         r.get("physical_resource_id") or r.get("logical_resource_id", ""), of=s.get("name", "")))
     for s in order.get("handled_by_parent") or []:
         keep.append(planlib.kept("AWS::CloudFormation::Stack", s.get("id") or s.get("name", ""), "nested: deleted by its parent %s" % s.get("parent_id", "")))
     for name in sorted(facts.get("missing") or []):
         keep.append(planlib.kept("AWS::CloudFormation::Stack", name, "already gone"))
     if entries:
         unknown.append(planlib.at_run_time("how each refusal is cleared (emptied, deleted, or retained)",
-                                     "the stack's DELETE_FAILED events read by cloudformation_teardown"))
+                                           "the stack's DELETE_FAILED events read by cloudformation_teardown"))
     for name in order.get("unknown_imports") or []:
         unknown.append(planlib.at_run_time("the stacks that import from %s (its imports name a value known only then)" % name,
-                                     "CloudFormation's export list at the delete"))
+                                           "CloudFormation's export list at the delete"))
     return planlib.build(NAME, {"region": options.get("aws_region", "")}, opts, entries, unknown, keep)

@@ -269,7 +269,7 @@ def plan(facts, options):
         if not _on(options.get("skip_namespace_delete")) and c.get("hcp_namespace"):
             entries.append(planlib.entry(4, "deleted by HyperShift", "Namespace", c["hcp_namespace"]))
         unknown.append(planlib.at_run_time("the CAPI Machines, AWSMachines and the guest's load balancers and volumes",
-                                     "HyperShift's and CAPI's own deletion (the gates wait on them, they are not deleted by ID here)"))
+                                           "HyperShift's and CAPI's own deletion (the gates wait on them, they are not deleted by ID here)"))
     ordered = aws_graph.plan(facts.get("manifest") or {}, preserve_iam=_on(options.get("preserve_iam")))
     entries += [planlib.entry(10 + r["level"], "delete", r["type"], r["id"], of=c.get("infra_id", "")) for lvl in ordered["levels"] for r in lvl]
     keep = [planlib.kept(r["type"], r["id"], "preserve_iam") for r in ordered["retained"]]

@@ -68,10 +68,10 @@ def plan(facts, options):
         for r in row.get("protected") or []:
             rid = r.get("id", r) if isinstance(r, dict) else r
             keep.append(planlib.kept(r.get("type", "resource") if isinstance(r, dict) else "resource", rid,
-                               "tagged %s (of %s)" % (TAGS[1], row.get("infra_id", ""))))
+                                     "tagged %s (of %s)" % (TAGS[1], row.get("infra_id", ""))))
     unknown = []
     if orphans:
         unknown.append(planlib.at_run_time("an orphan's resources tagged after this inventory (without approved_plan_digest; with it they are left out)",
-                                     "the re-check right before each orphan's cleanup (aws_orphan_inventory, same infra ID)"))
+                                           "the re-check right before each orphan's cleanup (aws_orphan_inventory, same infra ID)"))
     target = {"region": options.pop("aws_region", ""), "management_contexts": sorted(options.pop("management_contexts", []) or [])}
     return planlib.build(NAME, target, options, entries, unknown, keep)

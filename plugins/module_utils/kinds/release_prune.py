@@ -171,15 +171,15 @@ def plan(facts, options):
         for e in (r.get("inventory") or {}).get("entries") or []:
             if isinstance(e, dict):
                 entries.append(planlib.entry(step + 1, "pruned by convoy", "%s %s" % (e.get("apiVersion", ""), e.get("kind", "")),
-                                       _object_id(e), of=rid))
+                                             _object_id(e), of=rid))
         for o in r.get("orphans") or [] if options.get("allow_orphaned_workloads") else []:
             if isinstance(o, dict):
                 keep.append(planlib.kept("%s %s" % (o.get("apiVersion", ""), o.get("kind", "")), _object_id(o),
-                                   "allow_orphaned_workloads: left running, untracked (of %s)" % rid))
+                                         "allow_orphaned_workloads: left running, untracked (of %s)" % rid))
     for name in sorted(info.get("absent_names") or []):
         keep.append(planlib.kept("Release", "%s/%s" % (ns, name), "already absent"))
     unknown = []
     if present:
         unknown.append(planlib.at_run_time("objects labelled as a Release's that its inventory does not record",
-                                     "convoy's own pruning (not deleted by this run)"))
+                                           "convoy's own pruning (not deleted by this run)"))
     return planlib.build(NAME, {"namespace": ns}, opts, entries, unknown, keep)
