@@ -71,7 +71,8 @@ def test_every_template_has_an_approved_plan_workflow_check_then_approval_then_a
         assert nodes["check"]["job_type"] == "check" and nodes["check"]["success_nodes"] == ["approve"]
         assert "approval_node" in nodes["approve"] and nodes["approve"]["success_nodes"] == ["apply"]
         assert nodes["apply"]["job_type"] == "run"
-        assert nodes["check"]["unified_job_template"] == nodes["apply"]["unified_job_template"] in names
+        assert nodes["check"]["unified_job_template"] == nodes["apply"]["unified_job_template"]
+        assert nodes["apply"]["unified_job_template"] in names
         assert w["ask_variables_on_launch"] is True
 
 
