@@ -17,7 +17,10 @@
 - which stacks are already gone, why a stack is not deleted and its result row (cfn_refusals_missing,
   cfn_refusals_stack_error, cfn_refusals_stack_record);
 - what release_prune says of bad input and of the Cluster in its plan (release_prune_selection_problem,
-  release_prune_input_problem, release_prune_cluster_line)."""
+  release_prune_input_problem, release_prune_cluster_line);
+- the approved plan: a kind's plan and its digest, what is wrong with an approved_plan_digest, whether the plan
+  recomputed now is the approved one, and a manifest kept to the plan's IDs (teardown_plan,
+  teardown_plan_digest_problem, teardown_plan_verdict, teardown_plan_restrict)."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -25,6 +28,7 @@ __metaclass__ = type
 from ansible_collections.teardown.gates.plugins.plugin_utils import held_deletion_plan, hosted_cluster_baseline as baseline
 from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_stop, orphan_sweep_outcome as sweep
 from ansible_collections.teardown.gates.plugins.plugin_utils import cfn_refusals_stack, hosted_cluster_input, hosted_cluster_wait, release_prune_input
+from ansible_collections.teardown.gates.plugins.plugin_utils import teardown_plan
 
 
 def held_deletion_decision(result, prefer_restore, abandon_uid, held_name):
@@ -108,6 +112,22 @@ def release_prune_cluster_line(cluster, cluster_name, prune_cluster):
     return release_prune_input.cluster_line(cluster, cluster_name, prune_cluster)
 
 
+def teardown_plan_of(facts, kind, options):
+    return teardown_plan.planned(facts, kind, options)
+
+
+def teardown_plan_digest_problem(value):
+    return teardown_plan.digest_problem(value)
+
+
+def teardown_plan_verdict(planned, approved_digest, approved_plan=None, report_dir=""):
+    return teardown_plan.verdict(planned, approved_digest, approved_plan, report_dir)
+
+
+def teardown_plan_restrict(manifest, planned, of="", approved=True):
+    return teardown_plan.restrict(manifest, planned, of, approved)
+
+
 class FilterModule(object):
     def filters(self):
         return {
@@ -131,4 +151,8 @@ class FilterModule(object):
             "release_prune_selection_problem": release_prune_selection_problem,
             "release_prune_input_problem": release_prune_input_problem,
             "release_prune_cluster_line": release_prune_cluster_line,
+            "teardown_plan": teardown_plan_of,
+            "teardown_plan_digest_problem": teardown_plan_digest_problem,
+            "teardown_plan_verdict": teardown_plan_verdict,
+            "teardown_plan_restrict": teardown_plan_restrict,
         }

@@ -54,3 +54,36 @@ def test_no_secret_is_a_survey_answer_or_extra_var_and_check_mode_is_offered():
         assert not any(SECRET_WORDS.search(k) for k in (t.get("extra_vars") or {}))
         assert t["credentials"], "credentials come from credential types, attached by name"
         assert t["ask_job_type_on_launch"] is True
+
+
+def _workflows():
+    with open(os.path.join(REPO, "extensions", "awx", "workflows.yml")) as f:
+        return yaml.safe_load(f)["controller_workflows"]
+
+
+def test_every_template_has_an_approved_plan_workflow_check_then_approval_then_apply():
+    names = {t["name"] for t in _templates()}
+    flows = _workflows()
+    assert sorted(w["name"] for w in flows) == sorted(n + ", approved plan" for n in names)
+    for w in flows:
+        nodes = {n["identifier"]: n for n in w["simplified_workflow_nodes"]}
+        assert list(nodes) == ["check", "approve", "apply"], w["name"]
+        assert nodes["check"]["job_type"] == "check" and nodes["check"]["success_nodes"] == ["approve"]
+        assert "approval_node" in nodes["approve"] and nodes["approve"]["success_nodes"] == ["apply"]
+        assert nodes["apply"]["job_type"] == "run"
+        assert nodes["check"]["unified_job_template"] == nodes["apply"]["unified_job_template"]
+        assert nodes["apply"]["unified_job_template"] in names
+        assert w["ask_variables_on_launch"] is True
+
+
+def test_the_check_job_hands_the_digest_the_apply_job_takes():
+    # the roles' set_stats (check mode) name exactly the variables the roles take as the approval
+    for role in ("orphan_sweep", "hosted_cluster_destroy", "release_prune", "cfn_refusals", "held_deletion"):
+        with open(os.path.join(REPO, "roles", role, "meta", "argument_specs.yml")) as f:
+            opts = yaml.safe_load(f)["argument_specs"]["main"]["options"]
+        assert {"approved_plan_digest", "approved_plan"} <= set(opts), role
+        tasks = ""
+        for name in os.listdir(os.path.join(REPO, "roles", role, "tasks")):
+            with open(os.path.join(REPO, "roles", role, "tasks", name)) as f:
+                tasks += f.read()
+        assert "approved_plan_digest: \"{{" in tasks and "ansible.builtin.set_stats" in tasks, role

@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.teardown.gates.plugins.module_utils.preflight import plan as planlib
 from ansible_collections.teardown.gates.plugins.module_utils.kinds.drawing import epoch, finish, html_table, row
 
 NAME = "cfn"
@@ -102,3 +103,41 @@ FILES = {
     "molecule": ("extensions/molecule/cfn_refusals", "cfn_refusals"),
     "chaos": ("tests/chaos/run.py", "clear_cfn_refusals.yml"),
 }
+
+
+# the options of cfn_refusals that shape its plan
+PLAN_OPTIONS = ("stacks", "stack_prefix", "stack_tag", "statuses", "clear", "retain_unremovable")
+
+
+def _refusing(facts_of_stack):
+    return [r for r in (facts_of_stack or {}).get("stack_resource_list") or []
+            if isinstance(r, dict) and r.get("resource_status") == "DELETE_FAILED"]
+
+
+def plan(facts, options):
+    """cfn_refusals' plan from what it reads before its first change: ``facts['order']`` (cfn_delete_order's
+    result: the stacks in deletion order, importers first, and those left to their parent) and ``facts['info']``
+    (cloudformation_info's stacks with their resources). Stack n (in that order) is step 10 * (n + 1): first each
+    resource in DELETE_FAILED is cleared (step - 1), then the stack is deleted. What clears a refusal is decided at
+    run time from the stack's events."""
+    facts, options = facts or {}, dict(options or {})
+    order, info = facts.get("order") or {}, facts.get("info") or {}
+    opts = dict((k, sorted(options[k]) if isinstance(options[k], list) else options[k]) for k in PLAN_OPTIONS if k in options)
+    entries, keep, unknown = [], [], []
+    for n, s in enumerate(order.get("order") or []):
+        step = 10 * (n + 1)
+        entries.append(planlib.entry(step, "delete", "AWS::CloudFormation::Stack", s.get("id") or s.get("name", ""), detail=s.get("name", "")))
+        for r in _refusing(info.get(s.get("name"))):
+            entries.append(planlib.entry(step - 1, "clear refusal", r.get("resource_type", ""),
+                                         r.get("physical_resource_id") or r.get("logical_resource_id", ""), of=s.get("name", "")))
+    for s in order.get("handled_by_parent") or []:
+        keep.append(planlib.kept("AWS::CloudFormation::Stack", s.get("id") or s.get("name", ""), "nested: deleted by its parent %s" % s.get("parent_id", "")))
+    for name in sorted(facts.get("missing") or []):
+        keep.append(planlib.kept("AWS::CloudFormation::Stack", name, "already gone"))
+    if entries:
+        unknown.append(planlib.at_run_time("how each refusal is cleared (emptied, deleted, or retained)",
+                                           "the stack's DELETE_FAILED events read by cloudformation_teardown"))
+    for name in order.get("unknown_imports") or []:
+        unknown.append(planlib.at_run_time("the stacks that import from %s (its imports name a value known only then)" % name,
+                                           "CloudFormation's export list at the delete"))
+    return planlib.build(NAME, {"region": options.get("aws_region", "")}, opts, entries, unknown, keep)

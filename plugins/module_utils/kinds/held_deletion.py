@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.teardown.gates.plugins.module_utils.preflight import plan as planlib
 from ansible_collections.teardown.gates.plugins.module_utils.owners import captf
 from ansible_collections.teardown.gates.plugins.module_utils.kinds.drawing import (
     condition, epoch, esc, finish, gate_row, html_list, row)
@@ -168,3 +169,29 @@ FILES = {
     "molecule": ("extensions/molecule/held_deletion", "held_deletion"),
     "chaos": ("tests/chaos/case_silent_playbooks.py", "release_held_deletion.yml"),
 }
+
+
+# the options of held_deletion that shape its plan
+PLAN_OPTIONS = ("held_kind", "held_name", "prefer_restore", "abandon_uid")
+
+
+def plan(facts, options):
+    """held_deletion's plan from its Phase 3 decisions (``facts['plan']``: per held object its name, uid, reason
+    and action - restore with a backup serial, abandon, or none), made before the first change. Restores are step
+    1, abandons step 2, in name order; an object left alone is kept with its reason."""
+    facts, options = facts or {}, dict(options or {})
+    opts = dict((k, options[k]) for k in PLAN_OPTIONS if k in options)
+    ns, kind = options.get("namespace", ""), options.get("held_kind", "")
+    entries, keep = [], []
+    for o in sorted((o for o in facts.get("plan") or [] if isinstance(o, dict)), key=lambda o: o.get("name", "")):
+        oid = "%s/%s" % (ns, o.get("name", ""))
+        if o.get("action") == "restore":
+            entries.append(planlib.entry(1, "restore", kind, oid, detail="uid %s, backup serial %s" % (o.get("uid", ""), o.get("backup_serial"))))
+        elif o.get("action") == "abandon":
+            entries.append(planlib.entry(2, "abandon", kind, oid, detail="uid %s: the infrastructure keeps running, untracked" % o.get("uid", "")))
+        else:
+            keep.append(planlib.kept(kind, oid, "left alone: %s" % (o.get("reason") or "not held")))
+    unknown = []
+    if entries:
+        unknown.append(planlib.at_run_time("what CAPTF destroys after a restore", "CAPTF's own destroy of the restored state"))
+    return planlib.build(NAME, {"namespace": ns, "kind": kind}, opts, entries, unknown, keep)

@@ -10,6 +10,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as aws_graph
+from ansible_collections.teardown.gates.plugins.module_utils.preflight import plan as planlib
 from ansible_collections.teardown.gates.plugins.module_utils.kinds.drawing import (
     aws_id, aws_rows, condition, epoch, esc, finish, gate_row, html_list, html_table, phase_rows)
 from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import (
@@ -263,3 +265,51 @@ FILES = {
     "molecule": ("extensions/molecule/hosted_cluster", "hosted_cluster_destroy"),
     "chaos": ("tests/chaos/run.py", "destroy_hosted_cluster.yml"),
 }
+
+
+# the options of the destroy that shape its plan (hosted_cluster_destroy_options less what says how the run began)
+PLAN_OPTIONS = ("destroy_cloud_resources", "cleanup_effective", "skip_namespace_delete", "preserve_iam",
+                "cluster_grace_period", "take_over_cleanup", "take_over_after", "aws_region")
+
+
+def _on(value):
+    """A role fact as a truth: True, or a non-empty text that is not a false word (the deletion timestamp, when the
+    HostedCluster is deleting)."""
+    if isinstance(value, str):
+        return value.strip().lower() not in ("", "false", "no", "off", "0", "none")
+    return bool(value)
+
+
+def plan(facts, options):
+    """The destroy's plan from what Phase 1 read before the first change: ``facts`` holds ``cluster`` (the
+    identity: namespace, name, uid, infra_id, region, hcp_namespace), ``present`` and ``deleting`` (the
+    HostedCluster's state), ``cli_finalizer_on``, ``cleanup_preexisting``, ``nodepools`` and ``manifest`` (every
+    AWS ID recorded). Steps: 1 the CLI finalizer, 2 the cleanup annotation, 3 the HostedCluster's delete, 4 what
+    HyperShift and CAPI delete on their own (NodePools, the HCP namespace), 10 + level the AWS deletes in
+    dependency order, IAM last, 90 the CLI finalizer's release."""
+    facts, options = facts or {}, options or {}
+    c = facts.get("cluster") or {}
+    opts = dict((k, options[k]) for k in PLAN_OPTIONS if k in options)
+    hc = "%s/%s" % (c.get("namespace", ""), c.get("name", ""))
+    entries, unknown = [], []
+    present, deleting = _on(facts.get("present")), _on(facts.get("deleting"))
+    if present and not _on(facts.get("cli_finalizer_on")) and not deleting:
+        entries.append(planlib.entry(1, "add finalizer", "HostedCluster", hc, detail=CLI_FINALIZER))
+    if present and _on(options.get("destroy_cloud_resources")) and not _on(facts.get("cleanup_preexisting")):
+        entries.append(planlib.entry(2, "annotate", "HostedCluster", hc, detail="%s=true" % CLEANUP_ANN))
+    if present and not deleting:
+        entries.append(planlib.entry(3, "delete", "HostedCluster", hc, detail="uid %s" % c.get("uid", "")))
+    if present:
+        for np in facts.get("nodepools") or []:
+            entries.append(planlib.entry(4, "deleted by HyperShift", "NodePool", "%s/%s" % (c.get("namespace", ""), np)))
+        if not _on(options.get("skip_namespace_delete")) and c.get("hcp_namespace"):
+            entries.append(planlib.entry(4, "deleted by HyperShift", "Namespace", c["hcp_namespace"]))
+        unknown.append(planlib.at_run_time("the CAPI Machines, AWSMachines and the guest's load balancers and volumes",
+                                           "HyperShift's and CAPI's own deletion (the gates wait on them, they are not deleted by ID here)"))
+    ordered = aws_graph.plan(facts.get("manifest") or {}, preserve_iam=_on(options.get("preserve_iam")))
+    entries += [planlib.entry(10 + r["level"], "delete", r["type"], r["id"], of=c.get("infra_id", "")) for lvl in ordered["levels"] for r in lvl]
+    keep = [planlib.kept(r["type"], r["id"], "preserve_iam") for r in ordered["retained"]]
+    if present and (not _on(facts.get("cli_finalizer_on")) or deleting):
+        entries.append(planlib.entry(90, "remove finalizer", "HostedCluster", hc, detail=CLI_FINALIZER))
+    target = dict((k, c.get(k, "")) for k in ("namespace", "name", "uid", "infra_id", "region"))
+    return planlib.build(NAME, target, opts, entries, unknown, keep)

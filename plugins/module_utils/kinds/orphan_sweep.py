@@ -9,6 +9,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as aws_graph
+from ansible_collections.teardown.gates.plugins.module_utils.preflight import plan as planlib
+
 NAME = "orphan_sweep"
 PAGE = False  # its report is the role's JSON; no HTML page, chart or verdict
 
@@ -47,3 +50,41 @@ FILES = {
     "molecule": ("extensions/molecule/orphan_sweep", "orphan_sweep"),
     "chaos": ("tests/chaos/case_orphans.py", "sweep_orphans"),
 }
+
+
+def _resources(manifest, preserve_iam, of, base):
+    """Plan entries (deletes in aws_graph's dependency order, IAM last) and kept rows for one manifest."""
+    ordered = aws_graph.plan(manifest or {}, preserve_iam=preserve_iam)
+    entries = [planlib.entry(base + r["level"], "delete", r["type"], r["id"], of=of) for lvl in ordered["levels"] for r in lvl]
+    keep = [planlib.kept(r["type"], r["id"], "preserve_iam (of %s)" % of) for r in ordered["retained"]]
+    return entries, keep
+
+
+def plan(facts, options):
+    """The sweep's plan from what the role reads before its first change: aws_orphan_inventory's result
+    (``facts['found']``). Each orphan's manifest, deleted in dependency order, IAM last; the infra IDs that are
+    live, young, protected or unknown are kept, with their reason. Orphans are swept one after another, in infra
+    ID order: orphan n's deletes are steps n*100 + level."""
+    found = (facts or {}).get("found") or {}
+    options = dict(options or {})
+    preserve_iam = bool(options.get("preserve_iam"))
+    entries, keep = [], []
+    rows = sorted((i for i in found.get("infra_ids") or [] if isinstance(i, dict)), key=lambda i: i.get("infra_id", ""))
+    orphans = [i for i in rows if i.get("status") == "orphan"]
+    for n, row in enumerate(orphans):
+        e, k = _resources(row.get("manifest"), preserve_iam, row["infra_id"], n * 100)
+        entries += e
+        keep += k
+    for row in rows:
+        if row.get("status") != "orphan":
+            keep.append(planlib.kept("infra ID", row.get("infra_id", ""), "%s: %s" % (row.get("status", ""), row.get("reason", ""))))
+        for r in row.get("protected") or []:
+            rid = r.get("id", r) if isinstance(r, dict) else r
+            keep.append(planlib.kept(r.get("type", "resource") if isinstance(r, dict) else "resource", rid,
+                                     "tagged %s (of %s)" % (TAGS[1], row.get("infra_id", ""))))
+    unknown = []
+    if orphans:
+        unknown.append(planlib.at_run_time("an orphan's resources tagged after this inventory (without approved_plan_digest; with it they are left out)",
+                                           "the re-check right before each orphan's cleanup (aws_orphan_inventory, same infra ID)"))
+    target = {"region": options.pop("aws_region", ""), "management_contexts": sorted(options.pop("management_contexts", []) or [])}
+    return planlib.build(NAME, target, options, entries, unknown, keep)

@@ -7,7 +7,9 @@ A kind file (this folder) declares ``NAME``, ``PAGE`` (whether it has a report p
 ``ANNOTATIONS``, ``FINALIZERS`` (finalizer -> (owner, what it waits for)), ``OBJECT_HINTS`` ((api group, kind)
 -> hints), ``HINT_RULES`` ((order, rule) pairs), ``CLOSED_STATES`` and ``FILES`` (slot -> (path, word), for
 tests/unit/test_kinds_complete.py); a kind with a page also has ``claims(report)``, ``chart(report)``,
-``body(report)`` and ``verdict(report)``. ``GROUND`` holds what is not a kind but every kind meets (core
+``body(report)`` and ``verdict(report)``. Every kind has ``plan(facts, options)``: the plan its role would carry
+out, built from what the role read before its first change (plugins/module_utils/preflight/plan.py); ``planner``
+looks it up. ``GROUND`` holds what is not a kind but every kind meets (core
 Kubernetes): its finalizers and hints are looked up with the kinds'.
 
 Adding a kind is a file here and one line in ``KINDS``. Page kinds are tried in ``KINDS`` order by ``of_report``;
@@ -50,6 +52,11 @@ def by_name(name):
         if k.NAME == name:
             return k
     raise UnknownKind("unknown teardown kind %r; known: %s" % (name, ", ".join(names())))
+
+
+def planner(name):
+    """The plan builder of the kind named ``name``: plan(facts, options) -> a canonical plan."""
+    return by_name(name).plan
 
 
 def page_kinds():

@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.teardown.gates.plugins.module_utils.preflight import plan as planlib
 from ansible_collections.teardown.gates.plugins.module_utils.owners import convoy
 from ansible_collections.teardown.gates.plugins.module_utils.kinds.drawing import (
     epoch, esc, finish, gate_row, html_list, html_table, row)
@@ -144,3 +145,62 @@ FILES = {
     "molecule": ("extensions/molecule/release_prune", "release_prune"),
     "chaos": ("tests/chaos/run.py", "prune_releases.yml"),
 }
+
+
+# the options of release_prune that shape its plan (timeout is a duration: not part of it)
+PLAN_OPTIONS = ("prune_cluster", "allow_orphaned_workloads", "batch_size", "label_selector", "names", "cluster_name")
+
+
+def _object_id(e):
+    ns = e.get("namespace")
+    return "%s/%s" % (ns, e.get("name", "")) if ns else e.get("name", "")
+
+
+def plan(facts, options):
+    """release_prune's plan from convoy_release_info's result (``facts['info']``: ``releases``, ``clusters``,
+    ``absent_names``), read before the first delete. Step 1: the Cluster, when prune_cluster deletes it (its
+    pruneReleases flow then deletes the Releases); steps 10 + batch: each Release of the batch (its UID as the
+    delete's precondition), or a wait for one already deleting; step 11 + batch: what convoy's flow removes of its
+    inventory. The Releases are batched in the order convoy_release_info lists them (by name)."""
+    info, options = (facts or {}).get("info") or {}, dict(options or {})
+    opts = dict((k, options[k]) for k in PLAN_OPTIONS if k in options)
+    for k in ("names",):
+        if isinstance(opts.get(k), list):
+            opts[k] = sorted(opts[k])
+    ns = options.get("namespace", "")
+    cluster_name = options.get("cluster_name") or ""
+    size = max(1, int(options.get("batch_size") or 1))
+    entries, keep = [], []
+    cluster = [c for c in info.get("clusters") or [] if isinstance(c, dict) and c.get("name") == cluster_name]
+    by_cluster = False
+    if options.get("prune_cluster") and cluster and cluster[0].get("state") == "present":
+        c = cluster[0]
+        by_cluster = bool(c.get("prune_releases"))
+        if by_cluster and not c.get("deleting"):
+            entries.append(planlib.entry(1, "delete", "Cluster", "%s/%s" % (ns, c["name"]), detail="uid %s" % c.get("uid", "")))
+    present = sorted((r for r in info.get("releases") or [] if isinstance(r, dict) and r.get("state") == "present"),
+                     key=lambda r: r.get("name", ""))
+    for n, r in enumerate(present):
+        step = 10 + 2 * (n // size)
+        rid = "%s/%s" % (ns, r.get("name", ""))
+        if r.get("deleting"):
+            entries.append(planlib.entry(step, "wait", "Release", rid, detail="already deleting"))
+        elif by_cluster:
+            entries.append(planlib.entry(step, "deleted by the Cluster's pruneReleases", "Release", rid, detail="uid %s" % r.get("uid", "")))
+        else:
+            entries.append(planlib.entry(step, "delete", "Release", rid, detail="uid %s" % r.get("uid", "")))
+        for e in (r.get("inventory") or {}).get("entries") or []:
+            if isinstance(e, dict):
+                entries.append(planlib.entry(step + 1, "pruned by convoy", "%s %s" % (e.get("apiVersion", ""), e.get("kind", "")),
+                                             _object_id(e), of=rid))
+        for o in r.get("orphans") or [] if options.get("allow_orphaned_workloads") else []:
+            if isinstance(o, dict):
+                keep.append(planlib.kept("%s %s" % (o.get("apiVersion", ""), o.get("kind", "")), _object_id(o),
+                                         "allow_orphaned_workloads: left running, untracked (of %s)" % rid))
+    for name in sorted(info.get("absent_names") or []):
+        keep.append(planlib.kept("Release", "%s/%s" % (ns, name), "already absent"))
+    unknown = []
+    if present:
+        unknown.append(planlib.at_run_time("objects labelled as a Release's that its inventory does not record",
+                                           "convoy's own pruning (not deleted by this run)"))
+    return planlib.build(NAME, {"namespace": ns}, opts, entries, unknown, keep)

@@ -158,6 +158,16 @@ CASES = [
      "held_kind"),
     ("role-held_deletion-type", "role:held_deletion", {"held_namespace": "{ns}", "prefer_restore": "maybe"},
      "prefer_restore"),
+    # approved_plan_digest (#33): not 64 hexadecimal characters, refused before any request
+    ("role-hosted_cluster_destroy-digest", "role:hosted_cluster_destroy", {
+        "hosted_cluster_name": "hc", "hosted_cluster_namespace": "{ns}", "approved_plan_digest": "abc"}, "approved_plan_digest"),
+    ("role-release_prune-digest", "role:release_prune", {"release_namespace": "{ns}", "release_names": ["a"],
+                                                         "approved_plan_digest": "abc"}, "approved_plan_digest"),
+    ("role-cfn_refusals-digest", "role:cfn_refusals", {"cfn_stacks": ["s"], "approved_plan_digest": "z" * 64}, "approved_plan_digest"),
+    ("role-orphan_sweep-digest", "role:orphan_sweep", {"infra_id_prefix": "bi-none-", "approved_plan_digest": "abc"},
+     "approved_plan_digest"),
+    ("role-held_deletion-digest", "role:held_deletion", {"held_namespace": "{ns}", "approved_plan_digest": "abc"},
+     "approved_plan_digest"),
 ]
 
 

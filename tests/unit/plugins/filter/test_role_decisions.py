@@ -15,7 +15,8 @@ def test_each_filter_is_published():
         "hosted_cluster_cli_finalizer_on", "hosted_cluster_input_problems", "hosted_cluster_manifest", "hosted_cluster_report_gates",
         "hosted_cluster_stop_message",
         "hosted_cluster_stop_record", "orphan_sweep_recheck_verdict", "orphan_sweep_record", "orphan_sweep_verified",
-        "release_prune_cluster_line", "release_prune_input_problem", "release_prune_selection_problem"]
+        "release_prune_cluster_line", "release_prune_input_problem", "release_prune_selection_problem",
+        "teardown_plan", "teardown_plan_digest_problem", "teardown_plan_restrict", "teardown_plan_verdict"]
 
 
 def test_held_deletion_decision():
