@@ -65,6 +65,19 @@ def test_by_finalizer_names_the_publisher():
         registry.by_finalizer("example.com/mine")
 
 
+def test_controllers_for_an_api_version_or_a_finalizer():
+    capi = {"namespace": "capi-system", "name": "capi-controller-manager", "what": "CAPI manager"}
+    assert registry.controllers_for("cluster.x-k8s.io/v1beta1") == [capi]
+    # by a finalizer the controller owns, whatever the object's API (each controller once)
+    assert registry.controllers_for("v1", ["machine.cluster.x-k8s.io", "cluster.cluster.x-k8s.io"]) == [capi]
+    assert [c["name"] for c in registry.controllers_for("hypershift.openshift.io/v1beta1")] == ["operator"]
+    assert registry.controllers_for("v1", ["example.com/mine"]) == []
+    for k in registry.KINDS + registry.GROUND:
+        for c in k.CONTROLLERS:
+            assert set(c) == {"namespace", "name", "what", "serves", "finalizers"}, (k.NAME, c)
+            assert set(c["finalizers"]) <= set(k.FINALIZERS), (k.NAME, c)
+
+
 def test_no_two_publishers_claim_one_finalizer_or_one_object_kind():
     fins, objs = [], []
     for k in registry.KINDS + registry.GROUND:
