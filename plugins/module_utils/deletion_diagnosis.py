@@ -295,7 +295,8 @@ def blockers(state, deleting, fins, fg, webhooks, apis, ns_state, ns_report, ctr
                 "%s %s" % (c.get("kind"), c.get("name")) for c in left[:10])})
         elif ns_state == "unknown" and not apis:
             out.append({"what": "content", "name": "unknown",
-                        "detail": "some lists failed: the namespace's content is not known, not empty"})
+                        "detail": "a list or the APIServices could not be read: the namespace's content is unknown, "
+                                  "not empty"})
     for c in ctrls:
         if c["state"] != "ready":
             out.append({"what": "controller", "name": "%s/%s" % (c["namespace"], c["name"]),
