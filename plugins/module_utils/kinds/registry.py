@@ -21,12 +21,13 @@ __metaclass__ = type
 
 from ansible_collections.teardown.gates.plugins.module_utils.errors import TeardownGatesError
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import (
-    cfn, held_deletion, hosted_cluster, kubernetes, orphan_sweep, release_prune)
+    cfn, diagnosis, held_deletion, hosted_cluster, kubernetes, orphan_sweep, release_prune)
 
 KINDS = (
     hosted_cluster,
     release_prune,
     cfn,
+    diagnosis,
     held_deletion,  # the last page kind: of_report falls back to it
     orphan_sweep,
 )

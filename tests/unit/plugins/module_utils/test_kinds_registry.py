@@ -12,10 +12,10 @@ from ansible_collections.teardown.gates.plugins.module_utils.errors import Teard
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import kubernetes, registry
 from ansible_collections.teardown.gates.plugins.filter import report_page
 
-NAMES = ("hosted_cluster", "release_prune", "cfn", "held_deletion", "orphan_sweep")
+NAMES = ("hosted_cluster", "release_prune", "cfn", "diagnosis", "held_deletion", "orphan_sweep")
 
 
-def test_the_registry_lists_the_five_kinds_once_each():
+def test_the_registry_lists_the_six_kinds_once_each():
     assert registry.names() == NAMES
     assert len(set(k.NAME for k in registry.KINDS)) == len(registry.KINDS)
 
@@ -34,7 +34,7 @@ def test_an_unknown_kind_raises_unknown_kind_from_the_one_base():
 
 
 def test_page_kinds_are_the_report_filters_kinds_in_order():
-    assert registry.page_kinds() == ("hosted_cluster", "release_prune", "cfn", "held_deletion")
+    assert registry.page_kinds() == ("hosted_cluster", "release_prune", "cfn", "diagnosis", "held_deletion")
     assert report_page.KINDS == registry.page_kinds()
     assert registry.page_kind("cfn").NAME == "cfn"
     with pytest.raises(registry.UnknownKind):
@@ -50,6 +50,7 @@ def test_page_kinds_are_the_report_filters_kinds_in_order():
     ({"plan": []}, "held_deletion"),
     ({}, "held_deletion"),
     ({"gates": [], "stacks": []}, "cfn"),  # gates without a cluster is not a hosted cluster
+    ({"role": "teardown.gates.diagnose_deletion", "blockers": []}, "diagnosis"),
 ])
 def test_of_report_guesses_the_kind_from_the_reports_shape(report, kind):
     assert registry.of_report(report).NAME == kind
