@@ -272,10 +272,10 @@ def blockers(state, deleting, fins, fg, webhooks, apis, ns_state, ns_report, ctr
                                   w["configuration"], w["service"], "no ready" if w["endpoints"] == "none ready"
                                   else "unknown")})
     for a in apis:
+        why = (a["reason"] or a["status"]) + ((": " + a["message"]) if a["message"] else "")
         out.append({"what": "apiservice", "name": a["name"],
-                    "detail": "APIService %s is not Available (%s%s): what it serves cannot be listed nor deleted, so "
-                              "the namespace controller cannot finish" % (a["name"], a["reason"] or a["status"],
-                                                                         (": " + a["message"]) if a["message"] else "")})
+                    "detail": "APIService %s is not Available (%s): what it serves cannot be listed nor deleted, so "
+                              "the namespace controller cannot finish" % (a["name"], why)})
     for d in fg["blocking_dependents"]:
         out.append({"what": "dependent", "name": "%s %s" % (d["kind"], d["name"]),
                     "detail": "blockOwnerDeletion dependent: the garbage collector removes foregroundDeletion after "
@@ -289,7 +289,7 @@ def blockers(state, deleting, fins, fg, webhooks, apis, ns_state, ns_report, ctr
             detail = "finalizer of %s, which waits for %s" % (f["owner"], f.get("waits_for") or "its own cleanup")
         out.append({"what": "finalizer", "name": f["name"], "detail": detail})
     if ns_report is not None:
-        left = [c for c in ns_report.get("contents") or []]
+        left = list(ns_report.get("contents") or [])
         if ns_state == "not_empty":
             out.append({"what": "content", "name": "%d object(s)" % len(left), "detail": ", ".join(
                 "%s %s" % (c.get("kind"), c.get("name")) for c in left[:10])})

@@ -77,7 +77,7 @@ options:
       - Also read what blocks the deletion from outside the object and report it in RV(diagnosis) - each
         finalizer's owner or, when the kind registry does not know it, the managers that last wrote the object
         (C(metadata.managedFields)); the C(blockOwnerDeletion) dependents of a foreground deletion; the
-        Validating/MutatingWebhookConfigurations with C(failurePolicy: Fail) that apply to an UPDATE of the object
+        Validating/MutatingWebhookConfigurations whose failure policy is C(Fail) that apply to an UPDATE of the object
         and whose Service has no ready endpoint (EndpointSlices); for a Namespace the APIServices that are not
         Available (then its state is V(unknown), never V(empty)); the controller Deployments the kind registry names
         for it, and whether they are ready; the owners' own ways out.

@@ -243,13 +243,12 @@ def check(module):
     if not wanted_of(p):
         module.fail_json(msg="invalid input: objects: give at least one object")
     for n, item in enumerate(wanted_of(p)):
+        where = ("objects[%d]." % n) if p["objects"] is not None else ""
         why = dd.check_api_version(item["api_version"])
         if why:
-            module.fail_json(msg="invalid input: %s: %s" % ("objects[%d].api_version" % n if p["objects"] is not None
-                                                           else "api_version", why))
+            module.fail_json(msg="invalid input: %sapi_version: %s" % (where, why))
         if not (item.get("name") or "").strip():
-            module.fail_json(msg="invalid input: %s: required, the name of the object to read" % (
-                "objects[%d].name" % n if p["objects"] is not None else "name"))
+            module.fail_json(msg="invalid input: %sname: required, the name of the object to read" % where)
 
 
 def client_failed(module, err, started=None):
