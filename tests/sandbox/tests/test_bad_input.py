@@ -135,6 +135,14 @@ CASES = [
      "held_kind"),
     ("role-held_deletion-type", "role:held_deletion", {"held_namespace": "{ns}", "prefer_restore": "maybe"},
      "prefer_restore"),
+    ("deletion_info-bad-api-version", "deletion_info", {"api_version": "apps/v1/extra", "kind": "Deployment",
+                                                        "name": "d", "namespace": "{ns}", "diagnose": True}, "api_version"),
+    ("role-diagnose_deletion-missing-name", "role:diagnose_deletion", {"kind": "ConfigMap", "namespace": "{ns}"},
+     "name"),
+    ("role-diagnose_deletion-bad-api-version", "role:diagnose_deletion", {
+        "api_version": "Apps/V1", "kind": "Deployment", "namespace": "{ns}", "name": "d"}, "api_version"),
+    ("role-diagnose_deletion-unknown-kind", "role:diagnose_deletion", {
+        "kind": "NoSuchKind", "namespace": "{ns}", "name": "held"}, "kind"),
 ]
 
 
