@@ -72,6 +72,18 @@ options:
       - Set V(false) to skip these lists on large clusters.
     type: bool
     default: true
+  diagnose:
+    description:
+      - Also read what blocks the deletion from outside the object and report it in RV(diagnosis) - each
+        finalizer's owner or, when the kind registry does not know it, the managers that last wrote the object
+        (C(metadata.managedFields)); the C(blockOwnerDeletion) dependents of a foreground deletion; the
+        Validating/MutatingWebhookConfigurations whose failure policy is C(Fail) that apply to an UPDATE of the object
+        and whose Service has no ready endpoint (EndpointSlices); for a Namespace the APIServices that are not
+        Available (then its state is V(unknown), never V(empty)); the controller Deployments the kind registry names
+        for it, and whether they are ready; the owners' own ways out.
+      - Implies O(dependents). Reads only (get and list), in check mode or not.
+    type: bool
+    default: false
 seealso:
   - module: teardown.gates.wait_gate
   - module: teardown.gates.finalizer
@@ -95,6 +107,14 @@ EXAMPLES = r"""
     kind: Namespace
     name: clusters-demo
   register: ns
+
+- name: Why won't this ConfigMap delete? (finalizer owners, webhooks, controllers, ways out)
+  teardown.gates.deletion_info:
+    kind: ConfigMap
+    namespace: demo
+    name: stuck
+    diagnose: true
+  register: why_stuck
 
 - name: Are the HostedCluster and its control-plane namespace gone? (one run, two reads)
   teardown.gates.deletion_info:
@@ -161,6 +181,17 @@ inspect_next:
   returned: always
   type: list
   elements: str
+diagnosis:
+  description:
+    - With O(diagnose=true) and the object present - C(blockers) (each C(what), C(name), C(detail), most direct
+      first; a read that failed is a blocker C(unread), unknown, not absent), C(finalizers) (name, owner or
+      C(unknown owner) with C(added_by) and C(last_written_by), the managers from managedFields), C(owners),
+      C(foreground) (C(foreground), C(blocking_dependents)), C(webhooks) (configuration, webhook, service,
+      endpoints), C(apiservices) (name, service, status, reason, message), C(namespace_state) (V(empty),
+      V(not_empty) or V(unknown), for a Namespace), C(controllers) (namespace, name, what, state), C(unread) and
+      C(ways_out).
+  returned: when O(diagnose=true) and the object is present
+  type: dict
 objects:
   description:
     - With O(objects), one answer per object, in the order given. Each holds RV(state), RV(query), RV(deleting),
@@ -191,6 +222,7 @@ def argument_spec():
             namespace=dict(type="str"),
         )),
         dependents=dict(type="bool", default=True),
+        diagnose=dict(type="bool", default=False),
         **k8s_object_spec()
     )
 

@@ -40,7 +40,15 @@ def missing(kind):
     name the kind."""
     out = []
     files = getattr(kind, "FILES", None) or {}
+    # a slot that does not fit a kind (a read-only kind has no change to converge nor to interrupt) is named in
+    # NOT_APPLICABLE with the reason, never just left out
+    skipped = getattr(kind, "NOT_APPLICABLE", None) or {}
     for slot in SLOTS:
+        if slot in skipped:
+            if slot in files or len(str(skipped[slot]).strip()) < 20:
+                out.append("%s: %s is both named and not applicable, or not applicable without a reason" % (
+                    kind.NAME, slot))
+            continue
         if slot not in files:
             out.append("%s: no %s named in its FILES" % (kind.NAME, slot))
             continue
@@ -69,6 +77,12 @@ def test_a_missing_file_fails(monkeypatch):
         "release_prune: its awx extensions/awx/job_templates.yml does not mention 'a kind no template names'",
         "release_prune: no molecule named in its FILES",
         "release_prune: its chaos tests/chaos/no_such_case.py does not exist"]
+
+
+def test_a_slot_not_applicable_needs_a_reason(monkeypatch):
+    kind = registry.by_name("diagnosis")
+    monkeypatch.setitem(kind.NOT_APPLICABLE, "chaos", "")
+    assert missing(kind) == ["diagnosis: chaos is both named and not applicable, or not applicable without a reason"]
 
 
 def test_the_development_guide_names_every_slot_and_the_registry():

@@ -8,10 +8,12 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.teardown.gates.plugins.module_utils.k8s import deletion_diagnosis as dd
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.diagnosis import finalizer_owner, inspect_next
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from, TeardownGatesError
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import PRESENT, UNKNOWN, object_summary
+from ansible_collections.teardown.gates.plugins.module_utils.kinds import registry
 
 CALLER = "deletion_info"
 ATTEMPTS = 1
@@ -60,7 +62,101 @@ class InputError(TeardownGatesError):
     """Bad input for one object (kind not served, namespace missing): the task fails."""
 
 
-def read_one(reads, p, dependents):
+WEBHOOK_KINDS = ("ValidatingWebhookConfiguration", "MutatingWebhookConfiguration")
+ADMISSION_API = "admissionregistration.k8s.io/v1"
+
+
+def _listed(reads, unread, api_version, kind, namespace=None, label_selector=None):
+    """The items of one LIST, or None when it got no answer (noted in ``unread``: unknown, never empty)."""
+    try:
+        listing = reads.list(api_version, kind, namespace=namespace, label_selector=label_selector)
+    except ResourceLookupError as e:
+        if not e.unknown:  # not served here: none of it can exist
+            return []
+        listing = {"state": UNKNOWN, "query": {"error": str(e)}}
+    if listing["state"] == UNKNOWN:
+        unread.append({"what": "%s %s%s" % (api_version, kind, (" in " + namespace) if namespace else ""),
+                       "error": listing["query"].get("error")})
+        return None
+    return listing["items"]
+
+
+def _webhooks(reads, unread, target):
+    """The Fail webhooks that apply to an UPDATE of the target and whose Service has no ready endpoint."""
+    hooks = []
+    for kind in WEBHOOK_KINDS:
+        hooks += dd.webhook_targets(_listed(reads, unread, ADMISSION_API, kind) or [])
+    ready = {}
+    for h in hooks:
+        if h["failure_policy"] != "Fail" or not h["service"] or not dd.webhook_applies(h, target):
+            continue
+        key = "%s/%s" % (h["service"]["namespace"], h["service"]["name"])
+        if key not in ready:
+            slices = _listed(reads, unread, "discovery.k8s.io/v1", "EndpointSlice", namespace=h["service"]["namespace"],
+                             label_selector="kubernetes.io/service-name=%s" % h["service"]["name"])
+            ready[key] = None if slices is None else dd.ready_endpoints(slices)
+    return dd.refusing_webhooks(hooks, ready, target)
+
+
+def _ways_out(hints, fins, webhooks, apis):
+    """The owners' own ways out: the runbooks of the kinds whose finalizers hold it, then the hints."""
+    out = []
+    for w in webhooks:
+        out.append("Bring back the endpoints of %s (the webhook %s's Service), or scope the webhook away from this "
+                   "object: then the finalizer's owner can patch it. Never remove the finalizer by hand." % (
+                       w["service"], w["webhook"]))
+    for a in apis:
+        out.append("Make APIService %s Available again (its Service %s needs ready endpoints), or delete the "
+                   "APIService if its API is retired: the namespace controller then lists and deletes the rest." % (
+                       a["name"], a["service"]))
+    for f in fins:
+        try:
+            kind = registry.by_finalizer(f["name"])
+        except registry.UnknownKind:
+            continue
+        runbook = (getattr(kind, "FILES", None) or {}).get("runbook")
+        if runbook:
+            out.append("%s is %s's: follow %s (the owner's own path)." % (f["name"], f["owner"], runbook[0]))
+    return out + [h for h in hints if h not in out]
+
+
+def diagnose(reads, p, resource, obj, result, pool):
+    """What else blocks the deletion of ``obj``: ``result["diagnosis"]`` (deletion_diagnosis' pieces)."""
+    unread = []
+    meta = obj.get("metadata") or {}
+    fins = dd.finalizers(obj)
+    fg = dd.foreground(obj, pool["items"] if pool else [])
+    group, dummy, version = p["api_version"].rpartition("/")
+    target = {"group": group, "version": version, "resource": resource.name, "namespace": p["namespace"],
+              "labels": meta.get("labels") or {}, "namespace_labels": {}}
+    if p["namespace"]:
+        ns = reads.get("v1", "Namespace", p["namespace"])
+        target["namespace_labels"] = ((ns.get("object") or {}).get("metadata") or {}).get("labels") or {}
+    webhooks = _webhooks(reads, unread, target)
+    apis, ns_state = [], None
+    if "namespace" in result:
+        listed = _listed(reads, unread, "apiregistration.k8s.io/v1", "APIService")
+        apis = dd.unavailable_apiservices(listed or [])
+        ns_state = "unknown" if listed is None else dd.namespace_state(result["namespace"], apis)
+    observed = {}
+    entries = registry.controllers_for(p["api_version"], meta.get("finalizers") or [])
+    for c in entries:
+        try:
+            observed[(c["namespace"], c["name"])] = reads.get("apps/v1", "Deployment", c["name"], c["namespace"])
+        except ResourceLookupError as e:
+            unread.append({"what": "Deployment %s/%s" % (c["namespace"], c["name"]), "error": str(e)})
+    ctrls = dd.controllers(entries, observed)
+    found = dd.blockers(result["state"], result["deleting"], fins, fg, webhooks, apis, ns_state,
+                        result.get("namespace"), ctrls)
+    found += [{"what": "unread", "name": u["what"], "detail": "could not be read (%s): unknown, not absent" % u["error"]}
+              for u in unread]
+    result["diagnosis"] = {
+        "finalizers": fins, "owners": fg["owners"], "foreground": fg, "webhooks": webhooks, "apiservices": apis,
+        "namespace_state": ns_state, "controllers": ctrls, "blockers": found, "unread": unread,
+        "ways_out": _ways_out(result["inspect_next"], fins, webhooks, apis)}
+
+
+def read_one(reads, p, dependents, diagnosing=False):
     """The answer for one object (``p``: api_version, kind, name, namespace) as a result dict.
 
     ``reads`` is the run's KubeReads; when the client could not be built (``reads.unreachable``) every kind raises
@@ -101,7 +197,7 @@ def read_one(reads, p, dependents):
     )
     hints = inspect_next(obj, state=PRESENT)
 
-    contents = None
+    contents = pool = None
     if p["kind"] == "Namespace" and p["api_version"] == "v1":
         contents = reads.contents(namespace=p["name"])
         result["namespace"] = namespace_report(obj, contents)
@@ -115,12 +211,14 @@ def read_one(reads, p, dependents):
         scope = p["namespace"] if resource.namespaced else None
         pool = reads.contents(namespace=scope)
         deps = [c for c in pool["items"] if meta.get("uid") in (c.get("owner_uids") or [])]
-        result["dependents"] = [dict((k, v) for k, v in d.items() if k != "owner_uids") for d in deps]
+        result["dependents"] = [dict((k, v) for k, v in d.items() if k not in ("owner_uids", "owner_refs")) for d in deps]
         result["dependents_complete"] = pool["ok"]
         if deps and result["deleting"]:
             hints.append("Dependents remain (%d): %s; the garbage collector or their owners delete them first "
                          "with foreground deletion." % (len(deps), ", ".join("%s %s" % (d["kind"], d["name"]) for d in deps[:10])))
     result["inspect_next"] = hints
+    if diagnosing:
+        diagnose(reads, p, resource, obj, result, pool)
     return result
 
 
@@ -144,6 +242,13 @@ def check(module):
         module.fail_json(msg="invalid input: request_timeout: must be more than 0 seconds")
     if not wanted_of(p):
         module.fail_json(msg="invalid input: objects: give at least one object")
+    for n, item in enumerate(wanted_of(p)):
+        where = ("objects[%d]." % n) if p["objects"] is not None else ""
+        why = dd.check_api_version(item["api_version"])
+        if why:
+            module.fail_json(msg="invalid input: %sapi_version: %s" % (where, why))
+        if not (item.get("name") or "").strip():
+            module.fail_json(msg="invalid input: %sname: required, the name of the object to read" % where)
 
 
 def client_failed(module, err, started=None):
@@ -158,7 +263,7 @@ def run(module, reads):
     answers = []
     for n, item in enumerate(wanted):
         try:
-            answers.append(read_one(reads, item, p["dependents"]))
+            answers.append(read_one(reads, item, p["dependents"] or p["diagnose"], p["diagnose"]))
         except InputError as e:
             fail_from(module, e, what=("objects[%d]" % n) if p["objects"] is not None else None)
     # The API server did not answer within the client's bound: every answer is unknown, and the task fails

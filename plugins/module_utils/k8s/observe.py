@@ -280,7 +280,7 @@ def list_contents(dyn, namespace=None, request_timeout=DEFAULT_REQUEST_TIMEOUT, 
     """List every object of every listable kind in ``namespace`` (or every cluster-scoped one).
 
     ``dyn`` is a DynamicClient (``get_api_client(...).client``). Returns
-    ``{"ok": bool, "items": [object_summary + owner_uids], "errors": [str], "query": {...}}``;
+    ``{"ok": bool, "items": [object_summary + owner_uids and owner_refs (uid, blockOwnerDeletion)], "errors": [str], "query": {...}}``;
     ``ok`` is False when discovery or any list failed: the contents are then incomplete (unknown),
     never "empty".
     """
@@ -305,6 +305,8 @@ def list_contents(dyn, namespace=None, request_timeout=DEFAULT_REQUEST_TIMEOUT, 
             item.setdefault("kind", kind)
             summary = object_summary(item)
             summary["owner_uids"] = owner_uids(item)
+            summary["owner_refs"] = [{"uid": r.get("uid"), "blockOwnerDeletion": bool(r.get("blockOwnerDeletion"))}
+                                     for r in (item.get("metadata") or {}).get("ownerReferences") or []]
             items.append(summary)
     return {"ok": not errors, "items": items, "errors": errors,
             "query": query_record("list-contents", started, error="; ".join(errors) if errors else None)}

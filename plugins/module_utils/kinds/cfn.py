@@ -19,6 +19,9 @@ API_VERSIONS = ()
 ANNOTATIONS = ()
 FINALIZERS = {}
 OBJECT_HINTS = {}
+# CloudFormation is an AWS service: no controller Deployment
+CONTROLLERS = ()
+
 HINT_RULES = ()
 
 DONE = ("DELETE_COMPLETE", "NOT_FOUND")  # a stack deleted, or gone before the run

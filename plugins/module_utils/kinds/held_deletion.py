@@ -22,6 +22,10 @@ API_VERSIONS = (captf.API_VERSION,)
 ANNOTATIONS = (captf.ABANDON_ANNOTATION, captf.RESTORE_ANNOTATION, captf.APPLIED_ANNOTATION,
                captf.DIGEST_ANNOTATION, captf.PAUSED_ANNOTATION)
 
+# CAPTF is known only through its seed documents (tests/sandbox/spec/captf.md), which name no Deployment:
+# no controller to read
+CONTROLLERS = ()
+
 FINALIZERS = {
     "terraformcluster.infrastructure.cluster.x-k8s.io": (
         "CAPTF (TerraformCluster)", "machines and pools gone, then a destroy Job, or an abandon with the UID"),

@@ -56,6 +56,24 @@ FINALIZERS = {
         "externally managed: CAPA puts no finalizer on it)"),
 }
 
+# the controller Deployments that own these finalizers, as their upstream installs name them; diagnose_deletion
+# reads each one's readiness. "serves": the API versions whose objects they reconcile.
+CONTROLLERS = (
+    # openshift/hypershift cmd/install/assets/hypershift_operator.go: HyperShiftOperatorDeployment, Deployment
+    # "operator" in the install namespace (cmd/install/install.go --namespace, default "hypershift")
+    {"namespace": "hypershift", "name": "operator", "what": "HyperShift operator", "serves": (HYPERSHIFT_API,),
+     "finalizers": ("hypershift.openshift.io/finalizer", "hypershift.io/aws-oidc-discovery")},
+    # kubernetes-sigs/cluster-api config/default/kustomization.yaml (namespace capi-system, namePrefix capi-) and
+    # config/manager/manager.yaml (Deployment controller-manager)
+    {"namespace": "capi-system", "name": "capi-controller-manager", "what": "CAPI manager", "serves": (CAPI_API,),
+     "finalizers": ("cluster.cluster.x-k8s.io", "cluster.x-k8s.io/machinedeployment", "cluster.x-k8s.io/machineset",
+                    "machine.cluster.x-k8s.io")},
+    # kubernetes-sigs/cluster-api-provider-aws config/default/kustomization.yaml (namespace capa-system, namePrefix
+    # capa-) and config/manager/manager.yaml (Deployment controller-manager)
+    {"namespace": "capa-system", "name": "capa-controller-manager", "what": "CAPA", "serves": (CAPA_API,),
+     "finalizers": ("awsmachine.infrastructure.cluster.x-k8s.io", "awscluster.infrastructure.cluster.x-k8s.io")},
+)
+
 _HCP = ("Check CPO and HCCO health and logs, the CVOScaledDown and CloudResourcesDestroyed conditions, "
         "guest load balancers or storage, endpoint services, and Service/PVC finalizers.")
 _MACHINES = ("Inspect NodePool finalizers, Machine Deleting conditions, AWSMachine finalizers, CAPI manager "

@@ -33,4 +33,8 @@ OBJECT_HINTS = {
     ("", "PersistentVolumeClaim"): ["kubernetes.io/pvc-protection stays while a pod uses the claim: find that pod."],
 }
 
+# the core controllers (kube-controller-manager, the garbage collector) run in the control plane, not as
+# Deployments the API lists
+CONTROLLERS = ()
+
 HINT_RULES = ()

@@ -21,6 +21,9 @@ ANNOTATIONS = ()
 TAGS = ("kubernetes.io/cluster/<infraID>", "teardown.gates/protected")
 FINALIZERS = {}
 OBJECT_HINTS = {}
+# the sweep reads AWS only: no controller Deployment
+CONTROLLERS = ()
+
 HINT_RULES = ()
 CLOSED_STATES = ()
 

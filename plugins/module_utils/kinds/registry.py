@@ -5,7 +5,8 @@
 
 A kind file (this folder) declares ``NAME``, ``PAGE`` (whether it has a report page), ``API_VERSIONS``,
 ``ANNOTATIONS``, ``FINALIZERS`` (finalizer -> (owner, what it waits for)), ``OBJECT_HINTS`` ((api group, kind)
--> hints), ``HINT_RULES`` ((order, rule) pairs), ``CLOSED_STATES`` and ``FILES`` (slot -> (path, word), for
+-> hints), ``HINT_RULES`` ((order, rule) pairs), ``CONTROLLERS`` (the controller Deployments that own its finalizers:
+namespace, name, what, the API versions they serve and the finalizers they own), ``CLOSED_STATES`` and ``FILES`` (slot -> (path, word), for
 tests/unit/test_kinds_complete.py); a kind with a page also has ``claims(report)``, ``chart(report)``,
 ``body(report)`` and ``verdict(report)``. Every kind has ``plan(facts, options)``: the plan its role would carry
 out, built from what the role read before its first change (plugins/module_utils/preflight/plan.py); ``planner``
@@ -22,12 +23,13 @@ __metaclass__ = type
 
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import (
-    cfn, held_deletion, hosted_cluster, kubernetes, orphan_sweep, release_prune)
+    cfn, diagnosis, held_deletion, hosted_cluster, kubernetes, orphan_sweep, release_prune)
 
 KINDS = (
     hosted_cluster,
     release_prune,
     cfn,
+    diagnosis,
     held_deletion,  # the last page kind: of_report falls back to it
     orphan_sweep,
 )
@@ -112,6 +114,19 @@ def object_hints():
 def hint_rules():
     """Every kind's (order, rule) pairs, by order."""
     return sorted((pair for k in _sources() for pair in k.HINT_RULES), key=lambda p: p[0])
+
+
+def controllers_for(api_version, finalizers=()):
+    """The controller Deployments that reconcile objects of ``api_version`` or own one of ``finalizers``, from every
+    kind and the ground truth: ``[{"namespace", "name", "what"}]``, each once."""
+    out = []
+    for k in _sources():
+        for c in k.CONTROLLERS:
+            if api_version in c.get("serves", ()) or set(finalizers or ()) & set(c.get("finalizers", ())):
+                entry = {"namespace": c["namespace"], "name": c["name"], "what": c["what"]}
+                if entry not in out:
+                    out.append(entry)
+    return out
 
 
 def closed_states():

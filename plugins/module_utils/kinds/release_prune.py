@@ -23,6 +23,10 @@ API_VERSIONS = (convoy.API_VERSION,)
 ANNOTATIONS = ()
 LABELS = (convoy.LABEL_RELEASE, convoy.LABEL_RELEASE_UID, convoy.LABEL_HOOK, convoy.LABEL_PHASE)
 
+# convoy is known only through its "Deletion" document (tests/sandbox/spec/convoy.md), which names no
+# Deployment: no controller to read
+CONTROLLERS = ()
+
 FINALIZERS = {
     convoy.RELEASE_FINALIZER: (
         "convoy (Release)", "preDelete hooks, deletion of the Release's objects on the target cluster"),

@@ -168,6 +168,14 @@ CASES = [
      "approved_plan_digest"),
     ("role-held_deletion-digest", "role:held_deletion", {"held_namespace": "{ns}", "approved_plan_digest": "abc"},
      "approved_plan_digest"),
+    ("deletion_info-bad-api-version", "deletion_info", {"api_version": "apps/v1/extra", "kind": "Deployment",
+                                                        "name": "d", "namespace": "{ns}", "diagnose": True}, "api_version"),
+    ("role-diagnose_deletion-missing-name", "role:diagnose_deletion", {"kind": "ConfigMap", "namespace": "{ns}"},
+     "name"),
+    ("role-diagnose_deletion-bad-api-version", "role:diagnose_deletion", {
+        "api_version": "Apps/V1", "kind": "Deployment", "namespace": "{ns}", "name": "d"}, "api_version"),
+    ("role-diagnose_deletion-unknown-kind", "role:diagnose_deletion", {
+        "kind": "NoSuchKind", "namespace": "{ns}", "name": "held"}, "kind"),
 ]
 
 

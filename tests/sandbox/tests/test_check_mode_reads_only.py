@@ -52,6 +52,7 @@ WORLDS = {
 # playbooks checked the same way (a ServiceAccount that may do everything sends only reads; no AWS write by the
 # run's key) in a test that seeds the same world anyway, so that world is not seeded twice
 CHECKED_ELSEWHERE = {
+    "diagnose_deletion.yml": "test_diagnose_deletion.py::test_it_reads_only_with_our_agent_and_the_shipped_role_covers_it",
     "sweep_orphans.yml": "test_sweep_orphans.py::test_check_mode_lists_exactly_the_three_and_changes_nothing",
 }
 

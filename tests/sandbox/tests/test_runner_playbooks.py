@@ -244,6 +244,16 @@ def _check_sweep(job):
     assert job.report_files("orphan-sweep-*.json") and job.report_files("orphan-sweep-*.md"), os.listdir(job.reports)
 
 
+def _check_diagnose(job):
+    summary = job.artifacts.get("diagnose_deletion")
+    assert summary, f"set_stats diagnose_deletion missing: {job.artifacts}"
+    # the captf scenario's TerraformCluster, deleted and held on its state: CAPTF's finalizer is the blocker
+    assert summary["state"] == "present", summary
+    names = [b["name"] for b in summary["blockers"] if b["what"] == "finalizer"]
+    assert "terraformcluster.infrastructure.cluster.x-k8s.io" in names, summary
+    assert job.report_files("diagnose-*.json") and job.report_files("diagnose-*.html"), os.listdir(job.reports)
+
+
 PLAYBOOKS = {
     "prune_releases.yml": Row(
         seed=lambda tag: ["releases", "--name", tag, "--namespace", tag, "--count", "2", "--knob", "hook_seconds=0.2"],
@@ -271,6 +281,12 @@ PLAYBOOKS = {
             "cfn_clear": EVERY_CFN_REMEDY, "cfn_retain_unclearable": "false",
             "cfn_disable_termination_protection": "false", "cfn_wait_timeout": 300, "report_dir": WORKER_REPORTS},
         check=_check_cfn),
+    "diagnose_deletion.yml": Row(
+        seed=lambda tag: ["captf", "--name", tag, "--namespace", tag, "--knob", "state=lost"],
+        extravars=lambda tag, seed, reports: {
+            "api_version": "infrastructure.cluster.x-k8s.io/v1alpha1", "kind": "TerraformCluster", "namespace": tag,
+            "name": tag, "report_dir": WORKER_REPORTS},
+        check=_check_diagnose, timeout=180),
     "sweep_orphans.yml": Row(
         seed=lambda tag: ["orphans", "--name", tag, "--namespace", tag],
         extravars=lambda tag, seed, reports: {

@@ -14,10 +14,10 @@ from ansible_collections.teardown.gates.plugins.module_utils.core.errors import 
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import kubernetes, registry
 from ansible_collections.teardown.gates.plugins.filter import report_page
 
-NAMES = ("hosted_cluster", "release_prune", "cfn", "held_deletion", "orphan_sweep")
+NAMES = ("hosted_cluster", "release_prune", "cfn", "diagnosis", "held_deletion", "orphan_sweep")
 
 
-def test_the_registry_lists_the_five_kinds_once_each():
+def test_the_registry_lists_the_six_kinds_once_each():
     assert registry.names() == NAMES
     assert len(set(k.NAME for k in registry.KINDS)) == len(registry.KINDS)
 
@@ -36,7 +36,7 @@ def test_an_unknown_kind_raises_unknown_kind_from_the_one_base():
 
 
 def test_page_kinds_are_the_report_filters_kinds_in_order():
-    assert registry.page_kinds() == ("hosted_cluster", "release_prune", "cfn", "held_deletion")
+    assert registry.page_kinds() == ("hosted_cluster", "release_prune", "cfn", "diagnosis", "held_deletion")
     assert report_page.KINDS == registry.page_kinds()
     assert registry.page_kind("cfn").NAME == "cfn"
     with pytest.raises(registry.UnknownKind):
@@ -52,6 +52,7 @@ def test_page_kinds_are_the_report_filters_kinds_in_order():
     ({"plan": []}, "held_deletion"),
     ({}, "held_deletion"),
     ({"gates": [], "stacks": []}, "cfn"),  # gates without a cluster is not a hosted cluster
+    ({"role": "teardown.gates.diagnose_deletion", "blockers": []}, "diagnosis"),
 ])
 def test_of_report_guesses_the_kind_from_the_reports_shape(report, kind):
     assert registry.of_report(report).NAME == kind
@@ -65,6 +66,19 @@ def test_by_finalizer_names_the_publisher():
     assert registry.by_finalizer("kubernetes") is kubernetes
     with pytest.raises(registry.UnknownKind):
         registry.by_finalizer("example.com/mine")
+
+
+def test_controllers_for_an_api_version_or_a_finalizer():
+    capi = {"namespace": "capi-system", "name": "capi-controller-manager", "what": "CAPI manager"}
+    assert registry.controllers_for("cluster.x-k8s.io/v1beta1") == [capi]
+    # by a finalizer the controller owns, whatever the object's API (each controller once)
+    assert registry.controllers_for("v1", ["machine.cluster.x-k8s.io", "cluster.cluster.x-k8s.io"]) == [capi]
+    assert [c["name"] for c in registry.controllers_for("hypershift.openshift.io/v1beta1")] == ["operator"]
+    assert registry.controllers_for("v1", ["example.com/mine"]) == []
+    for k in registry.KINDS + registry.GROUND:
+        for c in k.CONTROLLERS:
+            assert set(c) == {"namespace", "name", "what", "serves", "finalizers"}, (k.NAME, c)
+            assert set(c["finalizers"]) <= set(k.FINALIZERS), (k.NAME, c)
 
 
 def test_no_two_publishers_claim_one_finalizer_or_one_object_kind():

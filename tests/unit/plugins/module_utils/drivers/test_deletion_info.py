@@ -51,3 +51,53 @@ def test_the_listing_is_believed_over_the_conditions():
 def test_an_incomplete_listing_is_unknown_not_empty():
     rep = D.namespace_report({"metadata": {}}, {"ok": False, "items": [], "errors": ["list x: 500"], "query": {}})
     assert rep["believe"] == "unknown" and rep["listing_says_empty"] is None and not rep["contents_complete"]
+
+
+class _Reads(object):
+    """A KubeReads stand-in for diagnose(): lists answer from a table, a missing entry is a list with no answer."""
+
+    def __init__(self, lists):
+        self.lists = lists
+        self.sent = []
+
+    def list(self, api_version, kind, namespace=None, label_selector=None, **kw):
+        self.sent.append(("list", kind))
+        if kind not in self.lists:
+            return {"state": "unknown", "items": [], "query": {"error": "HTTP 403: forbidden"}}
+        return {"state": "present", "items": self.lists[kind], "query": {}}
+
+    def get(self, api_version, kind, name, namespace=None, **kw):
+        self.sent.append(("get", kind))
+        return {"state": "absent", "object": None, "query": {}}
+
+
+class _Res(object):
+    name = "namespaces"
+
+
+def test_diagnose_a_namespace_whose_apiservices_cannot_be_read_is_unknown_and_says_which_read_failed():
+    reads = _Reads({"ValidatingWebhookConfiguration": [], "MutatingWebhookConfiguration": []})
+    ns = {"metadata": {"name": "n", "uid": "u", "finalizers": []}}
+    result = {"state": "present", "deleting": True, "inspect_next": [],
+              "namespace": {"contents_complete": True, "contents": []}}
+    D.diagnose(reads, dict(api_version="v1", kind="Namespace", name="n", namespace=None), _Res(), ns, result, None)
+    diag = result["diagnosis"]
+    assert diag["namespace_state"] == "unknown"  # the listing was complete, but the APIServices were not read
+    assert [(b["what"], b["name"]) for b in diag["blockers"]] == [
+        ("content", "unknown"), ("unread", "apiregistration.k8s.io/v1 APIService")]
+    assert all(verb in ("get", "list") for verb, dummy in reads.sent)
+
+
+def test_diagnose_names_the_refusing_webhook_after_reading_its_endpoint_slices():
+    hook = {"kind": "ValidatingWebhookConfiguration", "metadata": {"name": "cfg"}, "webhooks": [{
+        "name": "w", "clientConfig": {"service": {"namespace": "h", "name": "svc"}},
+        "rules": [{"apiGroups": ["*"], "apiVersions": ["*"], "operations": ["*"], "resources": ["*"]}]}]}
+    reads = _Reads({"ValidatingWebhookConfiguration": [hook], "MutatingWebhookConfiguration": [],
+                    "EndpointSlice": [{"endpoints": []}]})
+    cm = {"metadata": {"name": "c", "namespace": "ns", "uid": "u", "finalizers": ["example.com/x"]}}
+    result = {"state": "present", "deleting": True, "inspect_next": ["hint"]}
+    D.diagnose(reads, dict(api_version="v1", kind="ConfigMap", name="c", namespace="ns"), _Res(), cm, result, None)
+    diag = result["diagnosis"]
+    assert [(b["what"], b["name"]) for b in diag["blockers"]] == [("webhook", "w"), ("finalizer", "example.com/x")]
+    assert diag["ways_out"][0].startswith("Bring back the endpoints of h/svc") and diag["ways_out"][-1] == "hint"
+    assert ("list", "EndpointSlice") in reads.sent
