@@ -10,6 +10,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.teardown.gates.plugins.module_utils.preflight import plan as planlib
 from ansible_collections.teardown.gates.plugins.module_utils.kinds.drawing import (
     epoch, esc, finish, html_list, html_table, row)
 
@@ -25,6 +26,15 @@ HINT_RULES = ()
 # it owns no finalizer and runs no controller
 CONTROLLERS = ()
 CLOSED_STATES = ("absent",)
+# read-only: its role needs no write, so the preflight has nothing to review; its reads are granted by RBAC_FILE
+READ_ONLY = True
+RBAC_FILE = "extensions/rbac/diagnose_deletion.yml"
+PERMISSIONS = ()
+
+
+def plan(facts, options):
+    """A diagnosis deletes and changes nothing: its plan is empty whatever the world holds."""
+    return planlib.build(NAME, {}, {}, [])
 
 
 def claims(report):

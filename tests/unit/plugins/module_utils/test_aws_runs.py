@@ -170,7 +170,7 @@ def test_cleanup_bad_manifest_fails_naming_it():
 def test_cleanup_bad_retain_fails_naming_it_before_any_request():
     from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
     fake = FakeEC2(subnets=("subnet-1",))
-    m = FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1"]}, retain={"AWS::EC2::Banana": ["b-1"]}), fake=fake)
+    m = FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1"]}, retain={"AWS::EC2::Banana": ["b-1"]}), client=fake)
     with pytest.raises(BadInput, match=r"^retain: .*AWS::EC2::Banana"):
         aws_runs.cleanup(m)
     assert fake.calls == []

@@ -38,8 +38,8 @@ def granted(rule, perm):
 @pytest.mark.parametrize("kind", registry.KINDS, ids=lambda k: k.NAME)
 def test_each_declared_permission_is_granted_by_the_kinds_rbac_file(kind):
     perms = p.needed(kind, OPTIONS)
-    if kind.RBAC_FILE is None:
-        assert perms == []  # AWS only
+    if kind.RBAC_FILE is None or getattr(kind, "READ_ONLY", False):
+        assert perms == []  # AWS only, or a kind that changes nothing
         return
     assert perms, "%s declares no permission" % kind.NAME
     rules = rules_of(kind.RBAC_FILE)
