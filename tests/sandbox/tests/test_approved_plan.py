@@ -16,7 +16,7 @@ import uuid
 
 import boto3
 
-from privilege import LogTail, run_playbook
+from privilege import LogTail, run_playbook, target_guards
 from test_sweep_orphans import mutating
 
 SG = "AWS::EC2::SecurityGroup"
@@ -31,6 +31,8 @@ def run(infra, workdir, report_dir, check=False, **extra):
     env = {"AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": "plan" + uuid.uuid4().hex}
     vars_ = {"infra_id_prefix": infra, "min_age": "0", "report_dir": str(report_dir), "aws_cleanup_timeout": 120}
     vars_.update(extra)
+    if vars_.get("sweep_delete"):
+        vars_.update(target_guards())  # a sweep that deletes requires the target guards and the typed account
     before = set(report_dir.glob("orphan-sweep-*.json")) if report_dir.exists() else set()
     tail = LogTail(os.environ["SANDBOX_AWS_LOG"])
     out = run_playbook("teardown.gates.sweep_orphans", vars_, str(workdir), env, verbosity="", check=check)
