@@ -17,6 +17,9 @@ Sits in front of moto (awslayer.Layer calls ``before`` and ``after`` around ever
     own faults) and may carry a "seed" (its hits are drawn from its own generator seeded with it, so
     that a run's fault stream replays from its seed).
   * an account-wide EC2 request budget, token buckets per action (realism_budget.py), off until set;
+  * identities' IAM policies (realism_iam.py, mixed in): an IAM user's key is refused what its policies do not
+    allow, as each service refuses it; EC2 DryRun and iam:SimulatePrincipalPolicy are answered from the same
+    evaluator; keys moto's IAM did not issue keep every permission;
   * CloudFormation deletion as on AWS (DELETE_FAILED, events, DELETE_SKIPPED, RetainResources ...):
     realism_cfn.py, mixed in; DeleteRole and DeleteDBInstance refusals share its rules.
 
