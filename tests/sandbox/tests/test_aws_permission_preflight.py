@@ -188,3 +188,4 @@ def test_no_mutating_request_from_the_restricted_keys(preflight):
     assert not mutating, mutating
     dry = [r for r in log if r.get("dry_run")]
     assert dry and all(r["status"] in (412, 403) for r in dry)
+    assert all("(aws_permission_preflight)" in r["user_agent"] for r in log)  # our user agent on every request
