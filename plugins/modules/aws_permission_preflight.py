@@ -70,8 +70,8 @@ options:
 notes:
   - Time bound - each AWS request has a connect timeout of 5 s and a read timeout of 15 s; botocore alone retries.
   - Each AWS request carries the user agent C(teardown.gates/<version> (aws_permission_preflight)).
-  - The simulation sees the caller's identity-based policies; a service control policy or a permissions boundary the
-    simulation is not given can still refuse a call it allows.
+  - The simulation evaluates the policies of the caller's identity; a policy it is not given (a resource's own
+    policy, a session policy) can still refuse a call it allows, and the run's own error then names the permission.
 extends_documentation_fragment:
   - amazon.aws.common.modules
   - amazon.aws.region.modules
