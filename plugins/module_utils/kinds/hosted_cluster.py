@@ -215,6 +215,42 @@ def verdict(report):
 
 
 # where the rest of the kind lives: slot -> (path, a word the file, or a file under the folder, holds)
+
+# The Kubernetes permissions a run needs on its path, as data (preflight/permissions.py reviews them before the first
+# change): verb, API group, resource, the namespace (a template over the run's options; None: cluster-wide or every
+# namespace), the option that must be true for the permission to be needed (None: always), and the RBAC file that
+# grants them (tests/unit/plugins/module_utils/preflight/test_permissions.py parses it and checks each is granted).
+RBAC_FILE = 'extensions/rbac/hosted_cluster_destroy.yml'
+PERMISSIONS = (
+    {"verb": "get", "group": "hypershift.openshift.io", "resource": "hostedclusters",
+     "namespace": "{hosted_cluster_namespace}"},
+    {"verb": "watch", "group": "hypershift.openshift.io", "resource": "hostedclusters",
+     "namespace": "{hosted_cluster_namespace}"},
+    {"verb": "patch", "group": "hypershift.openshift.io", "resource": "hostedclusters",
+     "namespace": "{hosted_cluster_namespace}"},
+    {"verb": "delete", "group": "hypershift.openshift.io", "resource": "hostedclusters",
+     "namespace": "{hosted_cluster_namespace}"},
+    {"verb": "list", "group": "hypershift.openshift.io", "resource": "nodepools",
+     "namespace": "{hosted_cluster_namespace}"},
+    {"verb": "watch", "group": "hypershift.openshift.io", "resource": "nodepools",
+     "namespace": "{hosted_cluster_namespace}"},
+    {"verb": "get", "group": "hypershift.openshift.io", "resource": "hostedcontrolplanes",
+     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
+    {"verb": "watch", "group": "hypershift.openshift.io", "resource": "hostedcontrolplanes",
+     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
+    {"verb": "list", "group": "cluster.x-k8s.io", "resource": "clusters",
+     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
+    {"verb": "list", "group": "cluster.x-k8s.io", "resource": "machines",
+     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
+    {"verb": "list", "group": "infrastructure.cluster.x-k8s.io", "resource": "awsmachines",
+     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
+    {"verb": "list", "group": "apps", "resource": "deployments",
+     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
+    {"verb": "watch", "group": "", "resource": "namespaces", "namespace": None},
+    {"verb": "delete", "group": "hypershift.openshift.io", "resource": "hostedcontrolplanes",
+     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}", "when": "take_over_cleanup"},
+)
+
 FILES = {
     "role": ("roles/hosted_cluster_destroy", "hosted_cluster"),
     "playbook": ("playbooks/destroy_hosted_cluster.yml", "hosted_cluster_destroy"),

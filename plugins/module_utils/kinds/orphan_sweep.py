@@ -21,6 +21,18 @@ OBJECT_HINTS = {}
 HINT_RULES = ()
 CLOSED_STATES = ()
 
+
+# The Kubernetes permissions a run needs on its path, as data (preflight/permissions.py reviews them before the first
+# change): verb, API group, resource, the namespace (a template over the run's options; None: cluster-wide or every
+# namespace), the option that must be true for the permission to be needed (None: always), and the RBAC file that
+# grants them (tests/unit/plugins/module_utils/preflight/test_permissions.py parses it and checks each is granted).
+RBAC_FILE = 'extensions/rbac/orphan_sweep.yml'
+PERMISSIONS = (
+    {"verb": "list", "group": "hypershift.openshift.io", "resource": "hostedclusters", "namespace": None},
+    {"verb": "get", "group": "", "resource": "namespaces", "namespace": None, "name": "kube-system",
+     "when": "sweep_delete"},
+)
+
 FILES = {
     "role": ("roles/orphan_sweep", "orphan"),
     "playbook": ("playbooks/sweep_orphans.yml", "orphan_sweep"),

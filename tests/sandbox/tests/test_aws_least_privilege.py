@@ -64,7 +64,7 @@ def test_every_operation_in_the_code_is_in_the_policy():
     session = botocore.session.get_session()
     mapping = {}
     calls = set()
-    for path in glob.glob(os.path.join(REPO, "plugins", "module_utils", "*.py")) + \
+    for path in glob.glob(os.path.join(REPO, "plugins", "module_utils", "**", "*.py"), recursive=True) + \
             glob.glob(os.path.join(REPO, "plugins", "modules", "*.py")):
         with open(path) as f:
             calls.update(CALL.findall(f.read()))

@@ -21,6 +21,9 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws_client import C
 READ, WRITE = "read", "write"
 
 OPERATIONS = {
+    # the target guard (module_utils/preflight/guard_run.py): reads only
+    ("sts", "get_caller_identity"): READ,
+    ("iam", "list_account_aliases"): READ,
     # the orphan sweep's region-wide scan (module_utils/orphans.py): reads only
     ("ec2", "describe_tags"): READ,
     ("elb", "describe_tags"): READ,
