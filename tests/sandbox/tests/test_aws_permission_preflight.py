@@ -14,6 +14,7 @@ import boto3
 import botocore.exceptions
 import pytest
 
+from conftest import REPO
 from privilege import IAM_POLICY, LogTail, run_playbook
 
 READ_PREFIXES = ("Describe", "List", "Get", "Head")
@@ -189,3 +190,21 @@ def test_no_mutating_request_from_the_restricted_keys(preflight):
     dry = [r for r in log if r.get("dry_run")]
     assert dry and all(r["status"] in (412, 403) for r in dry)
     assert all("(aws_permission_preflight)" in r["user_agent"] for r in log)  # our user agent on every request
+
+
+def test_clear_cfn_refusals_stops_before_any_change_naming_the_missing_actions(admin, tmp_path):
+    """The playbook runs the preflight from roles/before_first_delete, before its first change: a key without
+    cloudformation:DeleteStack and s3:DeleteObjectVersion (which cfn_clear=empty_buckets needs) is refused, both named,
+    and the AWS log shows the caller's identity and the simulation only."""
+    key, secret, dummy = iam_user(admin["iam"], project_policy(
+        without={"cloudformation:DeleteStack", "s3:DeleteObjectVersion"}))
+    tail = LogTail(os.environ["SANDBOX_AWS_LOG"])
+    out = run_playbook(os.path.join(REPO, "playbooks", "clear_cfn_refusals.yml"),
+                       {"cfn_stack_prefix": "pf-none-" + uuid.uuid4().hex[:6], "cfn_clear": ["empty_buckets"],
+                        "report_dir": str(tmp_path)}, str(tmp_path),
+                       {"AWS_ACCESS_KEY_ID": key, "AWS_SECRET_ACCESS_KEY": secret}, verbosity="")
+    log = [r for r in tail.lines(settle=0.2) if r.get("key_id") == key]
+    assert out.returncode != 0
+    assert "cloudformation:DeleteStack (implicitDeny by simulation)" in out.stdout, out.stdout[-3000:]
+    assert "s3:DeleteObjectVersion (implicitDeny by simulation)" in out.stdout
+    assert [r["action"] for r in log] == ["GetCallerIdentity", "SimulatePrincipalPolicy"], log
