@@ -81,13 +81,13 @@ def verdict(report):
     return ("bad", "%d stack(s) not deleted" % len(failed)) if failed else ("ok", "every stack deleted")
 
 
-
 # The Kubernetes permissions a run needs on its path, as data (preflight/permissions.py reviews them before the first
 # change): verb, API group, resource, the namespace (a template over the run's options; None: cluster-wide or every
 # namespace), the option that must be true for the permission to be needed (None: always), and the RBAC file that
 # grants them (tests/unit/plugins/module_utils/preflight/test_permissions.py parses it and checks each is granted).
 RBAC_FILE = None  # no Kubernetes request: AWS only (extensions/iam/)
 PERMISSIONS = ()
+
 
 FILES = {
     "role": ("roles/cfn_refusals", "cfn_refusals"),

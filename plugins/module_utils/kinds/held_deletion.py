@@ -129,7 +129,6 @@ def verdict(report):
     return ("bad", "%d still held" % len(report["still_held"])) if report.get("still_held") else ("ok", "released")
 
 
-
 # The Kubernetes permissions a run needs on its path, as data (preflight/permissions.py reviews them before the first
 # change): verb, API group, resource, the namespace (a template over the run's options; None: cluster-wide or every
 # namespace), the option that must be true for the permission to be needed (None: always), and the RBAC file that
@@ -155,6 +154,7 @@ PERMISSIONS = (
 def permission_options(options):
     """The run's options with ``held_resource``, the plural of ``held_kind`` that PERMISSIONS name."""
     return dict(options, held_resource=captf.PLURALS.get(options.get("held_kind") or "TerraformCluster", ""))
+
 
 FILES = {
     "role": ("roles/held_deletion", "held_deletion"),

@@ -214,8 +214,6 @@ def verdict(report):
                                     else "")
 
 
-# where the rest of the kind lives: slot -> (path, a word the file, or a file under the folder, holds)
-
 # The Kubernetes permissions a run needs on its path, as data (preflight/permissions.py reviews them before the first
 # change): verb, API group, resource, the namespace (a template over the run's options; None: cluster-wide or every
 # namespace), the option that must be true for the permission to be needed (None: always), and the RBAC file that
@@ -251,6 +249,8 @@ PERMISSIONS = (
      "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}", "when": "take_over_cleanup"},
 )
 
+
+# where the rest of the kind lives: slot -> (path, a word the file, or a file under the folder, holds)
 FILES = {
     "role": ("roles/hosted_cluster_destroy", "hosted_cluster"),
     "playbook": ("playbooks/destroy_hosted_cluster.yml", "hosted_cluster_destroy"),

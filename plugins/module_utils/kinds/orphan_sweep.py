@@ -33,6 +33,7 @@ PERMISSIONS = (
      "when": "sweep_delete"},
 )
 
+
 FILES = {
     "role": ("roles/orphan_sweep", "orphan"),
     "playbook": ("playbooks/sweep_orphans.yml", "orphan_sweep"),

@@ -111,7 +111,6 @@ def verdict(report):
     return ("ok" if report.get("outcome") == "pruned" else "bad"), str(report.get("outcome"))
 
 
-
 # The Kubernetes permissions a run needs on its path, as data (preflight/permissions.py reviews them before the first
 # change): verb, API group, resource, the namespace (a template over the run's options; None: cluster-wide or every
 # namespace), the option that must be true for the permission to be needed (None: always), and the RBAC file that
@@ -131,6 +130,7 @@ PERMISSIONS = (
     {"verb": "watch", "group": "core.convoy.kumodo.io", "resource": "clusters", "namespace": "{release_namespace}",
      "when": "prune_cluster"},
 )
+
 
 FILES = {
     "role": ("roles/release_prune", "release_prune"),
