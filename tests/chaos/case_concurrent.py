@@ -258,7 +258,7 @@ class SweepOrphans:
     def seed(self, h, name, ns):
         seeded = h.seed_scenario("orphans", "--name", name, "--namespace", ns)
         return seeded, {"infra_id_prefix": seeded["prefix"], "oidc_bucket": seeded["oidc_bucket"], "min_age": "0",
-                        "sweep_delete": True, "aws_cleanup_timeout": 240}
+                        "sweep_delete": True, "aws_cleanup_timeout": 240, **case_orphans.guards()}
 
     def report(self, report_dir, seeded):
         return case_orphans._report(report_dir) or None

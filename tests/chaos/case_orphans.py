@@ -24,6 +24,23 @@ def _report(report_dir):
     return json.load(open(os.path.join(report_dir, names[-1]))) if names else {}
 
 
+def guards():
+    """What sweep_delete requires (docs/runbook-before-the-first-delete.md), read without faults: the account the
+    sandbox's STS answers, the management cluster's kube-system UID (the sandbox's own kubeconfig, not the proxy's:
+    the proxy forwards to the same API server), and the account ID as the typed confirmation."""
+    import boto3
+    from kubernetes import client, config
+    sts = boto3.client("sts", endpoint_url=os.environ["AWS_ENDPOINT_URL"],
+                       region_name=os.environ.get("AWS_DEFAULT_REGION", "us-east-1"))
+    account = sts.get_caller_identity()["Account"]
+    api = config.new_client_from_config(config_file=os.environ["KUBECONFIG"])
+    try:
+        uid = client.CoreV1Api(api).read_namespace("kube-system").metadata.uid
+    finally:
+        api.close()
+    return {"expected_aws_account_id": account, "expected_management_cluster": uid, "confirm_account": account}
+
+
 def _present(seed_ids):
     """The seeded IDs still there, looked up by ID with plain boto3 (VPCs, subnets, roles, buckets)."""
     import boto3
@@ -61,7 +78,7 @@ def case(run, rng, ctx, h):
     proxy = h.KubeProxy(workdir, run["seed"], rate / 2, ctx.port)
     violations = []
     extra = {"infra_id_prefix": seeded["prefix"], "oidc_bucket": seeded["oidc_bucket"], "min_age": "0",
-             "sweep_delete": True, "aws_cleanup_timeout": 180}
+             "sweep_delete": True, "aws_cleanup_timeout": 180, **guards()}
     try:
         env = dict(ctx.env, KUBECONFIG=proxy.kubeconfig, K8S_AUTH_KUBECONFIG=proxy.kubeconfig)
         run["aws_rules"] = ctx.aws.start(rng, rate / 4, run["seed"])

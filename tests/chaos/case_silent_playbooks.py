@@ -310,6 +310,7 @@ class Orphans:
             sys.path.insert(0, h.HERE)
         import case_orphans
         self._present = case_orphans._present
+        self.guards = case_orphans.guards()  # sweep_delete requires them
         name = f"po{run['seed']}{run['tag']}"
         seeded = h.seed_scenario("orphans", "--name", name, "--namespace", f"chaos-{name}")
         self.seeded = seeded
@@ -319,7 +320,7 @@ class Orphans:
 
     def extra(self, report_dir):
         return {"infra_id_prefix": self.seeded["prefix"], "oidc_bucket": self.seeded["oidc_bucket"], "min_age": "0",
-                "sweep_delete": True, "aws_cleanup_timeout": 180, "report_dir": report_dir}
+                "sweep_delete": True, "aws_cleanup_timeout": 180, "report_dir": report_dir, **self.guards}
 
     def _left(self):
         return [x for o in self.orphans.values() for x in self._present({t: ids for t, ids in o.items() if t in LOOKED_UP})]

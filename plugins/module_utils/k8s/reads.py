@@ -25,10 +25,16 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import (
     DEFAULT_REQUEST_TIMEOUT, READ_ATTEMPTS, ResourceLookupError, resolve_resource)
 from ansible_collections.teardown.gates.plugins.module_utils.core.bounds import k8s_timeout
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import (
-    ABSENT, PRESENT, UNKNOWN, delete_object, list_contents, patch_object, read_object, read_objects)
+    ABSENT, PRESENT, UNKNOWN, _send_read, delete_object, list_contents, patch_object, query_record, read_object,
+    read_objects, to_dict)
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import error_text, timeout_tuple
 
 # the verbs that change the cluster, as the dynamic client's Resource names them
 WRITE_VERBS = ("create", "patch", "replace", "delete", "apply", "server_side_apply")
+# The one create that changes nothing: a SelfSubjectAccessReview asks the API server whether the caller may do
+# something, and the answer is not stored. ``review_access`` sends it (in check mode too); through ``resource`` it
+# is guarded as any other write.
+ACCESS_REVIEW = ("authorization.k8s.io/v1", "SelfSubjectAccessReview")
 
 
 class CheckModeWrite(TeardownGatesError):
@@ -93,6 +99,7 @@ class KubeReads(object):
         self.sleep = sleep
         self.queries = []
         self._resources = {}
+        self._reviews = {}  # the unguarded SelfSubjectAccessReview kind, the one create it sends
 
     # -- kinds ----------------------------------------------------------------------------------------
     def resource(self, api_version, kind):
@@ -118,6 +125,32 @@ class KubeReads(object):
 
     def _record(self, query, what):
         self.queries.append(dict(query, what=what) if what is not None else dict(query))
+
+    def review_access(self, attributes, what=None):
+        """One SelfSubjectAccessReview of ``attributes`` (``resourceAttributes``: verb, group, resource, namespace,
+        name, subresource): ``{"allowed": True|False|None, "reason", "query"}``; None when no answer came (unknown,
+        never taken as allowed). A review, not a change: sent in check mode too, retried as a read."""
+        if self.unreachable is not None:
+            raise self.unreachable
+        if ACCESS_REVIEW not in self._reviews:
+            self._reviews[ACCESS_REVIEW] = resolve_resource(self.client, ACCESS_REVIEW[0], ACCESS_REVIEW[1],
+                                                            attempts=self.attempts, sleep=self.sleep)
+        review = self._reviews[ACCESS_REVIEW]
+        body = {"apiVersion": ACCESS_REVIEW[0], "kind": ACCESS_REVIEW[1],
+                "spec": {"resourceAttributes": dict((k, v) for k, v in attributes.items() if v not in (None, ""))}}
+        started = time.time()
+        answer, error, dummy = _send_read(
+            lambda: review.create(body=body, _request_timeout=timeout_tuple(self.request_timeout)), self.attempts,
+            self.sleep)
+        if error is not None:
+            query = query_record("create selfsubjectaccessreviews", started, error=error_text(error))
+            self._record(query, what)
+            return {"allowed": None, "reason": error_text(error), "query": query}
+        status = (to_dict(answer) or {}).get("status") or {}
+        query = query_record("create selfsubjectaccessreviews", started)
+        self._record(query, what)
+        return {"allowed": bool(status.get("allowed")) and not status.get("denied"),
+                "reason": status.get("reason") or status.get("evaluationError") or "", "query": query}
 
     # -- reads ----------------------------------------------------------------------------------------
     def get(self, api_version, kind, name, namespace=None, what=None):

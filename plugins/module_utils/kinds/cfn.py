@@ -81,6 +81,14 @@ def verdict(report):
     return ("bad", "%d stack(s) not deleted" % len(failed)) if failed else ("ok", "every stack deleted")
 
 
+# The Kubernetes permissions a run needs on its path, as data (preflight/permissions.py reviews them before the first
+# change): verb, API group, resource, the namespace (a template over the run's options; None: cluster-wide or every
+# namespace), the option that must be true for the permission to be needed (None: always), and the RBAC file that
+# grants them (tests/unit/plugins/module_utils/preflight/test_permissions.py parses it and checks each is granted).
+RBAC_FILE = None  # no Kubernetes request: AWS only (extensions/iam/)
+PERMISSIONS = ()
+
+
 FILES = {
     "role": ("roles/cfn_refusals", "cfn_refusals"),
     "playbook": ("playbooks/clear_cfn_refusals.yml", "cfn_refusals"),
@@ -94,3 +102,35 @@ FILES = {
     "molecule": ("extensions/molecule/cfn_refusals", "cfn_refusals"),
     "chaos": ("tests/chaos/run.py", "clear_cfn_refusals.yml"),
 }
+
+# The AWS actions of a stack teardown (cfn/teardown.py, cfn/remedies.py): the delete and its wait always ...
+AWS_DELETE_ACTIONS = (
+    "cloudformation:DeleteStack", "cloudformation:DescribeStackEvents", "cloudformation:DescribeStacks",
+    "cloudformation:ListImports", "cloudformation:ListStackResources",
+)
+# ... and what each remedy the caller allows sends (option `clear`, and disable_termination_protection)
+AWS_REMEDY_ACTIONS = {
+    "disable_termination_protection": ("cloudformation:UpdateTerminationProtection",),
+    "empty_buckets": ("s3:DeleteObject", "s3:DeleteObjectVersion", "s3:ListBucket", "s3:ListBucketVersions"),
+    "detach_iam": (
+        "iam:DeleteRolePolicy", "iam:DeleteUserPolicy", "iam:DetachRolePolicy", "iam:DetachUserPolicy",
+        "iam:GetInstanceProfile", "iam:ListAttachedRolePolicies", "iam:ListAttachedUserPolicies",
+        "iam:ListEntitiesForPolicy", "iam:ListGroupsForUser", "iam:ListInstanceProfilesForRole",
+        "iam:ListPolicyVersions", "iam:ListRolePolicies", "iam:ListUserPolicies", "iam:RemoveRoleFromInstanceProfile",
+        "iam:RemoveUserFromGroup"),
+    "disable_deletion_protection": ("rds:DescribeDBClusters", "rds:DescribeDBInstances", "rds:ModifyDBCluster",
+                                    "rds:ModifyDBInstance"),
+    "release_dependencies": ("ec2:DeleteNetworkInterface", "ec2:DescribeNetworkInterfaces",
+                             "ec2:DescribeSecurityGroups", "ec2:ModifyNetworkInterfaceAttribute",
+                             "ec2:RevokeSecurityGroupEgress", "ec2:RevokeSecurityGroupIngress"),
+    "nested": (),  # a nested stack is deleted by the same calls
+}
+
+
+def aws_actions(clear=(), disable_termination_protection=False):
+    """The AWS actions a stack teardown with these remedies needs, sorted."""
+    wanted = list(clear or ()) + (["disable_termination_protection"] if disable_termination_protection else [])
+    out = set(AWS_DELETE_ACTIONS)
+    for remedy in wanted:
+        out.update(AWS_REMEDY_ACTIONS[remedy])
+    return tuple(sorted(out))

@@ -129,6 +129,33 @@ def verdict(report):
     return ("bad", "%d still held" % len(report["still_held"])) if report.get("still_held") else ("ok", "released")
 
 
+# The Kubernetes permissions a run needs on its path, as data (preflight/permissions.py reviews them before the first
+# change): verb, API group, resource, the namespace (a template over the run's options; None: cluster-wide or every
+# namespace), the option that must be true for the permission to be needed (None: always), and the RBAC file that
+# grants them (tests/unit/plugins/module_utils/preflight/test_permissions.py parses it and checks each is granted).
+RBAC_FILE = 'extensions/rbac/held_deletion.yml'
+PERMISSIONS = (
+    {"verb": "list", "group": "infrastructure.cluster.x-k8s.io", "resource": "{held_resource}",
+     "namespace": "{held_namespace}"},
+    {"verb": "get", "group": "infrastructure.cluster.x-k8s.io", "resource": "{held_resource}",
+     "namespace": "{held_namespace}"},
+    {"verb": "watch", "group": "infrastructure.cluster.x-k8s.io", "resource": "{held_resource}",
+     "namespace": "{held_namespace}"},
+    {"verb": "patch", "group": "infrastructure.cluster.x-k8s.io", "resource": "{held_resource}",
+     "namespace": "{held_namespace}"},
+    {"verb": "get", "group": "cluster.x-k8s.io", "resource": "clusters", "namespace": "{held_namespace}"},
+    {"verb": "list", "group": "", "resource": "secrets", "namespace": "{held_namespace}"},
+    {"verb": "get", "group": "", "resource": "secrets", "namespace": "{held_namespace}"},
+    {"verb": "get", "group": "apiextensions.k8s.io", "resource": "customresourcedefinitions", "namespace": None,
+     "name": "{held_resource}.infrastructure.cluster.x-k8s.io"},
+)
+
+
+def permission_options(options):
+    """The run's options with ``held_resource``, the plural of ``held_kind`` that PERMISSIONS name."""
+    return dict(options, held_resource=captf.PLURALS.get(options.get("held_kind") or "TerraformCluster", ""))
+
+
 FILES = {
     "role": ("roles/held_deletion", "held_deletion"),
     "playbook": ("playbooks/release_held_deletion.yml", "held_deletion"),

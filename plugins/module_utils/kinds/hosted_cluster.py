@@ -214,6 +214,42 @@ def verdict(report):
                                     else "")
 
 
+# The Kubernetes permissions a run needs on its path, as data (preflight/permissions.py reviews them before the first
+# change): verb, API group, resource, the namespace (a template over the run's options; None: cluster-wide or every
+# namespace), the option that must be true for the permission to be needed (None: always), and the RBAC file that
+# grants them (tests/unit/plugins/module_utils/preflight/test_permissions.py parses it and checks each is granted).
+RBAC_FILE = 'extensions/rbac/hosted_cluster_destroy.yml'
+PERMISSIONS = (
+    {"verb": "get", "group": "hypershift.openshift.io", "resource": "hostedclusters",
+     "namespace": "{hosted_cluster_namespace}"},
+    {"verb": "watch", "group": "hypershift.openshift.io", "resource": "hostedclusters",
+     "namespace": "{hosted_cluster_namespace}"},
+    {"verb": "patch", "group": "hypershift.openshift.io", "resource": "hostedclusters",
+     "namespace": "{hosted_cluster_namespace}"},
+    {"verb": "delete", "group": "hypershift.openshift.io", "resource": "hostedclusters",
+     "namespace": "{hosted_cluster_namespace}"},
+    {"verb": "list", "group": "hypershift.openshift.io", "resource": "nodepools",
+     "namespace": "{hosted_cluster_namespace}"},
+    {"verb": "watch", "group": "hypershift.openshift.io", "resource": "nodepools",
+     "namespace": "{hosted_cluster_namespace}"},
+    {"verb": "get", "group": "hypershift.openshift.io", "resource": "hostedcontrolplanes",
+     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
+    {"verb": "watch", "group": "hypershift.openshift.io", "resource": "hostedcontrolplanes",
+     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
+    {"verb": "list", "group": "cluster.x-k8s.io", "resource": "clusters",
+     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
+    {"verb": "list", "group": "cluster.x-k8s.io", "resource": "machines",
+     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
+    {"verb": "list", "group": "infrastructure.cluster.x-k8s.io", "resource": "awsmachines",
+     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
+    {"verb": "list", "group": "apps", "resource": "deployments",
+     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
+    {"verb": "watch", "group": "", "resource": "namespaces", "namespace": None},
+    {"verb": "delete", "group": "hypershift.openshift.io", "resource": "hostedcontrolplanes",
+     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}", "when": "take_over_cleanup"},
+)
+
+
 # where the rest of the kind lives: slot -> (path, a word the file, or a file under the folder, holds)
 FILES = {
     "role": ("roles/hosted_cluster_destroy", "hosted_cluster"),
@@ -227,3 +263,36 @@ FILES = {
     "molecule": ("extensions/molecule/hosted_cluster", "hosted_cluster_destroy"),
     "chaos": ("tests/chaos/run.py", "destroy_hosted_cluster.yml"),
 }
+
+# The AWS actions the destroy's AWS cleanup (aws_infra_cleanup, plugins/module_utils/aws/deletes.py and
+# aws/execute.py) sends: its deletes, detaches and revokes, in the order of its plan ...
+AWS_DELETE_ACTIONS = (
+    "ec2:DeleteDhcpOptions", "ec2:DeleteInternetGateway", "ec2:DeleteNatGateway", "ec2:DeleteRouteTable",
+    "ec2:DeleteSecurityGroup", "ec2:DeleteSubnet", "ec2:DeleteVpc", "ec2:DeleteVpcEndpoints",
+    "ec2:DetachInternetGateway", "ec2:DisassociateRouteTable", "ec2:ReleaseAddress", "ec2:RevokeSecurityGroupIngress",
+    "ec2:TerminateInstances",
+    "elasticloadbalancing:DeleteLoadBalancer", "elasticloadbalancing:DeleteTargetGroup",
+    "iam:DeleteInstanceProfile", "iam:DeleteOpenIDConnectProvider", "iam:DeletePolicy", "iam:DeletePolicyVersion",
+    "iam:DeleteRole", "iam:DeleteRolePolicy", "iam:DetachRolePolicy", "iam:RemoveRoleFromInstanceProfile",
+    "route53:ChangeResourceRecordSets", "route53:DeleteHostedZone",
+    "s3:DeleteBucket", "s3:DeleteObject", "s3:DeleteObjectVersion",
+)
+# ... and the reads its plan, its waits on blockers and its verification by ID need (aws_inventory, aws_blockers,
+# aws_probes, aws_deletes): without one of them the cleanup stops between two deletes
+AWS_WAIT_ACTIONS = (
+    "ec2:DescribeAddresses", "ec2:DescribeDhcpOptions", "ec2:DescribeInstances", "ec2:DescribeInternetGateways",
+    "ec2:DescribeNatGateways", "ec2:DescribeNetworkInterfaces", "ec2:DescribeRouteTables",
+    "ec2:DescribeSecurityGroups", "ec2:DescribeSubnets", "ec2:DescribeVpcEndpoints", "ec2:DescribeVpcs",
+    "elasticloadbalancing:DescribeLoadBalancers", "elasticloadbalancing:DescribeTargetGroups",
+    "iam:GetAccountAuthorizationDetails", "iam:GetInstanceProfile", "iam:ListAttachedRolePolicies",
+    "iam:ListEntitiesForPolicy", "iam:ListInstanceProfilesForRole", "iam:ListOpenIDConnectProviders",
+    "iam:ListPolicyVersions", "iam:ListRolePolicies",
+    "route53:GetHostedZone", "route53:ListHostedZonesByName", "route53:ListHostedZonesByVPC",
+    "route53:ListResourceRecordSets",
+    "s3:ListAllMyBuckets", "s3:ListBucketVersions",
+)
+
+
+def aws_actions():
+    """The AWS actions a destroy's AWS cleanup needs, sorted (the permission preflight checks each)."""
+    return tuple(sorted(set(AWS_DELETE_ACTIONS + AWS_WAIT_ACTIONS)))

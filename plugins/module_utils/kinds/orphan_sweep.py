@@ -21,6 +21,19 @@ OBJECT_HINTS = {}
 HINT_RULES = ()
 CLOSED_STATES = ()
 
+
+# The Kubernetes permissions a run needs on its path, as data (preflight/permissions.py reviews them before the first
+# change): verb, API group, resource, the namespace (a template over the run's options; None: cluster-wide or every
+# namespace), the option that must be true for the permission to be needed (None: always), and the RBAC file that
+# grants them (tests/unit/plugins/module_utils/preflight/test_permissions.py parses it and checks each is granted).
+RBAC_FILE = 'extensions/rbac/orphan_sweep.yml'
+PERMISSIONS = (
+    {"verb": "list", "group": "hypershift.openshift.io", "resource": "hostedclusters", "namespace": None},
+    {"verb": "get", "group": "", "resource": "namespaces", "namespace": None, "name": "kube-system",
+     "when": "sweep_delete"},
+)
+
+
 FILES = {
     "role": ("roles/orphan_sweep", "orphan"),
     "playbook": ("playbooks/sweep_orphans.yml", "orphan_sweep"),
@@ -34,3 +47,19 @@ FILES = {
     "molecule": ("extensions/molecule/orphan_sweep", "orphan_sweep"),
     "chaos": ("tests/chaos/case_orphans.py", "sweep_orphans"),
 }
+
+# The AWS actions of a sweep: the region scan's reads (aws/orphans.py: the tags, IAM, Route 53 and S3 listings) always,
+# and with sweep_delete the destroy's AWS cleanup (aws_infra_cleanup) for each orphan: its deletes and waits.
+AWS_SCAN_ACTIONS = (
+    "ec2:DescribeRouteTables", "ec2:DescribeSecurityGroups", "ec2:DescribeTags",
+    "iam:GetAccountAuthorizationDetails", "iam:GetOpenIDConnectProvider", "iam:ListInstanceProfiles",
+    "iam:ListOpenIDConnectProviders",
+    "route53:GetHostedZone", "route53:ListHostedZones", "route53:ListTagsForResource",
+    "s3:GetBucketTagging", "s3:ListAllMyBuckets", "s3:ListBucket",
+)
+
+
+def aws_actions(sweep_delete=True):
+    """The AWS actions a sweep needs, sorted: the scan's, and the cleanup's when it deletes."""
+    from ansible_collections.teardown.gates.plugins.module_utils.kinds import hosted_cluster
+    return tuple(sorted(set(AWS_SCAN_ACTIONS + (hosted_cluster.aws_actions() if sweep_delete else ()))))

@@ -111,6 +111,27 @@ def verdict(report):
     return ("ok" if report.get("outcome") == "pruned" else "bad"), str(report.get("outcome"))
 
 
+# The Kubernetes permissions a run needs on its path, as data (preflight/permissions.py reviews them before the first
+# change): verb, API group, resource, the namespace (a template over the run's options; None: cluster-wide or every
+# namespace), the option that must be true for the permission to be needed (None: always), and the RBAC file that
+# grants them (tests/unit/plugins/module_utils/preflight/test_permissions.py parses it and checks each is granted).
+RBAC_FILE = 'extensions/rbac/release_prune.yml'
+PERMISSIONS = (
+    {"verb": "list", "group": "core.convoy.kumodo.io", "resource": "releases", "namespace": "{release_namespace}"},
+    {"verb": "get", "group": "core.convoy.kumodo.io", "resource": "releases", "namespace": "{release_namespace}"},
+    {"verb": "watch", "group": "core.convoy.kumodo.io", "resource": "releases", "namespace": "{release_namespace}"},
+    {"verb": "delete", "group": "core.convoy.kumodo.io", "resource": "releases", "namespace": "{release_namespace}"},
+    {"verb": "list", "group": "core.convoy.kumodo.io", "resource": "releaseinventories",
+     "namespace": "{release_namespace}"},
+    {"verb": "get", "group": "core.convoy.kumodo.io", "resource": "clusters", "namespace": "{release_namespace}",
+     "when": "convoy_cluster_name"},
+    {"verb": "delete", "group": "core.convoy.kumodo.io", "resource": "clusters", "namespace": "{release_namespace}",
+     "when": "prune_cluster"},
+    {"verb": "watch", "group": "core.convoy.kumodo.io", "resource": "clusters", "namespace": "{release_namespace}",
+     "when": "prune_cluster"},
+)
+
+
 FILES = {
     "role": ("roles/release_prune", "release_prune"),
     "playbook": ("playbooks/prune_releases.yml", "release_prune"),

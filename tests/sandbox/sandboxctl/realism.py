@@ -17,6 +17,9 @@ Sits in front of moto (awslayer.Layer calls ``before`` and ``after`` around ever
     own faults) and may carry a "seed" (its hits are drawn from its own generator seeded with it, so
     that a run's fault stream replays from its seed).
   * an account-wide EC2 request budget, token buckets per action (realism_budget.py), off until set;
+  * identities' IAM policies (realism_iam.py, mixed in): an IAM user's key is refused what its policies do not
+    allow, as each service refuses it; EC2 DryRun and iam:SimulatePrincipalPolicy are answered from the same
+    evaluator; keys moto's IAM did not issue keep every permission;
   * CloudFormation deletion as on AWS (DELETE_FAILED, events, DELETE_SKIPPED, RetainResources ...):
     realism_cfn.py, mixed in; DeleteRole and DeleteDBInstance refusals share its rules.
 
@@ -43,6 +46,7 @@ import uuid
 
 from .realism_budget import Budget
 from .realism_cfn import CfnDeletion
+from .realism_iam import IamPolicies
 
 DEFAULT_KNOBS = {
     "nat_deleting_seconds": 3.0,         # NAT gateway: deleting -> deleted
@@ -69,7 +73,7 @@ _NS = {"iam": "https://iam.amazonaws.com/doc/2010-05-08/",
        "sts": "https://sts.amazonaws.com/doc/2011-06-15/",
        "cloudformation": "http://cloudformation.amazonaws.com/doc/2010-05-15/",
        "rds": "http://rds.amazonaws.com/doc/2014-10-31/"}
-_REASONS = {400: "Bad Request", 404: "Not Found", 409: "Conflict", 500: "Internal Server Error", 503: "Service Unavailable"}
+_REASONS = {400: "Bad Request", 403: "Forbidden", 412: "Precondition Failed", 404: "Not Found", 409: "Conflict", 500: "Internal Server Error", 503: "Service Unavailable"}
 
 
 def _esc(s):
@@ -123,7 +127,7 @@ def _ids(params, prefix):
     return out
 
 
-class Realism(CfnDeletion):
+class Realism(CfnDeletion, IamPolicies):
     def __init__(self, state_dir):
         self.state_dir = state_dir
         self.lock = threading.RLock()
@@ -274,6 +278,12 @@ class Realism(CfnDeletion):
                                                                                          req.key_id):  # AWS-22
                 status, code, msg = _throttle(req)
                 return error(req, status, code, msg, "budget")
+        # the caller's permissions before any other rule, as AWS authorizes a request before acting on it; outside
+        # self.lock, since the lookup takes moto's lock (and the layer calls atomic() with moto's lock held)
+        answer = self._iam_gate(req)
+        if answer is not None:
+            return answer
+        with self.lock:
             try:
                 self._tick()
                 handler = getattr(self, f"_before_{req.service}", None)
@@ -281,6 +291,16 @@ class Realism(CfnDeletion):
             except Exception as e:  # noqa: BLE001 - a realism bug must not take moto down
                 print(f"realism: before {req.service}.{req.action}: {e!r}", flush=True)
                 return None
+
+    def _iam_gate(self, req):  # AWS-25 to AWS-28 (realism_iam.py)
+        try:
+            answer = self.authorize(req, error)
+            if answer is None and req.service == "iam" and req.action == "SimulatePrincipalPolicy":
+                answer = self.simulate_principal_policy(req, error)
+            return answer
+        except Exception as e:  # noqa: BLE001 - a realism bug must not take moto down
+            print(f"realism: authorize {req.service}.{req.action}: {e!r}", flush=True)
+            return None
 
     def after(self, req, status, body):
         with self.lock:

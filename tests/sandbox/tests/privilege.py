@@ -214,3 +214,19 @@ def run_playbook(playbook, extra_vars, workdir, env_overrides=None, verbosity="-
         cmd.append("--check")
     cmd += list(extra_args)
     return subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout, cwd=workdir, check=False)
+
+
+def target_guards(kubeconfig=None, context=None):
+    """The guards a run on this sandbox passes (docs/runbook-before-the-first-delete.md): the AWS account the
+    sandbox's STS answers for any key, the management cluster's kube-system namespace UID, and the account ID
+    typed as the confirmation (what sweep_orphans requires with sweep_delete: true)."""
+    import boto3
+    sts = boto3.client("sts", endpoint_url=os.environ["AWS_ENDPOINT_URL"], region_name="us-east-1",
+                       aws_access_key_id="AKGUARD" + uuid.uuid4().hex[:13].upper(), aws_secret_access_key="guard")
+    account = sts.get_caller_identity()["Account"]
+    api = kube_config.new_client_from_config(config_file=kubeconfig or os.environ.get("KUBECONFIG"), context=context)
+    try:
+        uid = client.CoreV1Api(api).read_namespace("kube-system").metadata.uid
+    finally:
+        api.close()
+    return {"expected_aws_account_id": account, "expected_management_cluster": uid, "confirm_account": account}

@@ -102,9 +102,23 @@ CASES = [
     ("cloudformation_teardown-poll", "cloudformation_teardown", {"stack_name": "s", "poll_interval": 0}, "poll_interval"),
     ("cloudformation_teardown-wait", "cloudformation_teardown", {"stack_name": "s", "wait_timeout": 0},
      "wait_timeout"),
+    # aws_permission_preflight
+    ("aws_permission_preflight-neither", "aws_permission_preflight", {}, "kind or actions"),
+    ("aws_permission_preflight-action", "aws_permission_preflight", {"actions": ["DeleteVpc"]}, "actions"),
+    ("aws_permission_preflight-ids", "aws_permission_preflight", {"kind": "hosted_cluster",
+                                                                  "dry_run_ids": {"Vpc": "vpc-1"}}, "dry_run_ids"),
     # teardown_report
     ("teardown_report-missing", "teardown_report", {"cluster": {"name": "c"}}, "report_dir"),
     ("teardown_report-type", "teardown_report", {"report_dir": "/tmp", "cluster": "c"}, "cluster"),
+    # target_guard (docs/runbook-before-the-first-delete.md)
+    ("target_guard-account", "target_guard", {"expected_aws_account_id": "12345678901"}, "expected_aws_account_id"),
+    ("target_guard-cluster", "target_guard", {"expected_management_cluster": ["mgmt-east"]},
+     "expected_management_cluster"),
+    ("target_guard-confirm", "target_guard", {"require_confirmation": True, "expected_aws_account_id": "123456789012",
+                                              "expected_management_cluster": [WRONG_UID], "confirm_account": " "},
+     "confirm_account"),
+    ("target_guard-no-aws", "target_guard", {"touches_aws": False, "expected_aws_account_id": "123456789012"},
+     "expected_aws_account_id"),
     # roles (meta/argument_specs.yml and the roles' own checks)
     ("role-hosted_cluster_destroy-missing", "role:hosted_cluster_destroy", {"hosted_cluster_namespace": "{ns}"},
      "hosted_cluster_name"),
@@ -130,6 +144,18 @@ CASES = [
     ("role-orphan_sweep-type", "role:orphan_sweep", {"sweep_delete": "maybe"}, "sweep_delete"),
     ("role-orphan_sweep-context", "role:orphan_sweep", {"management_contexts": ["no-such-context"]},
      "management_contexts"),
+    ("role-orphan_sweep-confirm", "role:orphan_sweep", {
+        "sweep_delete": True, "infra_id_prefix": "bi-none-", "expected_aws_account_id": "123456789012",
+        "expected_management_cluster": WRONG_UID, "confirm_account": ""}, "confirm_account"),
+    ("role-orphan_sweep-account", "role:orphan_sweep", {
+        "sweep_delete": True, "infra_id_prefix": "bi-none-", "expected_aws_account_id": "1234-5678-9012",
+        "expected_management_cluster": WRONG_UID, "confirm_account": "1234-5678-9012"}, "expected_aws_account_id"),
+    ("role-hosted_cluster_destroy-account", "role:hosted_cluster_destroy", {
+        "hosted_cluster_name": "hc", "hosted_cluster_namespace": "{ns}", "expected_aws_account_id": "12345"},
+     "expected_aws_account_id"),
+    ("role-held_deletion-account", "role:held_deletion", {"held_namespace": "{ns}",
+                                                          "expected_aws_account_id": "123456789012"},
+     "expected_aws_account_id"),
     ("role-held_deletion-missing", "role:held_deletion", {"held_name": "tc"}, "held_namespace"),
     ("role-held_deletion-choice", "role:held_deletion", {"held_namespace": "{ns}", "held_kind": "Machine"},
      "held_kind"),

@@ -8,7 +8,7 @@ import os
 import pytest
 
 from privilege import ServiceAccounts, LogTail, audit_requests, describe, not_covered, run_playbook, seed, \
-    shipped_roles
+    shipped_roles, target_guards
 from secrets_scan import assert_no_secrets, sandbox_secrets
 
 
@@ -102,13 +102,17 @@ def test_sweep_orphans_with_the_shipped_roles(accounts, tmp_path):
     roles = shipped_roles("orphan_sweep.yml")
     kubeconfig, token = accounts.create("sweeper", roles, [], cluster=["teardown-gates-orphan-sweep"])
     report = tmp_path / "report"
+    guards = target_guards()  # sweep_delete requires them; read with the sandbox's admin, before the tail
     tail = LogTail(os.environ["SANDBOX_AUDIT_LOG"])
     out = run_playbook("teardown.gates.sweep_orphans",
-                       {"infra_id_prefix": prefix, "min_age": "0", "sweep_delete": True, "report_dir": str(report)},
+                       dict({"infra_id_prefix": prefix, "min_age": "0", "sweep_delete": True, "report_dir": str(report)},
+                            **guards),
                        str(tmp_path), {"KUBECONFIG": kubeconfig, "K8S_AUTH_KUBECONFIG": kubeconfig})
     reqs = _check_run(out, tail, accounts, "sweeper", roles)
-    # the HostedClusters were listed (all namespaces) and nothing on the management cluster was changed
-    assert {(r.get("resource"), r["verb"]) for r in reqs if r.get("resource")} == {("hostedclusters", "list")}
+    # the target guard read kube-system, the HostedClusters were listed (all namespaces) and nothing on the
+    # management cluster was changed
+    assert {(r.get("resource"), r["verb"]) for r in reqs if r.get("resource")} == {("hostedclusters", "list"),
+                                                                                  ("namespaces", "get")}
     assert "destroyed %s-a" % prefix in out.stdout, out.stdout[-3000:]
     assert_no_secrets(tmp_path, out, sandbox_secrets() + [token])
 

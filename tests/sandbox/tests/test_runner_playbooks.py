@@ -27,6 +27,7 @@ from typing import Callable
 import pytest
 
 from conftest import REPO, SANDBOX
+from privilege import target_guards
 from privilege import retire_hosted_cluster
 
 PLAYBOOK_DIR = os.path.join(REPO, "playbooks")
@@ -274,7 +275,7 @@ PLAYBOOKS = {
         seed=lambda tag: ["orphans", "--name", tag, "--namespace", tag],
         extravars=lambda tag, seed, reports: {
             "infra_id_prefix": seed["prefix"], "oidc_bucket": seed["oidc_bucket"], "min_age": "0",
-            "sweep_delete": True, "report_dir": WORKER_REPORTS},
+            "sweep_delete": True, "report_dir": WORKER_REPORTS, **target_guards()},
         check=_check_sweep, timeout=600),
 }
 

@@ -21,7 +21,8 @@ import uuid
 import pytest
 import yaml
 
-from privilege import LogTail, ServiceAccounts, audit_requests, describe, retire_hosted_cluster, run_playbook, seed
+from privilege import (LogTail, ServiceAccounts, audit_requests, describe, retire_hosted_cluster, run_playbook, seed,
+                       target_guards)
 
 MUTATING = ("Delete", "Terminate", "Detach", "Disassociate", "Release", "Revoke", "Remove", "Change", "Put",
             "Create", "Attach", "Associate", "Modify", "Run", "Allocate", "Authorize", "Replace", "Stop", "Update")
@@ -136,7 +137,15 @@ def test_an_unreadable_management_cluster_sweeps_nothing(world, tmp_path):
     kc["contexts"].append({"name": "dead", "context": {"cluster": "dead", "user": kc["contexts"][0]["context"]["user"]}})
     path = tmp_path / "kubeconfig"
     path.write_text(yaml.safe_dump(kc))
+    # sweep_delete requires the guards (test_target_guards.py), and a context that cannot be read makes the
+    # management-cluster guard refuse first, naming it; the report-only run shows what the inventory makes of it
+    guards = target_guards()
     out, requests, doc = sweep(world, tmp_path, min_age="0", sweep_delete=True, kubeconfig=str(path),
+                               management_contexts=[current, "dead"], env={"KUBECONFIG": str(path)}, **guards)
+    assert out.returncode != 0
+    assert "expected_management_cluster: context dead: " in out.stdout, out.stdout[-3000:]
+    assert doc is None and mutating(requests) == []
+    out, requests, doc = sweep(world, tmp_path, min_age="0", kubeconfig=str(path),
                                management_contexts=[current, "dead"], env={"KUBECONFIG": str(path)})
     assert out.returncode != 0
     assert "nothing was swept" in out.stdout, out.stdout[-3000:]

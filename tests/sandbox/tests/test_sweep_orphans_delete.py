@@ -8,7 +8,7 @@ import uuid
 
 import boto3
 
-from privilege import LogTail, run_playbook, seed
+from privilege import LogTail, run_playbook, seed, target_guards
 from test_sweep_orphans import world, sweep, mutating, statuses, changed  # noqa: F401 (world is a fixture)
 
 
@@ -46,7 +46,8 @@ def lookup_present(world):
 
 
 def test_sweep_delete_removes_the_three_verified_by_id_and_a_rerun_changes_nothing(world, tmp_path):
-    out, requests, doc = sweep(world, tmp_path, min_age="0", sweep_delete=True)
+    guards = target_guards()  # sweep_delete requires them (docs/runbook-before-the-first-delete.md)
+    out, requests, doc = sweep(world, tmp_path, min_age="0", sweep_delete=True, **guards)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
     assert sorted(doc["summary"]["destroyed"]) == sorted(world["orphans"])
     assert doc["summary"]["failed"] == [] and doc["summary"]["verified"] is True
@@ -67,7 +68,7 @@ def test_sweep_delete_removes_the_three_verified_by_id_and_a_rerun_changes_nothi
     assert live_vpcs
     # the sweep did send deletes (the by-ID lookups above show which resources they removed)
     assert mutating(requests)
-    again, requests2, doc2 = sweep(world, tmp_path, min_age="0", sweep_delete=True)
+    again, requests2, doc2 = sweep(world, tmp_path, min_age="0", sweep_delete=True, **guards)
     assert again.returncode == 0, again.stdout[-3000:]
     assert changed(again) == 0
     assert mutating(requests2) == []

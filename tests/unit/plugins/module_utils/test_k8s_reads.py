@@ -343,3 +343,41 @@ def test_without_a_client_every_kind_and_listing_is_the_client_error_never_absen
     with pytest.raises(ResourceLookupError):
         reads.contents("ns")
     assert reads.queries == []
+
+
+def test_an_access_review_is_the_one_create_sent_in_check_mode_and_it_asks_only():
+    reads, res, dummy, dummy2 = service(check_mode=True)
+    sent = []
+
+    def create(**kwargs):
+        sent.append(kwargs["body"])
+        assert kwargs.get("_request_timeout"), "every request is bounded"
+        return Obj({"status": {"allowed": True}})
+    res.create = create
+    out = reads.review_access({"verb": "delete", "group": "core.convoy.kumodo.io", "resource": "releases",
+                               "namespace": "team-a", "name": None})
+    assert out["allowed"] is True and out["query"]["verb"] == "create selfsubjectaccessreviews"
+    assert sent == [{"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+                     "spec": {"resourceAttributes": {"verb": "delete", "group": "core.convoy.kumodo.io",
+                                                     "resource": "releases", "namespace": "team-a"}}}]
+    assert reads.queries[-1]["verb"] == "create selfsubjectaccessreviews"
+
+
+def test_an_access_review_denied_or_unanswered_is_never_allowed():
+    reads, res, dummy, dummy2 = service(check_mode=True)
+    res.create = lambda **kw: Obj({"status": {"allowed": False, "reason": "no RBAC policy matched"}})
+    assert reads.review_access({"verb": "get", "resource": "namespaces"}) == {
+        "allowed": False, "reason": "no RBAC policy matched", "query": reads.queries[-1]}
+
+    def silent(**kw):
+        raise RuntimeError("connection reset")
+    res.create = silent
+    assert reads.review_access({"verb": "get", "resource": "namespaces"})["allowed"] is None
+
+
+def test_check_mode_still_refuses_a_create_of_the_review_kind_through_resource():
+    from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import ACCESS_REVIEW
+    reads, res, dummy, dummy2 = service(check_mode=True)
+    with pytest.raises(CheckModeWrite):
+        reads.resource(*ACCESS_REVIEW).create(body={})
+    assert res.calls == []
