@@ -100,6 +100,10 @@ THROTTLE_CODES = frozenset([
 # not start with one of AWS's read verbs (botocore's snake_case names) is refused, so a new kind of
 # call (update_termination_protection, stop_instances, set_stack_policy ...) cannot slip through.
 READ_PREFIXES = ("describe_", "list_", "get_", "head_")
+# The permission checks, which change nothing either and so pass in check mode: IAM's policy simulation, and an EC2
+# call with DryRun=True (AWS answers DryRunOperation or UnauthorizedOperation and acts on nothing). Only these: any
+# other operation, or an EC2 call without DryRun=True, is still refused.
+PERMISSION_CHECKS = frozenset([("iam", "simulate_principal_policy")])
 
 
 def not_found(service):
@@ -111,6 +115,14 @@ def not_found(service):
 def is_read_operation(operation):
     """True when ``operation`` (botocore's snake_case name, e.g. ``describe_vpcs``) only reads."""
     return isinstance(operation, str) and operation.startswith(READ_PREFIXES)
+
+
+def is_permission_check(service, operation, params):
+    """True for a call that only asks whether the caller may do something: ``PERMISSION_CHECKS``, or an EC2 call whose
+    ``DryRun`` parameter is True (the bool itself, not a truthy value)."""
+    if (service, operation) in PERMISSION_CHECKS:
+        return True
+    return service == "ec2" and (params or {}).get("DryRun") is True
 
 
 def error_code(exc):
@@ -212,9 +224,10 @@ class Clients:
     def call(self, service, operation, **params):
         method = getattr(self.client(service), operation)
         op_name = "".join(w.capitalize() for w in operation.split("_"))
-        reads = is_read_operation(operation)
+        reads = is_read_operation(operation) or is_permission_check(service, operation, params)
         if self.check_mode and not reads:
-            raise CheckModeViolation("check mode sends reads only (Describe, List, Get, Head): refusing %s.%s"
+            raise CheckModeViolation("check mode sends reads only (Describe, List, Get, Head, and the permission checks: "
+                                     "IAM's SimulatePrincipalPolicy, EC2's DryRun): refusing %s.%s"
                                      % (service, op_name))
 
         def do():

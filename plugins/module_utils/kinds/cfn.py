@@ -144,3 +144,34 @@ def plan(facts, options):
         unknown.append(planlib.at_run_time("the stacks that import from %s (its imports name a value known only then)" % name,
                                            "CloudFormation's export list at the delete"))
     return planlib.build(NAME, {"region": options.get("aws_region", "")}, opts, entries, unknown, keep)
+# The AWS actions of a stack teardown (cfn/teardown.py, cfn/remedies.py): the delete and its wait always ...
+AWS_DELETE_ACTIONS = (
+    "cloudformation:DeleteStack", "cloudformation:DescribeStackEvents", "cloudformation:DescribeStacks",
+    "cloudformation:ListImports", "cloudformation:ListStackResources",
+)
+# ... and what each remedy the caller allows sends (option `clear`, and disable_termination_protection)
+AWS_REMEDY_ACTIONS = {
+    "disable_termination_protection": ("cloudformation:UpdateTerminationProtection",),
+    "empty_buckets": ("s3:DeleteObject", "s3:DeleteObjectVersion", "s3:ListBucket", "s3:ListBucketVersions"),
+    "detach_iam": (
+        "iam:DeleteRolePolicy", "iam:DeleteUserPolicy", "iam:DetachRolePolicy", "iam:DetachUserPolicy",
+        "iam:GetInstanceProfile", "iam:ListAttachedRolePolicies", "iam:ListAttachedUserPolicies",
+        "iam:ListEntitiesForPolicy", "iam:ListGroupsForUser", "iam:ListInstanceProfilesForRole",
+        "iam:ListPolicyVersions", "iam:ListRolePolicies", "iam:ListUserPolicies", "iam:RemoveRoleFromInstanceProfile",
+        "iam:RemoveUserFromGroup"),
+    "disable_deletion_protection": ("rds:DescribeDBClusters", "rds:DescribeDBInstances", "rds:ModifyDBCluster",
+                                    "rds:ModifyDBInstance"),
+    "release_dependencies": ("ec2:DeleteNetworkInterface", "ec2:DescribeNetworkInterfaces",
+                             "ec2:DescribeSecurityGroups", "ec2:ModifyNetworkInterfaceAttribute",
+                             "ec2:RevokeSecurityGroupEgress", "ec2:RevokeSecurityGroupIngress"),
+    "nested": (),  # a nested stack is deleted by the same calls
+}
+
+
+def aws_actions(clear=(), disable_termination_protection=False):
+    """The AWS actions a stack teardown with these remedies needs, sorted."""
+    wanted = list(clear or ()) + (["disable_termination_protection"] if disable_termination_protection else [])
+    out = set(AWS_DELETE_ACTIONS)
+    for remedy in wanted:
+        out.update(AWS_REMEDY_ACTIONS[remedy])
+    return tuple(sorted(out))

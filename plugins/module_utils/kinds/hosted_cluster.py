@@ -331,3 +331,35 @@ def plan(facts, options):
         entries.append(planlib.entry(90, "remove finalizer", "HostedCluster", hc, detail=CLI_FINALIZER))
     target = dict((k, c.get(k, "")) for k in ("namespace", "name", "uid", "infra_id", "region"))
     return planlib.build(NAME, target, opts, entries, unknown, keep)
+# The AWS actions the destroy's AWS cleanup (aws_infra_cleanup, plugins/module_utils/aws/deletes.py and
+# aws/execute.py) sends: its deletes, detaches and revokes, in the order of its plan ...
+AWS_DELETE_ACTIONS = (
+    "ec2:DeleteDhcpOptions", "ec2:DeleteInternetGateway", "ec2:DeleteNatGateway", "ec2:DeleteRouteTable",
+    "ec2:DeleteSecurityGroup", "ec2:DeleteSubnet", "ec2:DeleteVpc", "ec2:DeleteVpcEndpoints",
+    "ec2:DetachInternetGateway", "ec2:DisassociateRouteTable", "ec2:ReleaseAddress", "ec2:RevokeSecurityGroupIngress",
+    "ec2:TerminateInstances",
+    "elasticloadbalancing:DeleteLoadBalancer", "elasticloadbalancing:DeleteTargetGroup",
+    "iam:DeleteInstanceProfile", "iam:DeleteOpenIDConnectProvider", "iam:DeletePolicy", "iam:DeletePolicyVersion",
+    "iam:DeleteRole", "iam:DeleteRolePolicy", "iam:DetachRolePolicy", "iam:RemoveRoleFromInstanceProfile",
+    "route53:ChangeResourceRecordSets", "route53:DeleteHostedZone",
+    "s3:DeleteBucket", "s3:DeleteObject", "s3:DeleteObjectVersion",
+)
+# ... and the reads its plan, its waits on blockers and its verification by ID need (aws_inventory, aws_blockers,
+# aws_probes, aws_deletes): without one of them the cleanup stops between two deletes
+AWS_WAIT_ACTIONS = (
+    "ec2:DescribeAddresses", "ec2:DescribeDhcpOptions", "ec2:DescribeInstances", "ec2:DescribeInternetGateways",
+    "ec2:DescribeNatGateways", "ec2:DescribeNetworkInterfaces", "ec2:DescribeRouteTables",
+    "ec2:DescribeSecurityGroups", "ec2:DescribeSubnets", "ec2:DescribeVpcEndpoints", "ec2:DescribeVpcs",
+    "elasticloadbalancing:DescribeLoadBalancers", "elasticloadbalancing:DescribeTargetGroups",
+    "iam:GetAccountAuthorizationDetails", "iam:GetInstanceProfile", "iam:ListAttachedRolePolicies",
+    "iam:ListEntitiesForPolicy", "iam:ListInstanceProfilesForRole", "iam:ListOpenIDConnectProviders",
+    "iam:ListPolicyVersions", "iam:ListRolePolicies",
+    "route53:GetHostedZone", "route53:ListHostedZonesByName", "route53:ListHostedZonesByVPC",
+    "route53:ListResourceRecordSets",
+    "s3:ListAllMyBuckets", "s3:ListBucketVersions",
+)
+
+
+def aws_actions():
+    """The AWS actions a destroy's AWS cleanup needs, sorted (the permission preflight checks each)."""
+    return tuple(sorted(set(AWS_DELETE_ACTIONS + AWS_WAIT_ACTIONS)))

@@ -91,3 +91,18 @@ def plan(facts, options):
                                            "the re-check right before each orphan's cleanup (aws_orphan_inventory, same infra ID)"))
     target = {"region": options.pop("aws_region", ""), "management_contexts": sorted(options.pop("management_contexts", []) or [])}
     return planlib.build(NAME, target, options, entries, unknown, keep)
+# The AWS actions of a sweep: the region scan's reads (aws/orphans.py: the tags, IAM, Route 53 and S3 listings) always,
+# and with sweep_delete the destroy's AWS cleanup (aws_infra_cleanup) for each orphan: its deletes and waits.
+AWS_SCAN_ACTIONS = (
+    "ec2:DescribeRouteTables", "ec2:DescribeSecurityGroups", "ec2:DescribeTags",
+    "iam:GetAccountAuthorizationDetails", "iam:GetOpenIDConnectProvider", "iam:ListInstanceProfiles",
+    "iam:ListOpenIDConnectProviders",
+    "route53:GetHostedZone", "route53:ListHostedZones", "route53:ListTagsForResource",
+    "s3:GetBucketTagging", "s3:ListAllMyBuckets", "s3:ListBucket",
+)
+
+
+def aws_actions(sweep_delete=True):
+    """The AWS actions a sweep needs, sorted: the scan's, and the cleanup's when it deletes."""
+    from ansible_collections.teardown.gates.plugins.module_utils.kinds import hosted_cluster
+    return tuple(sorted(set(AWS_SCAN_ACTIONS + (hosted_cluster.aws_actions() if sweep_delete else ()))))

@@ -118,6 +118,8 @@ class Layer:
         ids = sorted(v for k, v in req.params.items() if k.startswith("InstanceId.") and isinstance(v, str))
         if ids:
             rec["instance_ids"] = ids
+        if str(req.params.get("DryRun", "")).lower() == "true":  # EC2's permission check: nothing was changed
+            rec["dry_run"] = True
         if injected:
             rec["injected"] = injected
         with self._log_lock, open(self.log_path, "a") as f:

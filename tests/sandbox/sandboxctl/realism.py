@@ -19,6 +19,9 @@ Sits in front of moto (awslayer.Layer calls ``before`` and ``after`` around ever
     own faults) and may carry a "seed" (its hits are drawn from its own generator seeded with it, so
     that a run's fault stream replays from its seed).
   * an account-wide EC2 request budget, token buckets per action (realism_budget.py), off until set;
+  * identities' IAM policies (realism_iam.py, mixed in): an IAM user's key is refused what its policies do not
+    allow, as each service refuses it; EC2 DryRun and iam:SimulatePrincipalPolicy are answered from the same
+    evaluator; keys moto's IAM did not issue keep every permission;
   * CloudFormation deletion as on AWS (DELETE_FAILED, events, DELETE_SKIPPED, RetainResources ...):
     realism_cfn.py, mixed in; DeleteRole and DeleteDBInstance refusals share its rules.
 
@@ -45,6 +48,7 @@ import uuid
 
 from .realism_budget import Budget
 from .realism_cfn import CfnDeletion
+from .realism_iam import IamPolicies
 
 DEFAULT_KNOBS = {
     "nat_deleting_seconds": 3.0,         # NAT gateway: deleting -> deleted
@@ -72,7 +76,7 @@ _NS = {"iam": "https://iam.amazonaws.com/doc/2010-05-08/",
        "sts": "https://sts.amazonaws.com/doc/2011-06-15/",
        "cloudformation": "http://cloudformation.amazonaws.com/doc/2010-05-15/",
        "rds": "http://rds.amazonaws.com/doc/2014-10-31/"}
-_REASONS = {400: "Bad Request", 404: "Not Found", 409: "Conflict", 500: "Internal Server Error", 503: "Service Unavailable"}
+_REASONS = {400: "Bad Request", 403: "Forbidden", 412: "Precondition Failed", 404: "Not Found", 409: "Conflict", 500: "Internal Server Error", 503: "Service Unavailable"}
 
 
 def _esc(s):
@@ -118,7 +122,7 @@ def _internal(req):  # AWS-17
 
 
 class _DeletingVolume:
-    """Marks a moto volume that DescribeVolumes lists as ``deleting`` (AWS-25)."""
+    """Marks a moto volume that DescribeVolumes lists as ``deleting`` (AWS-30)."""
 
 
 _DELETING_CLASSES = {}
@@ -141,7 +145,7 @@ def _ids(params, prefix):
     return out
 
 
-class Realism(CfnDeletion):
+class Realism(CfnDeletion, IamPolicies):
     def __init__(self, state_dir):
         self.state_dir = state_dir
         self.lock = threading.RLock()
@@ -293,6 +297,12 @@ class Realism(CfnDeletion):
                                                                                          req.key_id):  # AWS-22
                 status, code, msg = _throttle(req)
                 return error(req, status, code, msg, "budget")
+        # the caller's permissions before any other rule, as AWS authorizes a request before acting on it; outside
+        # self.lock, since the lookup takes moto's lock (and the layer calls atomic() with moto's lock held)
+        answer = self._iam_gate(req)
+        if answer is not None:
+            return answer
+        with self.lock:
             try:
                 self._tick()
                 handler = getattr(self, f"_before_{req.service}", None)
@@ -300,6 +310,16 @@ class Realism(CfnDeletion):
             except Exception as e:  # noqa: BLE001 - a realism bug must not take moto down
                 print(f"realism: before {req.service}.{req.action}: {e!r}", flush=True)
                 return None
+
+    def _iam_gate(self, req):  # AWS-25 to AWS-28 (realism_iam.py)
+        try:
+            answer = self.authorize(req, error)
+            if answer is None and req.service == "iam" and req.action == "SimulatePrincipalPolicy":
+                answer = self.simulate_principal_policy(req, error)
+            return answer
+        except Exception as e:  # noqa: BLE001 - a realism bug must not take moto down
+            print(f"realism: authorize {req.service}.{req.action}: {e!r}", flush=True)
+            return None
 
     def after(self, req, status, body):
         with self.lock:
@@ -358,7 +378,7 @@ class Realism(CfnDeletion):
                     for idx, nic in list(getattr(inst, "nics", {}).items()):
                         if idx == 0 or nic.delete_on_termination:
                             self.ec2(region).enis.pop(nic.id, None)
-        for (region, vid), deadline in list(self.volume_deleting.items()):  # AWS-25
+        for (region, vid), deadline in list(self.volume_deleting.items()):  # AWS-30
             if now >= deadline:
                 del self.volume_deleting[(region, vid)]
                 self.ec2(region).volumes.pop(vid, None)
@@ -452,17 +472,17 @@ class Realism(CfnDeletion):
                 inst = self._instance(req.region, iid)
                 if inst is not None:
                     req.prior[iid] = inst._state.name
-                    for bdt in list(getattr(inst, "block_device_mapping", {}).values()):  # AWS-26
+                    for bdt in list(getattr(inst, "block_device_mapping", {}).values()):  # AWS-31
                         vol = ec2.volumes.get(bdt.volume_id)
                         if vol is not None and bdt.delete_on_termination:
                             req.prior_volumes[vol.id] = vol
-        elif a == "DeleteVolume":  # AWS-25: moto refuses an attached one (VolumeInUse) and pops the others at once
+        elif a == "DeleteVolume":  # AWS-30: moto refuses an attached one (VolumeInUse) and pops the others at once
             vol = ec2.volumes.get(p.get("VolumeId"))
             req.prior_volumes = {vol.id: vol} if vol is not None and vol.attachment is None else {}
         return None
 
     def _volumes_deleting(self, req, now):
-        """AWS-25/26: the volumes moto has just removed stay listed as ``deleting`` for a while."""
+        """AWS-30/31: the volumes moto has just removed stay listed as ``deleting`` for a while."""
         ec2 = self.ec2(req.region)
         for vid, vol in (getattr(req, "prior_volumes", None) or {}).items():
             if vid in ec2.volumes and ec2.volumes[vid] is not vol:
@@ -501,7 +521,7 @@ class Realism(CfnDeletion):
             self._volumes_deleting(req, now)
             if self.knobs["instance_shutting_down_seconds"] <= 0:
                 self._tick()
-        elif req.action == "DeleteVolume":  # AWS-25
+        elif req.action == "DeleteVolume":  # AWS-30
             self._volumes_deleting(req, now)
             if self.knobs["volume_deleting_seconds"] <= 0:
                 self._tick()

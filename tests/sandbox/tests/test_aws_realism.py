@@ -127,7 +127,7 @@ def code_of_error(e):
     return e.response["Error"]["Code"]
 
 
-def test_volume_in_use_is_refused_then_deleting_then_gone(net):  # AWS-25
+def test_volume_in_use_is_refused_then_deleting_then_gone(net):  # AWS-30
     ec2, vpc, subnet = net
     image = ec2.describe_images(Owners=["amazon"], MaxResults=5)["Images"][0]["ImageId"]
     iid = ec2.run_instances(ImageId=image, MinCount=1, MaxCount=1, SubnetId=subnet)["Instances"][0]["InstanceId"]
@@ -151,7 +151,7 @@ def test_volume_in_use_is_refused_then_deleting_then_gone(net):  # AWS-25
     ec2.terminate_instances(InstanceIds=[iid])
 
 
-def test_terminating_an_instance_deletes_its_delete_on_termination_volumes_and_detaches_the_others(net):  # AWS-26
+def test_terminating_an_instance_deletes_its_delete_on_termination_volumes_and_detaches_the_others(net):  # AWS-31
     ec2, vpc, subnet = net
     image = ec2.describe_images(Owners=["amazon"], MaxResults=5)["Images"][0]["ImageId"]
     inst = ec2.run_instances(ImageId=image, MinCount=1, MaxCount=1, SubnetId=subnet, BlockDeviceMappings=[

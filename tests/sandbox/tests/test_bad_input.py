@@ -104,6 +104,11 @@ CASES = [
     ("cloudformation_teardown-poll", "cloudformation_teardown", {"stack_name": "s", "poll_interval": 0}, "poll_interval"),
     ("cloudformation_teardown-wait", "cloudformation_teardown", {"stack_name": "s", "wait_timeout": 0},
      "wait_timeout"),
+    # aws_permission_preflight
+    ("aws_permission_preflight-neither", "aws_permission_preflight", {}, "kind or actions"),
+    ("aws_permission_preflight-action", "aws_permission_preflight", {"actions": ["DeleteVpc"]}, "actions"),
+    ("aws_permission_preflight-ids", "aws_permission_preflight", {"kind": "hosted_cluster",
+                                                                  "dry_run_ids": {"Vpc": "vpc-1"}}, "dry_run_ids"),
     # teardown_report
     ("teardown_report-missing", "teardown_report", {"cluster": {"name": "c"}}, "report_dir"),
     ("teardown_report-type", "teardown_report", {"report_dir": "/tmp", "cluster": "c"}, "cluster"),

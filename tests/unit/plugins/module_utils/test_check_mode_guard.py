@@ -33,6 +33,9 @@ OPERATIONS = {
     ("route53", "list_hosted_zones"): READ,
     ("route53", "list_tags_for_resource"): READ,
     ("s3", "get_bucket_tagging"): READ,
+    # the permission preflight (module_utils/preflight/aws_permissions.py): who the caller is, and IAM's simulation
+    ("sts", "get_caller_identity"): READ,
+    ("iam", "simulate_principal_policy"): READ,
     ("cloudformation", "delete_stack"): WRITE,
     ("cloudformation", "describe_stack_events"): READ,
     ("cloudformation", "describe_stacks"): READ,
@@ -205,3 +208,18 @@ def test_the_table_names_every_operation_the_collection_calls():
         named.update((svc, op) for op in ops & words)
     missing = sorted(named - set(OPERATIONS))
     assert not missing, "classify these as READ or WRITE in OPERATIONS: %s" % missing
+
+
+@pytest.mark.parametrize("service,operation", sorted(k for k, v in OPERATIONS.items() if v == WRITE and k[0] == "ec2"))
+def test_check_mode_sends_an_ec2_write_only_as_a_dry_run(service, operation):
+    """EC2's DryRun=True acts on nothing (AWS answers DryRunOperation or UnauthorizedOperation): the guard lets it
+    through, and only it: DryRun false, a truthy string, or DryRun on another service stays refused."""
+    c, rec = clients(check_mode=True)
+    c.call(service, operation, DryRun=True)
+    assert rec.sent == [operation]
+    for value in (False, "true", 1, None):
+        with pytest.raises(CheckModeViolation):
+            c.call(service, operation, DryRun=value)
+    with pytest.raises(CheckModeViolation):
+        c.call("iam", "delete_role", DryRun=True)
+    assert rec.sent == [operation]

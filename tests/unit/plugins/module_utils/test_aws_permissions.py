@@ -1,0 +1,173 @@
+# -*- coding: utf-8 -*-
+"""The AWS permission preflight (#33): which actions a kind declares (each one in the shipped IAM policy), the ARN the
+simulation takes for a caller, the reading of the simulation's and DryRun's answers, and the whole check against a
+scripted AWS (a fake below the Clients, which still apply the check-mode guard): nothing unchecked is ever allowed."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+import json
+import os
+from fnmatch import fnmatch
+
+import botocore.exceptions
+import pytest
+
+from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import Clients
+from ansible_collections.teardown.gates.plugins.module_utils.cfn.classify import CLEAR_CHOICES
+from ansible_collections.teardown.gates.plugins.module_utils.kinds import cfn, hosted_cluster, orphan_sweep
+from ansible_collections.teardown.gates.plugins.module_utils.preflight import aws_permissions as ap
+
+REPO = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..")
+POLICY = os.path.join(REPO, ap.POLICY_FILE)
+
+
+def policy_actions():
+    with open(POLICY) as f:
+        doc = json.load(f)
+    out = set()
+    for st in doc["Statement"]:
+        out.update([st["Action"]] if isinstance(st["Action"], str) else st["Action"])
+    return out
+
+
+def every_declared_action():
+    return set(hosted_cluster.aws_actions()) | set(orphan_sweep.aws_actions(True)) | set(
+        cfn.aws_actions(CLEAR_CHOICES, True))
+
+
+def test_every_declared_action_is_in_the_shipped_policy():
+    granted = policy_actions()
+    missing = sorted(a for a in every_declared_action() if not any(fnmatch(a.lower(), g.lower()) for g in granted))
+    assert not missing, "declared by a kind but not granted by %s: %s" % (ap.POLICY_FILE, missing)
+    assert "iam:SimulatePrincipalPolicy" in granted  # the preflight's own check
+
+
+def test_the_declarations_hold_the_deletes_and_are_shaped_by_the_options():
+    assert "ec2:DeleteVpc" in hosted_cluster.aws_actions() and "ec2:DescribeVpcs" in hosted_cluster.aws_actions()
+    assert "ec2:DeleteVpc" not in orphan_sweep.aws_actions(sweep_delete=False)
+    assert "ec2:DeleteVpc" in orphan_sweep.aws_actions(sweep_delete=True)
+    assert "ec2:DescribeTags" in orphan_sweep.aws_actions(sweep_delete=False)
+    assert "s3:DeleteObjectVersion" not in cfn.aws_actions()
+    assert "s3:DeleteObjectVersion" in cfn.aws_actions(["empty_buckets"])
+    assert "cloudformation:UpdateTerminationProtection" in cfn.aws_actions(disable_termination_protection=True)
+    assert set(cfn.AWS_REMEDY_ACTIONS) == set(CLEAR_CHOICES) | {"disable_termination_protection"}
+
+
+def params(**kw):
+    p = dict(kind=None, actions=[], clear=[], disable_termination_protection=False, sweep_delete=True,
+             dry_run_ids={}, fail_on_missing=True)
+    p.update(kw)
+    return p
+
+
+def test_needed_actions():
+    assert ap.needed_actions(params(kind="hosted_cluster")) == list(hosted_cluster.aws_actions())
+    assert ap.needed_actions(params(actions=["ec2:DeleteVpc"])) == ["ec2:DeleteVpc"]
+    for bad, option in ((params(), "kind or actions"), (params(actions=["DeleteVpc"]), "actions"),
+                        (params(kind="cfn", dry_run_ids={"Vpc": "x"}), "dry_run_ids")):
+        with pytest.raises(BadInput, match=option):
+            ap.needed_actions(bad)
+
+
+@pytest.mark.parametrize("caller,arn", [
+    ("arn:aws:iam::123456789012:user/ci/deployer", "arn:aws:iam::123456789012:user/ci/deployer"),
+    ("arn:aws:sts::123456789012:assumed-role/teardown/session-1", "arn:aws:iam::123456789012:role/teardown"),
+    ("arn:aws-us-gov:sts::123456789012:assumed-role/r/s", "arn:aws-us-gov:iam::123456789012:role/r"),
+    ("arn:aws:iam::123456789012:role/teardown", "arn:aws:iam::123456789012:role/teardown"),
+    ("arn:aws:iam::123456789012:root", None),
+    ("arn:aws:sts::123456789012:federated-user/bob", None),
+])
+def test_simulation_arn(caller, arn):
+    assert ap.simulation_arn(caller) == arn
+
+
+def test_answers_read_as_results():
+    got = ap.from_simulation([{"EvalActionName": "a:A", "EvalDecision": "allowed"},
+                              {"EvalActionName": "a:B", "EvalDecision": "implicitDeny"},
+                              {"EvalActionName": "a:C", "EvalDecision": "explicitDeny"}])
+    assert got == {"a:A": ("allowed", "allowed"), "a:B": ("missing", "implicitDeny"),
+                   "a:C": ("missing", "explicitDeny")}
+    assert ap.from_dry_run("DryRunOperation")[0] == "allowed"
+    assert ap.from_dry_run("UnauthorizedOperation")[0] == "missing"
+    assert ap.from_dry_run("InvalidVpcID.NotFound")[0] == "unverified"
+    assert ap.batches(range(60), 25) == [list(range(25)), list(range(25, 50)), list(range(50, 60))]
+
+
+def test_the_dry_run_table_covers_every_ec2_delete_a_kind_declares():
+    deletes = {a for a in every_declared_action() if a.startswith("ec2:") and not a.startswith("ec2:Describe")}
+    assert deletes - set(ap.DRY_RUN) == {"ec2:ModifyNetworkInterfaceAttribute"}
+
+
+def _error(code, status=403):
+    return botocore.exceptions.ClientError({"Error": {"Code": code, "Message": code},
+                                            "ResponseMetadata": {"HTTPStatusCode": status}}, "op")
+
+
+class FakeAws:
+    """Answers as the scripted AWS would; records every (operation, params) sent."""
+
+    def __init__(self, caller, allowed=None, simulation_error=None, page=2):
+        self.caller, self.allowed, self.simulation_error, self.page = caller, allowed, simulation_error, page
+        self.sent = []
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name in ("client", "meta"):
+            raise AttributeError(name)
+
+        def send(**kw):
+            self.sent.append((name, kw))
+            if name == "get_caller_identity":
+                return {"Arn": self.caller}
+            if name == "simulate_principal_policy":
+                if self.simulation_error:
+                    raise _error(self.simulation_error)
+                start = int(kw.get("Marker") or 0)
+                names = kw["ActionNames"][start:start + self.page]
+                more = start + self.page < len(kw["ActionNames"])
+                out = {"EvaluationResults": [{"EvalActionName": a, "EvalDecision": "allowed" if a in self.allowed
+                                              else "implicitDeny"} for a in names], "IsTruncated": more}
+                if more:
+                    out["Marker"] = str(start + self.page)
+                return out
+            assert kw.get("DryRun") is True, name
+            action = "ec2:" + "".join(w.capitalize() for w in name.split("_"))
+            raise _error("DryRunOperation" if action in self.allowed else "UnauthorizedOperation",
+                         412 if action in self.allowed else 403)
+        return send
+
+
+def clients_over(fake):
+    return Clients(lambda service: fake, check_mode=True)
+
+
+def test_the_simulation_names_every_missing_action_over_batches_and_pages():
+    actions = ["ec2:DeleteSubnet", "ec2:DeleteVpc", "iam:DeleteRole", "s3:DeleteBucket"]
+    fake = FakeAws("arn:aws:sts::123456789012:assumed-role/td/s", allowed={"ec2:DeleteSubnet", "s3:DeleteBucket"})
+    found = ap.check(clients_over(fake), actions)
+    assert found["missing"] == ["ec2:DeleteVpc", "iam:DeleteRole"]
+    assert found["allowed"] == ["ec2:DeleteSubnet", "s3:DeleteBucket"] and found["unverified"] == []
+    assert found["simulated_arn"] == "arn:aws:iam::123456789012:role/td"
+    sims = [kw for op, kw in fake.sent if op == "simulate_principal_policy"]
+    assert len(sims) == 2 and sims[1]["Marker"] == "2"  # one batch, paged by its Marker
+    msg = ap.missing_message(found["caller_arn"], found)
+    assert "ec2:DeleteVpc (implicitDeny by simulation)" in msg and "iam:DeleteRole" in msg and ap.POLICY_FILE in msg
+
+
+def test_a_refused_simulation_falls_back_to_dry_run_and_leaves_the_rest_unverified():
+    actions = ["ec2:DeleteSubnet", "ec2:DeleteVpc", "ec2:DescribeVpcs", "iam:DeleteRole"]
+    fake = FakeAws("arn:aws:iam::123456789012:user/u", allowed={"ec2:DeleteSubnet"}, simulation_error="AccessDenied")
+    found = ap.check(clients_over(fake), actions, ids={"VpcId": "vpc-real"})
+    assert found["missing"] == ["ec2:DeleteVpc"]
+    assert found["allowed"] == ["ec2:DeleteSubnet"]
+    assert found["unverified"] == ["ec2:DescribeVpcs", "iam:DeleteRole"]  # never taken as allowed
+    assert "AccessDenied" in found["simulation_refused"]
+    assert ("delete_vpc", {"DryRun": True, "VpcId": "vpc-real"}) in fake.sent
+
+
+def test_a_root_caller_is_not_simulated_and_nothing_is_claimed_for_it():
+    fake = FakeAws("arn:aws:iam::123456789012:root", allowed=set())
+    found = ap.check(clients_over(fake), ["iam:DeleteRole"])
+    assert found["unverified"] == ["iam:DeleteRole"] and found["simulated_arn"] is None
+    assert [op for op, dummy in fake.sent] == ["get_caller_identity"]
