@@ -144,6 +144,8 @@ def plan(facts, options):
         unknown.append(planlib.at_run_time("the stacks that import from %s (its imports name a value known only then)" % name,
                                            "CloudFormation's export list at the delete"))
     return planlib.build(NAME, {"region": options.get("aws_region", "")}, opts, entries, unknown, keep)
+
+
 # The AWS actions of a stack teardown (cfn/teardown.py, cfn/remedies.py): the delete and its wait always ...
 AWS_DELETE_ACTIONS = (
     "cloudformation:DeleteStack", "cloudformation:DescribeStackEvents", "cloudformation:DescribeStacks",

@@ -331,6 +331,8 @@ def plan(facts, options):
         entries.append(planlib.entry(90, "remove finalizer", "HostedCluster", hc, detail=CLI_FINALIZER))
     target = dict((k, c.get(k, "")) for k in ("namespace", "name", "uid", "infra_id", "region"))
     return planlib.build(NAME, target, opts, entries, unknown, keep)
+
+
 # The AWS actions the destroy's AWS cleanup (aws_infra_cleanup, plugins/module_utils/aws/deletes.py and
 # aws/execute.py) sends: its deletes, detaches and revokes, in the order of its plan ...
 AWS_DELETE_ACTIONS = (

@@ -91,6 +91,8 @@ def plan(facts, options):
                                            "the re-check right before each orphan's cleanup (aws_orphan_inventory, same infra ID)"))
     target = {"region": options.pop("aws_region", ""), "management_contexts": sorted(options.pop("management_contexts", []) or [])}
     return planlib.build(NAME, target, options, entries, unknown, keep)
+
+
 # The AWS actions of a sweep: the region scan's reads (aws/orphans.py: the tags, IAM, Route 53 and S3 listings) always,
 # and with sweep_delete the destroy's AWS cleanup (aws_infra_cleanup) for each orphan: its deletes and waits.
 AWS_SCAN_ACTIONS = (
