@@ -178,10 +178,14 @@ def diff(old, new):
 
 
 def approved_from_reports(report_dir, digest):
-    """The plan of a check run's JSON report in report_dir whose plan_digest is ``digest``, or None."""
+    """The plan of a check run's plan file (report_dir/plans) or JSON report in report_dir whose plan_digest is ``digest``, or None."""
     if not report_dir or not digest:
         return None
-    for path in sorted(glob.glob(os.path.join(os.path.expanduser(report_dir), "*.json")), reverse=True):
+    base = os.path.expanduser(report_dir)
+    # the roles keep their plan files in report_dir/plans (apart from the reports); the sweep's report holds its plan
+    paths = sorted(glob.glob(os.path.join(base, "plans", "*.json")), reverse=True) + \
+        sorted(glob.glob(os.path.join(base, "*.json")), reverse=True)
+    for path in paths:
         try:
             with open(path) as f:
                 doc = json.load(f)

@@ -31,7 +31,9 @@ def _set_knob(info, key, value):
 
 
 def _json_report(path):
-    found = [os.path.join(d, f) for d, _, files in os.walk(path) for f in files if f.endswith(".json")]
+    # the reports, not the plan files the role keeps in report_dir/plans
+    found = [os.path.join(d, f) for d, _, files in os.walk(path) for f in files
+             if f.endswith(".json") and os.path.basename(d) != "plans"]
     assert found, "no JSON report under %s" % path
     with open(sorted(found)[-1]) as f:
         return json.load(f)
