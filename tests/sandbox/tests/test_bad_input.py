@@ -18,7 +18,7 @@ import yaml
 from ansible.module_utils import basic
 from kubernetes import client
 
-from privilege import MUTATING_VERBS, LogTail, ServiceAccounts, audit_requests, describe, run_playbook
+from privilege import LogTail, is_change, ServiceAccounts, audit_requests, describe, run_playbook
 
 WRONG_UID = "00000000-0000-4000-8000-000000000000"
 TC_API = "infrastructure.cluster.x-k8s.io/v1alpha1"
@@ -282,7 +282,7 @@ def test_case(table, cid, target, expect):
 
 def test_no_mutating_request(table):
     assert table["k8s"], "the run's ServiceAccount made no request at all: the audit log was not read right"
-    writes = [describe(r) for r in table["k8s"] if r["verb"] in MUTATING_VERBS]
+    writes = [describe(r) for r in table["k8s"] if is_change(r)]
     assert writes == []
     prefixes = ("Delete", "Terminate", "Detach", "Disassociate", "Release", "Revoke", "Remove", "Change", "Put",
                 "Create", "Attach", "Associate", "Modify", "Update")

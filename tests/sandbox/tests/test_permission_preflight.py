@@ -9,7 +9,7 @@ import uuid
 import pytest
 
 from ansible_collections.teardown.gates.plugins.module_utils.preflight.permissions import describe as named
-from privilege import MUTATING_VERBS, LogTail, ServiceAccounts, audit_requests, describe, run_playbook
+from privilege import MUTATING_VERBS, LogTail, ServiceAccounts, audit_requests, describe, is_change, run_playbook
 
 READ_ONLY = [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["get", "list", "watch"]}]
 EVERYTHING = [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]
@@ -92,3 +92,32 @@ def test_a_token_that_may_do_everything_passes(tokens, tmp_path):
     assert not out.get("failed"), out.get("msg")
     assert out["missing"] == [] and all(p["allowed"] for p in out["permissions"])
     assert any(p["verb"] == "delete" and p["resource"] == "hostedcontrolplanes" for p in out["permissions"])
+
+
+# each playbook that changes Kubernetes objects runs the review in roles/before_first_delete, before its first change
+PLAYBOOKS = {
+    "prune_releases": ({"release_namespace": "{ns}", "release_names": ["r1"]}, "extensions/rbac/release_prune.yml",
+                       "delete releases.core.convoy.kumodo.io in namespace {ns}"),
+    "release_held_deletion": ({"held_namespace": "{ns}"}, "extensions/rbac/held_deletion.yml",
+                              "patch terraformclusters.infrastructure.cluster.x-k8s.io in namespace {ns}"),
+    "destroy_hosted_cluster": ({"hosted_cluster_name": "hc", "hosted_cluster_namespace": "{ns}",
+                                "destroy_cloud_resources": False}, "extensions/rbac/hosted_cluster_destroy.yml",
+                               "delete hostedclusters.hypershift.openshift.io in namespace {ns}"),
+}
+
+
+@pytest.mark.parametrize("playbook", sorted(PLAYBOOKS))
+def test_each_playbook_stops_a_read_only_token_before_any_change(tokens, tmp_path, playbook):
+    extra, rbac, one_missing = PLAYBOOKS[playbook]
+    ns = "ppb" + uuid.uuid4().hex[:6]
+    extra = json.loads(json.dumps(extra).replace("{ns}", ns))
+    kubeconfig, user = tokens["ro"]
+    tail = LogTail(os.environ["SANDBOX_AUDIT_LOG"])
+    run = run_playbook("teardown.gates." + playbook, dict(extra, report_dir=str(tmp_path / "reports")), str(tmp_path),
+                       {"KUBECONFIG": kubeconfig, "K8S_AUTH_KUBECONFIG": kubeconfig}, verbosity="")
+    said = run.stdout + run.stderr
+    assert run.returncode != 0, said[-3000:]
+    assert "missing permission" in said and rbac in said and one_missing.replace("{ns}", ns) in said, said[-3000:]
+    reqs = audit_requests(tail, user)
+    assert any(r.get("resource") == "selfsubjectaccessreviews" for r in reqs), "no review reached the API server"
+    assert [describe(r) for r in reqs if is_change(r)] == []

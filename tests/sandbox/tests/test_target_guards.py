@@ -11,7 +11,7 @@ import uuid
 import pytest
 from kubernetes import client
 
-from privilege import (MUTATING_VERBS, LogTail, ServiceAccounts, audit_requests, describe, retire_hosted_cluster,
+from privilege import (LogTail, is_change, ServiceAccounts, audit_requests, describe, retire_hosted_cluster,
                        run_playbook, seed, target_guards)
 
 EVERYTHING = [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]},
@@ -53,7 +53,7 @@ def run(world, tmp_path, playbook, extra, check=False):
 
 def writes(aws, kube):
     return (sorted({"%s:%s" % (r["service"], r["action"]) for r in aws if not r["action"].startswith(AWS_READS)}),
-            sorted({describe(r) for r in kube if r["verb"] in MUTATING_VERBS}))
+            sorted({describe(r) for r in kube if is_change(r)}))
 
 
 def destroy_vars(world, **guards):
