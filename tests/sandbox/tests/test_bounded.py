@@ -24,7 +24,7 @@ ANSIBLE = os.path.join(os.path.dirname(sys.executable), "ansible")
 START = 60  # Ansible's own start on a busy machine, outside any module's bound
 
 sys.path.insert(0, REPO + "/.venv/collections")
-from ansible_collections.teardown.gates.plugins.module_utils import bounds  # noqa: E402
+from ansible_collections.teardown.gates.plugins.module_utils.core import bounds  # noqa: E402
 
 
 RT = 2  # request_timeout given to the modules that take it
