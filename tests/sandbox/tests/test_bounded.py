@@ -106,7 +106,8 @@ def run_playbook(tmp_path, env, *extra):
     return p, time.monotonic() - started
 
 
-def test_destroy_hosted_cluster_against_a_silent_api_server_stops_in_phase_1_naming_it(tmp_path):
+def test_destroy_hosted_cluster_against_a_silent_api_server_stops_before_the_first_delete_naming_it(tmp_path):
+    # its first Kubernetes request is the permission preflight's (roles/before_first_delete), before the baseline
     with SilentServer() as server:
         kc = str(tmp_path / "kubeconfig")
         server.write_kubeconfig(kc)
@@ -114,14 +115,18 @@ def test_destroy_hosted_cluster_against_a_silent_api_server_stops_in_phase_1_nam
         p, took = run_playbook(tmp_path, env, "-e", "hosted_cluster_name=demo")
     out = p.stdout
     assert p.returncode != 0
-    assert "stopped at Phase 1 | Read the HostedCluster" in out and "127.0.0.1:%d" % server.port in out, out[-3000:]
-    assert "phases that never ran: 2 retain, 3 delete and gates, 4 AWS infrastructure and IAM" in out, out[-3000:]
-    bound = bounds.client_bound(10)  # the role's hosted_cluster_info runs with the default request_timeout
+    assert "stopped at Before the first delete | Review every Kubernetes permission" in out, out[-3000:]
+    assert "127.0.0.1:%d" % server.port in out, out[-3000:]
+    assert "phases that never ran: 1 baseline, 2 retain, 3 delete and gates, 4 AWS infrastructure and IAM" in out, \
+        out[-3000:]
+    bound = bounds.client_bound(10)  # permission_preflight runs with the default request_timeout
     assert took < 3 * bound + 2 * START, "the playbook took %.0f s; its first read's bound is %.0f s" % (took, bound)
 
 
-def test_destroy_hosted_cluster_against_a_silent_aws_endpoint_stops_in_phase_1_saying_only_what_it_saw(tmp_path):
-    # an infrastructure-only destroy (the HostedCluster already gone): its first AWS read is the inventory
+def test_destroy_hosted_cluster_against_a_silent_aws_endpoint_stops_before_the_first_delete_saying_only_what_it_saw(
+        tmp_path):
+    # an infrastructure-only destroy (the HostedCluster already gone): its first AWS request is the permission
+    # preflight's GetCallerIdentity (roles/before_first_delete), before the inventory
     with SilentServer() as server:
         env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=REPO + "/.venv/collections", AWS_ENDPOINT_URL="http://" + server.url,
                    AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_REGION="us-east-1",
@@ -129,19 +134,19 @@ def test_destroy_hosted_cluster_against_a_silent_aws_endpoint_stops_in_phase_1_s
         p, took = run_playbook(tmp_path, env, "-e", "infra_id=demo-x7k2p", "-e", "hosted_cluster_name=")
     out = p.stdout
     assert p.returncode != 0
-    assert "stopped at Phase 1 | Record the AWS inventory" in out and "127.0.0.1:%d" % server.port in out, out[-3000:]
-    # the outcome line: what never ran, and no count or namespace that no read gave
-    outcome = [line for line in out.splitlines() if "STOPPED at Phase 1" in line]
-    assert outcome, out[-3000:]
-    assert "phases that never ran: 2 retain, 3 delete and gates, 4 AWS infrastructure and IAM" in outcome[0]
-    assert "AWS cleanup not run, remaining not observed" in outcome[0] and "namespace not observed" in outcome[0], outcome[0]
+    assert "stopped at Before the first delete | Check every AWS permission" in out, out[-3000:]
+    assert "127.0.0.1:%d" % server.port in out and "nothing was changed" in out, out[-3000:]
+    # a stop before the baseline writes no report (nothing was observed): the message names what never ran, and
+    # no count or namespace that no read gave
+    assert "phases that never ran: 1 baseline, 2 retain, 3 delete and gates, 4 AWS infrastructure and IAM" in out, \
+        out[-3000:]
     assert "namespace deleted" not in out and "remaining 0" not in out
     bound = bounds.aws_call_bound()
     assert took < 3 * bound + 2 * START, "the playbook took %.0f s; one AWS call's bound is %.0f s" % (took, bound)
 
 
-def test_clear_cfn_refusals_against_a_silent_aws_endpoint_stops_at_its_listing_naming_it(tmp_path):
-    # its first AWS call is amazon.aws.cloudformation_info, given the collection's bound by the aws_config filter
+def test_clear_cfn_refusals_against_a_silent_aws_endpoint_stops_before_the_first_delete_naming_it(tmp_path):
+    # its first AWS call is the permission preflight's GetCallerIdentity (roles/before_first_delete)
     with SilentServer() as server:
         env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=REPO + "/.venv/collections", AWS_ENDPOINT_URL="http://" + server.url,
                    AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_REGION="us-east-1",
@@ -154,8 +159,8 @@ def test_clear_cfn_refusals_against_a_silent_aws_endpoint_stops_at_its_listing_n
         took = time.monotonic() - started
     out = p.stdout
     assert p.returncode != 0
-    assert "Listing the CloudFormation stacks" in out and "127.0.0.1:%d" % server.port in out, out[-3000:]
-    assert "Nothing was deleted or changed" in out and "DeleteStack" not in out
+    assert "Check every AWS permission" in out and "127.0.0.1:%d" % server.port in out, out[-3000:]
+    assert "nothing was changed" in out and "DeleteStack" not in out and "Listing the CloudFormation stacks" not in out
     bound = bounds.aws_call_bound()
     assert took < 3 * bound + 2 * START, "the playbook took %.0f s; one AWS call's bound is %.0f s" % (took, bound)
 
