@@ -134,6 +134,10 @@ stop_sandbox() {
     local down_log="$log_dir/sandbox-down${TEST_LANE:+-lane$TEST_LANE}.log"
     log "stopping the sandbox (its output: $down_log)"
     "$sandbox" down > "$down_log" 2>&1 || tail -5 "$down_log"
+    # the servers' CPU is no stage's: say it, so that a run's CPU can be accounted for
+    sed -n 's/.*stopped \([^ ]*\) (it used \([0-9]*\) CPU-s).*/\1 \2/p' "$down_log" |
+      awk -v lane="${TEST_LANE:+ of lane $TEST_LANE}" \
+        '{ t += $2; s = s sep $1 " " $2; sep = ", " } END { if (NR) printf "the sandbox%s used %d CPU-s: %s\n", lane, t, s }'
   fi
 }
 up_pid="" up_failed=0 up_log="$log_dir/sandbox-up${TEST_LANE:+-lane$TEST_LANE}.log"
@@ -510,7 +514,7 @@ for i in "${!lane_pids[@]}"; do
   log "waiting for lane $n ($out)"
   wait "${lane_pids[$i]}"
   # its stage lines, and its own summary of what failed and why
-  grep -E '^==== |^matrix: |^failed stages|^  [a-z]+: |^stages: ' "$out" | sed "s/^/lane $n | /"
+  grep -E '^==== |^matrix: |^failed stages|^  [a-z]+: |^stages: |^the sandbox ' "$out" | sed "s/^/lane $n | /"
   l=$(sed -n 's/^stages: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$out" | tail -1)
   if [ -n "$l" ]; then
     passed=$((passed + ${l% *})); failed=$((failed + ${l#* }))

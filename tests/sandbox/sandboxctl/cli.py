@@ -296,8 +296,9 @@ def cmd_down(args):
     order = ["twin-" + n for n, _ in TWINS] + list(reversed(MANAGERS)) + list(reversed(CORE))
     names = procs.names()
     for name in [n for n in names if n not in order] + [n for n in order if n in names]:
+        cpu = procs.cpu_seconds(name)
         procs.stop(name)
-        say(f"stopped {name}")
+        say(f"stopped {name}" + (f" (it used {cpu:.0f} CPU-s)" if cpu is not None else ""))
     if args.purge:
         shutil.rmtree(STATE, ignore_errors=True)
         say(f"removed {STATE}")

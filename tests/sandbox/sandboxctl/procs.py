@@ -85,6 +85,18 @@ class Procs:
             f.write(str(proc.pid))
         return proc.pid
 
+    def cpu_seconds(self, name):
+        """CPU seconds (user + system) the component's process has used so far, or None when it is not running.
+        `make test` prints them at `sandbox down`: the servers' share of a run's CPU is not any stage's."""
+        pid = self.pid(name)
+        try:
+            with open("/proc/%d/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (TypeError, OSError, IndexError):
+            return None
+        # utime and stime are fields 14 and 15 of /proc/<pid>/stat (proc(5)); after the ")" they are the 12th and 13th
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self, name, grace=10.0):
         """SIGTERM, and SIGKILL after `grace` seconds; grace 0 is a crash: SIGKILL at once."""
         pid = self.pid(name)
