@@ -103,15 +103,17 @@ if [ -z "${TEST_LANE:-}" ] && [ "${TEST_LANES:-4}" != 1 ]; then
   done
   if [ $(( ${#lane2[@]} + ${#lane3[@]} )) -gt 0 ] && [ ${#lane1[@]} -gt 0 ]; then
     mkdir -p "${TEST_LOG_DIR:-$repo/build/test-logs}"
-    # molecule in one part (MOLECULE_JOBS=1): with two, release_prune's target once found its Releases unknown after a
-    # list timed out; that was likely wait_gate's stall case stopping the shared API server (it now stops a proxy
-    # of its own), and two parts have not been measured since
+    # molecule in two parts (MOLECULE_JOBS=2): in one, its six scenarios were lane 2's longest stage (1,903 s on
+    # 2026-12-04, most of it waiting on CAPA's minute and the take-over's grace periods, 554 CPU-s); the
+    # scenarios seed names and namespaces of their own. (Two parts once coincided with release_prune's target
+    # finding its Releases unknown after a list timed out, when wait_gate's stall case stopped the shared API server;
+    # that case now stops a proxy of its own.)
     # lane 2's CAPA keeps its upstream timing (a minute between looks at a terminated instance): `make test`'s one
     # run that waits CAPA's real minute per deleted Machine (the integration destroys and molecule's hosted_cluster
     # and take_over); lane 1's looks every 10 s
     [ ${#lane2[@]} = 0 ] || start_lane 2 SANDBOX_CAPA_SYNC_PERIOD="${LANE2_CAPA_SYNC_PERIOD:-10m}" \
       TEST_BESIDE="${TEST_BESIDE-molecule}" INTEGRATION_JOBS="${INTEGRATION_JOBS:-2}" \
-      MOLECULE_JOBS="${MOLECULE_JOBS:-1}" MOLECULE_ORDER="${MOLECULE_ORDER-hosted_cluster take_over held_deletion release_prune}" \
+      MOLECULE_JOBS="${MOLECULE_JOBS:-2}" MOLECULE_ORDER="${MOLECULE_ORDER-hosted_cluster take_over held_deletion release_prune}" \
       INTEGRATION_ORDER="${INTEGRATION_ORDER-release_held_deletion wait_gate release_prune finalizer held_deletion_module hosted_cluster_info deletion_info}" \
       INTEGRATION_SERIAL="${INTEGRATION_SERIAL-aws_infra_cleanup cloudformation_teardown}" -- "${lane2[@]}"
     [ ${#lane3[@]} = 0 ] || start_lane 3 SANDBOX_CAPA_SYNC_PERIOD="${OLDEST_CAPA_SYNC_PERIOD:-10m}" -- "${lane3[@]}"
