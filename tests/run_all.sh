@@ -261,7 +261,8 @@ stage_docs() { make -s -C "$repo" .venv-docs/.bootstrapped && bash "$repo/docs/d
 
 # The sandbox tests share one sandbox: SANDBOX_TEST_WORKERS (default 3) pytest-xdist workers run them, a file per
 # worker (a file's module fixtures seed once; every test names what it seeds its own way). (--dist loadgroup would
-# spread a file's cases, but xdist 3.8 cannot rename pytest 9's node ids, so its groups are ignored.)
+# spread a file's cases, but xdist 3.8 cannot rename pytest 9's node ids, so its groups are ignored.) The files go
+# out longest first (conftest.py's LONGEST_FIRST; --no-loadscope-reorder keeps that order).
 # Then the files marked `exclusive` (they change or judge what the whole sandbox shares: the AWS layer's knobs,
 # the API server's life, the whole audit log) run alone, one after another.
 # --durations: the slowest tests, to see where the stage spends its time
@@ -269,7 +270,7 @@ stage_sandbox() {
   local rc=0
   export TEARDOWN_GATES_TEST_CPU_LOG="$log_dir/sandbox-test-cpu.jsonl"
   rm -f "$TEARDOWN_GATES_TEST_CPU_LOG"
-  pytest_stage -q -p no:cacheprovider --durations=25 -n "${SANDBOX_TEST_WORKERS:-3}" --dist loadfile \
+  pytest_stage -q -p no:cacheprovider --durations=25 -n "${SANDBOX_TEST_WORKERS:-3}" --dist loadfile --no-loadscope-reorder \
     -m "not exclusive" tests/sandbox/tests || rc=1
   pytest_stage -q -p no:cacheprovider --durations=10 -m exclusive tests/sandbox/tests || rc=1
   "$venv/bin/python" - "$TEARDOWN_GATES_TEST_CPU_LOG" <<'PY'
