@@ -68,7 +68,9 @@ class LogTail:
         self.path = path
         self.start = os.path.getsize(path) if os.path.exists(path) else 0
 
-    def lines(self, settle=1.0):
+    def lines(self, settle=1.0, having=None):
+        """The lines as JSON; with HAVING (a string), only those that contain it, picked before parsing: a tail
+        that spans minutes of a shared sandbox is mostly other tests' lines."""
         time.sleep(settle)  # the API server writes its audit events just after the responses
         with open(self.path, "rb") as f:
             before = b"\n"
@@ -82,7 +84,8 @@ class LogTail:
             data = data.split(b"\n", 1)[1] if b"\n" in data else b""
         if not data.endswith(b"\n"):
             data = data.rsplit(b"\n", 1)[0] if b"\n" in data else b""
-        return [json.loads(line) for line in data.decode().splitlines() if line.strip()]
+        want = having.encode() if having else b""
+        return [json.loads(line) for line in data.splitlines() if line.strip() and want in line]
 
 
 def audit_requests(tail, username):

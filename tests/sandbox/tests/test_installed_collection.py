@@ -2,8 +2,9 @@
 of the tarball into an empty path, and a playbook runs from that installed copy against the sandbox.
 
 The run sees only the install path and the venv's bundled collections (kubernetes.core, amazon.aws): not
-.venv/collections (a link to this work tree), not the repo as working directory. `-vvv` makes Ansible say
-which module file each task ran ("Using module file ..."): each must lie inside the install path.
+.venv/collections (a link to this work tree), not the repo as working directory (the run's own folder holds its
+ansible.cfg). `-vvv` makes Ansible say which module file each task ran ("Using module file ..."): each must lie
+inside the install path. The building and installing, and that environment, are installed_copy.py's.
 """
 import json
 import os
@@ -14,11 +15,8 @@ import tarfile
 import pytest
 
 from conftest import REPO, SANDBOX
+from installed_copy import VENV_BIN, build_and_install, env as _env, write_ansible_cfg
 
-VENV_BIN = os.path.join(REPO, ".venv", "bin")
-# PyPI `ansible`: kubernetes.core, amazon.aws (in the venv's site-packages, whichever its Python)
-BUNDLED = subprocess.run([os.path.join(VENV_BIN, "python"), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                         capture_output=True, text=True, check=True).stdout.strip()
 NOT_CONTENT = (".venv/", ".venv-sanity/", ".venv-docs/", ".ansible/", ".sandbox/", "build/", ".cache/", ".git/", "tests/output/",
                "tests/sandbox/", ".pytest_cache/")
 
@@ -26,31 +24,7 @@ NOT_CONTENT = (".venv/", ".venv-sanity/", ".venv-docs/", ".ansible/", ".sandbox/
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory):
     """(tarball, install path) of a fresh build installed into an empty folder."""
-    root = tmp_path_factory.mktemp("galaxy")
-    out = subprocess.run([os.path.join(VENV_BIN, "ansible-galaxy"), "collection", "build", "--output-path",
-                          str(root / "dist"), REPO], cwd=str(root), capture_output=True, text=True, timeout=300,
-                         check=False)
-    assert out.returncode == 0, out.stdout + out.stderr
-    tarball = next((root / "dist").glob("teardown-gates-*.tar.gz"))
-    dest = root / "installed"
-    assert not dest.exists()
-    # --no-deps: this machine has no Galaxy; kubernetes.core and amazon.aws come from the venv's `ansible`
-    out = subprocess.run([os.path.join(VENV_BIN, "ansible-galaxy"), "collection", "install", "--no-deps", "-p",
-                          str(dest), str(tarball)], cwd=str(root), capture_output=True, text=True, timeout=300,
-                         check=False, env=_env(dest))
-    assert out.returncode == 0, out.stdout + out.stderr
-    return tarball, dest
-
-
-def _env(dest):
-    # nothing of the work tree's Ansible settings; the recorder of real runs (conftest.py) is test equipment
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANSIBLE_") or k == "ANSIBLE_CALLBACK_PLUGINS"}
-    env["ANSIBLE_COLLECTIONS_PATH"] = f"{dest}:{BUNDLED}"
-    env["ANSIBLE_FORCE_COLOR"] = "0"
-    env["ANSIBLE_NOCOLOR"] = "1"
-    env["PATH"] = VENV_BIN + os.pathsep + env.get("PATH", "")
-    env.pop("PYTHONPATH", None)  # run_all.sh points it at .venv/collections (the work tree)
-    return env
+    return build_and_install(tmp_path_factory.mktemp("galaxy"))
 
 
 def test_tarball_holds_collection_content_only(installed):
@@ -94,6 +68,7 @@ def test_playbook_runs_from_the_installed_copy(installed, tmp_path):
     releases = sorted(o["name"] for o in seeded["objects"] if o["kind"] == "Release")
     assert len(releases) == 2, seeded
     reports = tmp_path / "reports"
+    write_ansible_cfg(tmp_path)
     run = subprocess.run([os.path.join(VENV_BIN, "ansible-playbook"), "-vvv", "teardown.gates.prune_releases",
                           "-e", f"release_namespace={name}", "-e", json.dumps({"release_names": releases}),
                           "-e", f"report_dir={reports}", "-e", "timeout=120"],
@@ -113,36 +88,7 @@ def test_playbook_runs_from_the_installed_copy(installed, tmp_path):
     assert gone == releases, report["verification"]
 
 
-def test_destroy_hosted_cluster_from_the_installed_copy(installed, tmp_path):
-    """A HyperShift hosted cluster (with its AWS infrastructure) destroyed by the playbook of the installed
-    tarball, with the ansible-core and collections of the venv's PyPI `ansible`, and verified."""
-    _, dest = installed
-    if not os.environ.get("KUBECONFIG"):
-        pytest.fail("sandbox environment missing: run through tests/run_all.sh sandbox")
-    name = f"insthc{os.getpid() % 100000}"
-    seed = subprocess.run([SANDBOX, "seed", "hosted-cluster", "--name", name, "--namespace", name],
-                          capture_output=True, text=True, timeout=300, check=False)
-    assert seed.returncode == 0, seed.stdout + seed.stderr
-    version = subprocess.run([os.path.join(VENV_BIN, "ansible"), "--version"], capture_output=True, text=True,
-                             timeout=60, check=False, env=_env(dest)).stdout.splitlines()[0]
-    reports = tmp_path / "reports"
-    run = subprocess.run([os.path.join(VENV_BIN, "ansible-playbook"), "-v", "teardown.gates.destroy_hosted_cluster",
-                          "-e", f"hosted_cluster_name={name}", "-e", f"hosted_cluster_namespace={name}",
-                          "-e", f"report_dir={reports}", "-e", "preserve_iam=false"],
-                         cwd=str(tmp_path), capture_output=True, text=True, timeout=900, check=False, env=_env(dest))
-    tail = version + "\n" + run.stdout[-3000:] + run.stderr[-2000:]
-    assert run.returncode == 0, tail
-    report = json.loads((reports / f"{name}-{name}.json").read_text())
-    assert report["verified"] is True and not report["remaining"], report.get("remaining")
-    assert report["verification"]["aws_verified"] is True, report["verification"]
-    assert not report["aws"]["remaining"], report["aws"]["remaining"]
-    # the worker volumes (root and data) and the guest's persistent volume and load balancer, tracked by ID from
-    # the baseline and each found absent or terminal by the role's own look by ID
-    seeded = json.loads(seed.stdout.strip().splitlines()[-1])
-    volumes = seeded["aws"].get("AWS::EC2::Volume", []) + seeded["guest_cloud"]["AWS::EC2::Volume"]
-    guest_lbs = seeded["guest_cloud"]["AWS::ElasticLoadBalancing::LoadBalancer"]
-    assert len(volumes) >= 3, seeded["aws"]
-    tracked = {(r["type"], r["id"]): r["state"] for r in report["verification"]["tracked"]}
-    for rtype, ids in (("AWS::EC2::Volume", volumes), ("AWS::ElasticLoadBalancing::LoadBalancer", guest_lbs)):
-        for i in ids:
-            assert tracked.get((rtype, i)) in ("absent", "terminal"), (rtype, i, report["verification"]["tracked"])
+# The whole destroy of a hosted cluster from the installed copy (its report verified, its AWS gone, the worker and
+# guest volumes and the guest load balancer each found absent by ID) is the destroy row of
+# test_runner_playbooks.py::test_playbook_through_the_runner_stream, whose execution node runs every playbook from
+# such a copy: one teardown for what this file, test_real_capi.py and the runner's row each asserted of their own.

@@ -4,7 +4,8 @@
   `go version -m` of each running process names it.
 - A seeded hosted cluster is destroyed and verified by the playbook; the audit log shows the CAPI
   manager deleting the Machines and CAPA releasing the AWSMachines, and the AWS log shows CAPA's
-  TerminateInstances with aws-sdk-go-v2's user agent, not Python's.
+  TerminateInstances with aws-sdk-go-v2's user agent, not Python's: asserted on the destroy row of
+  test_runner_playbooks.py (check_real_managers), whose teardown this file no longer repeats.
 - An instance that stays shutting-down: the run stops at the NodePool/Machine gate quoting the real
   Machine condition; after the hold is lifted, a re-run resumes and verifies.
 """
@@ -14,7 +15,7 @@ import subprocess
 import sys
 
 from conftest import SLOW
-from privilege import LogTail, run_playbook, seed
+from privilege import run_playbook, seed
 
 SANDBOX = os.path.join(os.path.dirname(__file__), "..", "sandbox")
 
@@ -55,38 +56,10 @@ def test_status_lists_the_upstream_managers_with_their_modules():
     assert not [n for n in comps if n.startswith("twin-") and ("capi" in n or "capa" in n)]
 
 
-def test_destroy_is_carried_out_by_the_real_managers(tmp_path):
-    info = seed("hosted-cluster", "--name", "rc" + os.urandom(2).hex(), "--namespace", "real-capi",
-                "--knob", "aws_infra=false", "--knob", "replicas=2")
-    audit = LogTail(os.environ["SANDBOX_AUDIT_LOG"])
-    aws = LogTail(os.environ["SANDBOX_AWS_LOG"])
-    report = tmp_path / "report"
-    out = run_playbook("teardown.gates.destroy_hosted_cluster",
-                       {"hosted_cluster_name": info["name"], "hosted_cluster_namespace": info["namespace"],
-                        "report_dir": str(report)}, str(tmp_path), verbosity="")
-    assert out.returncode == 0, out.stdout[-4000:]
-    assert _json_report(str(report))["verified"] is True
-    reqs = audit.lines()
-    hcp = info["hcp_namespace"]
-
-    def by(user, verb, resource):
-        return [r for r in reqs if r.get("user", {}).get("username") == user and r.get("verb") == verb
-                and (r.get("objectRef") or {}).get("resource") == resource
-                and (r.get("objectRef") or {}).get("namespace") == hcp]
-    deleted = {r["objectRef"]["name"] for r in by("capi-manager", "delete", "machines")}
-    assert deleted == {m["machine"] for m in info["machines"]}
-    capi_agents = {r["userAgent"] for r in by("capi-manager", "delete", "machines")}
-    assert capi_agents and not any("python" in a.lower() for a in capi_agents), capi_agents
-    # CAPA took its finalizer off each AWSMachine once the instance was gone
-    assert {r["objectRef"]["name"] for r in by("capa-manager", "patch", "awsmachines")
-            + by("capa-manager", "update", "awsmachines")} >= deleted
-    # the terminations of this cluster's instances (other tests terminate theirs at the same time)
-    ours = {m["instance_id"] for m in info["machines"]}
-    terminate = [r for r in aws.lines() if r["action"] == "TerminateInstances" and ours & set(r.get("instance_ids", []))]
-    assert terminate and all("aws-sdk-go-v2" in r["user_agent"] for r in terminate), terminate
-    states = {i["InstanceId"]: i["State"]["Name"] for r in _ec2().describe_instances(
-        InstanceIds=[m["instance_id"] for m in info["machines"]])["Reservations"] for i in r["Instances"]}
-    assert set(states.values()) == {"terminated"}, states
+# test_destroy_is_carried_out_by_the_real_managers is now the destroy row of
+# test_runner_playbooks.py::test_playbook_through_the_runner_stream: that row's teardown is checked for the CAPI
+# manager's deletes of the Machines, CAPA's AWSMachine finalizers and CAPA's own TerminateInstances
+# (test_runner_playbooks.check_real_managers), so the happy path runs once for both.
 
 
 def _ec2():

@@ -6,13 +6,23 @@ vars (in the survey's shapes: text and multiple-choice answers are strings) and 
 settings as environment variables; the worker unpacks it into a folder of its own and runs it against the
 sandbox; `process` writes what came back (events, status, rc, the artifact folder) on the controller side.
 
+The execution node holds the collection as an execution environment built from the release does: the tarball
+of `ansible-galaxy collection build`, installed into an empty folder (installed_copy.py), with the venv's bundled
+collections beside it and nothing of the work tree (not .venv/collections, not PYTHONPATH, not tests/ansible.cfg:
+the project brings an ansible.cfg of its own). Every teardown.gates task's path must lie in that copy.
+
 The reports are written on the worker into its artifact folder (report_dir is templated from ansible-runner's
 AWX_ISOLATED_DATA_DIR), so they reach the controller only through the stream, as set_stats does.
 
 Each playbook has one row in PLAYBOOKS: the `sandbox seed` that gives it something to do, the extra vars
 an operator would enter, and what its report files and set_stats artifacts must say afterwards. A
 playbook without a row fails test_every_playbook_has_a_row, so a new one cannot be left out.
-The four jobs run at the same time: each waits on controllers, not on CPU.
+The jobs run at the same time: each waits on controllers, not on CPU.
+
+The destroy row is the collection's one happy-path teardown of a seeded hosted cluster outside lane 2 (molecule's
+hosted_cluster scenario is the other): besides the runner's artifacts it checks what the real CAPI and CAPA managers
+did (check_real_managers, once test_real_capi.py's) and the verification by ID of the worker VPC's volumes and the
+guest's volume and load balancer (once test_installed_collection.py's, which ran its own destroy from the copy).
 test_runner_slices.py runs a fleet as three job slices the same way.
 """
 import glob
@@ -24,11 +34,12 @@ import subprocess
 from dataclasses import dataclass, field
 from typing import Callable
 
+import boto3
 import pytest
 
 from conftest import REPO, SANDBOX
-from privilege import target_guards
-from privilege import retire_hosted_cluster
+from installed_copy import BUNDLED, build_and_install, collection_dir, env as installed_env, write_ansible_cfg
+from privilege import LogTail, retire_hosted_cluster, target_guards
 
 PLAYBOOK_DIR = os.path.join(REPO, "playbooks")
 RUNNER = os.path.join(REPO, ".venv", "bin", "ansible-runner")
@@ -52,6 +63,9 @@ class Job:
     seed: dict
     reports: str
     pdd: str
+    installed: str = ""                     # the teardown.gates folder of the copy the node runs
+    audit: LogTail = None                   # the API server's audit log and the AWS layer's, from before the seed
+    aws_log: LogTail = None
     stream: object = None
     events: list = field(default_factory=list)
 
@@ -144,9 +158,9 @@ def node_env():
     return env
 
 
-def job_envvars():
-    return {"ANSIBLE_COLLECTIONS_PATH": os.environ.get("ANSIBLE_COLLECTIONS_PATH",
-                                                       os.path.join(REPO, ".venv", "collections")),
+def job_envvars(collections_path=None):
+    return {"ANSIBLE_COLLECTIONS_PATH": collections_path or os.environ.get("ANSIBLE_COLLECTIONS_PATH",
+                                                                           os.path.join(REPO, ".venv", "collections")),
             "ANSIBLE_FORCE_COLOR": "0"}
 
 
@@ -167,6 +181,16 @@ def assert_stream_succeeded(name, stream, events):
     assert data.get("ok"), data
     ours = {e["event_data"].get("resolved_action") for e in events if e.get("event") == "runner_on_ok"}
     assert any(str(a).startswith("teardown.gates.") for a in ours), f"{name}: no teardown.gates module ran: {ours}"
+
+
+def assert_ran_from_the_installed_copy(job):
+    """Each task of the collection's roles was read from the installed copy, none from the work tree."""
+    paths = {e["event_data"]["task_path"] for e in job.events
+             if e.get("event") == "playbook_on_task_start" and e.get("event_data", {}).get("task_path")}
+    ours = sorted(p for p in paths if "/ansible_collections/teardown/gates/" in p)
+    assert ours, f"{job.playbook}: no task of teardown.gates ran: {sorted(paths)[:10]}"
+    assert all(p.startswith(job.installed + os.sep) for p in ours), [p for p in ours if not p.startswith(job.installed)]
+    assert not [p for p in paths if p.startswith(REPO + os.sep)], sorted(paths)
 
 
 def _check_prune(job):
@@ -219,6 +243,49 @@ def _check_hosted_cluster(job):
     # the seed has no cleanup annotation: the role added it (molecule's hosted_cluster seeds one, found as it was)
     assert report["options"]["cleanup_effective"] and not report["options"]["cleanup_annotation_preexisting"], \
         report["options"]
+    assert report["verified"] is True and not report["remaining"], report.get("remaining")
+    assert report["verification"]["aws_verified"] is True, report["verification"]
+    assert not report["aws"]["remaining"], report["aws"]["remaining"]
+    # the worker volumes (root and data) and the guest's persistent volume and load balancer, tracked by ID from
+    # the baseline and each found absent or terminal by the role's own look by ID
+    volumes = job.seed["aws"].get("AWS::EC2::Volume", []) + job.seed["guest_cloud"]["AWS::EC2::Volume"]
+    guest_lbs = job.seed["guest_cloud"]["AWS::ElasticLoadBalancing::LoadBalancer"]
+    assert len(volumes) >= 3, job.seed["aws"]
+    tracked = {(r["type"], r["id"]): r["state"] for r in report["verification"]["tracked"]}
+    for rtype, ids in (("AWS::EC2::Volume", volumes), ("AWS::ElasticLoadBalancing::LoadBalancer", guest_lbs)):
+        for i in ids:
+            assert tracked.get((rtype, i)) in ("absent", "terminal"), (rtype, i, report["verification"]["tracked"])
+    check_real_managers(job)
+
+
+def check_real_managers(job):
+    """The workers went the upstream way: the CAPI manager deleted the Machines (the gates watch absence, whoever
+    deletes), CAPA took its finalizer off each AWSMachine once the instance was gone, and the terminations of the
+    instances came from CAPA's aws-sdk-go-v2, not from Python; the instances are terminated."""
+    hcp = job.seed["hcp_namespace"]
+    machines = job.seed["machines"]
+    assert len(machines) >= 2, machines
+
+    def by(reqs, user, verb, resource):
+        return [r for r in reqs if r.get("user", {}).get("username") == user and r.get("verb") == verb
+                and (r.get("objectRef") or {}).get("resource") == resource
+                and (r.get("objectRef") or {}).get("namespace") == hcp]
+    reqs = job.audit.lines(having=f'"{hcp}"')
+    deleted = {r["objectRef"]["name"] for r in by(reqs, "capi-manager", "delete", "machines")}
+    assert deleted == {m["machine"] for m in machines}, deleted
+    capi_agents = {r["userAgent"] for r in by(reqs, "capi-manager", "delete", "machines")}
+    assert capi_agents and not any("python" in a.lower() for a in capi_agents), capi_agents
+    assert {r["objectRef"]["name"] for r in by(reqs, "capa-manager", "patch", "awsmachines")
+            + by(reqs, "capa-manager", "update", "awsmachines")} >= deleted
+    # the terminations of this cluster's instances (other jobs and tests terminate theirs at the same time)
+    ours = {m["instance_id"] for m in machines}
+    terminate = [r for r in job.aws_log.lines(settle=0, having="TerminateInstances")
+                 if r["action"] == "TerminateInstances" and ours & set(r.get("instance_ids", []))]
+    assert terminate and all("aws-sdk-go-v2" in r["user_agent"] for r in terminate), terminate
+    ec2 = boto3.client("ec2", endpoint_url=os.environ["AWS_ENDPOINT_URL"], region_name="us-east-1")
+    states = {i["InstanceId"]: i["State"]["Name"]
+              for r in ec2.describe_instances(InstanceIds=sorted(ours))["Reservations"] for i in r["Instances"]}
+    assert set(states) == ours and set(states.values()) == {"terminated"}, states
 
 
 def _check_cfn(job):
@@ -268,8 +335,10 @@ PLAYBOOKS = {
             "held_namespace": tag, "held_kind": "TerraformCluster", "held_name": tag, "prefer_restore": "true",
             "timeout": 180, "report_dir": WORKER_REPORTS},
         check=_check_held),
+    # the worker VPC's whole infrastructure (aws_infra, the default) for the verification by ID, and two workers
+    # for the real CAPI and CAPA managers to take down
     "destroy_hosted_cluster.yml": Row(
-        seed=lambda tag: ["hosted-cluster", "--name", tag, "--namespace", tag, "--knob", "aws_infra=false"],
+        seed=lambda tag: ["hosted-cluster", "--name", tag, "--namespace", tag, "--knob", "replicas=2"],
         extravars=lambda tag, seed, reports: {
             "hosted_cluster_name": tag, "hosted_cluster_namespace": tag, "destroy_cloud_resources": "true",
             "preserve_iam": "false", "cluster_grace_period": 300, "report_dir": WORKER_REPORTS},
@@ -310,22 +379,27 @@ def jobs(tmp_path_factory):
     if not os.environ.get("KUBECONFIG"):
         pytest.fail("sandbox environment missing: run through tests/run_all.sh sandbox")
     root = tmp_path_factory.mktemp("runner")
+    _, dest = build_and_install(root)
+    env = installed_env(dest)
+    envvars = job_envvars(f"{dest}:{BUNDLED}")
     started = {}
     # the longest job (a hosted cluster's teardown) starts first; each job starts as soon as its seed is in
     for playbook, row in sorted(PLAYBOOKS.items(), key=lambda item: -item[1].timeout):
         if not os.path.exists(os.path.join(PLAYBOOK_DIR, playbook)):
             continue
         tag = "ar%s%05d" % (playbook[:2].replace("_", ""), random.randrange(100000))
+        audit, aws_log = LogTail(os.environ["SANDBOX_AUDIT_LOG"]), LogTail(os.environ["SANDBOX_AWS_LOG"])
         out = subprocess.run([SANDBOX, "seed", *row.seed(tag)], capture_output=True, text=True, timeout=300,
                              check=False)
         assert out.returncode == 0, f"seed for {playbook}: {out.stdout[-2000:]}{out.stderr[-2000:]}"
         seed = json.loads(out.stdout.strip().splitlines()[-1])
         controller = str(root / tag / "controller")
         # the reports arrive with the artifacts the stream brings back
-        job = Job(playbook, tag, seed, os.path.join(controller, "artifacts", "job", "reports"), controller)
-        write_job(controller, row.extravars(tag, seed, job.reports), job_envvars(), row.timeout)
-        job.stream = Stream(controller, str(root / tag / "node"), f"playbooks/{playbook}", "job", row.timeout,
-                            node_env())
+        job = Job(playbook, tag, seed, os.path.join(controller, "artifacts", "job", "reports"), controller,
+                  collection_dir(dest), audit, aws_log)
+        write_job(controller, row.extravars(tag, seed, job.reports), envvars, row.timeout)
+        write_ansible_cfg(os.path.join(controller, "project"))
+        job.stream = Stream(controller, str(root / tag / "node"), f"playbooks/{playbook}", "job", row.timeout, env)
         started[playbook] = job
     for job in started.values():
         job.stream.wait()
@@ -344,4 +418,5 @@ def test_playbook_through_the_runner_stream(jobs, playbook):
     job = jobs[playbook]
     assert_stream_succeeded(playbook, job.stream, job.events)
     assert os.path.isdir(os.path.join(job.pdd, "artifacts", "job", "job_events"))
+    assert_ran_from_the_installed_copy(job)
     PLAYBOOKS[playbook].check(job)
