@@ -10,7 +10,8 @@ Everything is created now, so every creation time is seconds old: a sweep with t
 (24 h) finds all of them young; tests pass min_age=0 to sweep them. (moto stamps creation times
 itself and the realism layer does not rewrite them; backdating would be a fiction.)
 
-Knobs: zones=1 workers=0 (passed to aws-infra for the orphans), oidc_bucket=sandbox-oidc.
+Knobs: zones=1 workers=0 (passed to aws-infra for the orphans), oidc_bucket=sandbox-oidc, orphans=3 (how
+many orphaned infra IDs; one is enough where only the run's shape is checked, as through the runner stream).
 The last line printed is JSON: the infra IDs by role and each orphan's IDs by CloudFormation type.
 """
 import uuid
@@ -28,7 +29,7 @@ def seed(name=None, namespace=None, knobs=None):
     fwd = {"zones": knobs.get("zones", "1"), "workers": knobs.get("workers", "0"),
            "oidc_bucket": knobs.get("oidc_bucket", "sandbox-oidc")}
     orphans = {}
-    for n in (1, 2, 3):
+    for n in range(1, int(knobs.get("orphans", 3)) + 1):
         res = aws_infra.seed(name=f"{name}-o{n}", knobs=fwd)
         orphans[res["infra_id"]] = {t: ids for t, ids in res["aws"].items() if ids}
     protected = aws_infra.seed(name=f"{name}-p1", knobs=fwd)
