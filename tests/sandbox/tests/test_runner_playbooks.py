@@ -19,10 +19,9 @@ an operator would enter, and what its report files and set_stats artifacts must 
 playbook without a row fails test_every_playbook_has_a_row, so a new one cannot be left out.
 The jobs run at the same time: each waits on controllers, not on CPU.
 
-The destroy row is the collection's one happy-path teardown of a seeded hosted cluster outside lane 2 (molecule's
-hosted_cluster scenario is the other): besides the runner's artifacts it checks what the real CAPI and CAPA managers
-did (check_real_managers, once test_real_capi.py's) and the verification by ID of the worker VPC's volumes and the
-guest's volume and load balancer (once test_installed_collection.py's, which ran its own destroy from the copy).
+The destroy row's teardown stands for two that test_real_capi.py and test_installed_collection.py each ran of their
+own: besides the runner's artifacts it checks what the real CAPI and CAPA managers did (check_real_managers) and the
+verification by ID of the worker VPC's volumes and the guest's volume and load balancer.
 test_runner_slices.py runs a fleet as three job slices the same way.
 """
 import glob
