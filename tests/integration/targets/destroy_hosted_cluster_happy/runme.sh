@@ -11,8 +11,9 @@
 #   run, a second run changing nothing, the AWS IDs and the Kubernetes objects gone by independent queries, the
 #   report's fields, the kept first report, the HTML, Markdown and fleet pages: molecule scenario hosted_cluster
 #   (converge.yml, idempotence, verify.yml);
-# - the playbook entry (not the role) on a real teardown, and the cleanup annotation added by the role:
-#   tests/sandbox/tests/test_runner_playbooks.py (the destroy row), test_installed_collection.py, test_real_capi.py.
+# - the playbook entry (not the role) on a real teardown, from the installed tarball, carried out by the real CAPI
+#   and CAPA managers, and the cleanup annotation added by the role: tests/sandbox/tests/test_runner_playbooks.py
+#   (the destroy row).
 # Run it with: INTEGRATION_ARGS="--allow-disabled destroy_hosted_cluster_happy" make integration
 set -eu
 here=$(pwd)
