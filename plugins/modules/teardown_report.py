@@ -9,7 +9,7 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 module: teardown_report
-short_description: Write a hosted-cluster teardown report (JSON, Markdown, HTML) and return its summary
+short_description: Write a teardown report (JSON, Markdown, HTML) - a hosted cluster's, with its summary, or any kind's
 version_added: 0.1.0
 author:
   - teardown.gates developers (@teardown-gates)
@@ -33,15 +33,22 @@ description:
   - Writing the report is bookkeeping, not a change to the world - the module always reports
     C(changed=false), so a re-run of a finished teardown stays C(changed=0).
   - In check mode nothing is written; the report is still returned.
+  - Given O(kind) and O(report) instead of O(cluster), it writes the report a role of that kind assembled, in
+    one module run, as C(<basename>.json), C(<basename>.md) and C(<basename>.html) in O(report_dir) (those of
+    O(formats)) - the JSON as the C(to_nice_json) filter writes it, the Markdown and the HTML page drawn by the
+    same code as the C(teardown.gates.report_markdown) and C(teardown.gates.report_html) filters, from the report
+    as the JSON holds it. Each file is written atomically, mode 0600, the folder created (0700) when missing;
+    nothing is written in check mode, and C(changed) is always false.
 options:
   report_dir:
     description: Directory for the report files (created if missing).
     type: path
     required: true
   cluster:
-    description: The HostedCluster's identity - C(namespace), C(name), C(uid), C(infra_id), and optionally C(region), C(hcp_namespace).
+    description:
+      - The HostedCluster's identity - C(namespace), C(name), C(uid), C(infra_id), and optionally C(region), C(hcp_namespace).
+      - Required unless O(kind) is given; the options from here to O(baseline) are the hosted-cluster report's.
     type: dict
-    required: true
   options:
     description: The options the teardown ran with.
     type: dict
@@ -119,6 +126,33 @@ options:
         the HostedCluster is gone. The report options are then ignored.
       - Written atomically, mode 0600, replacing the earlier baseline. Nothing is written in check mode.
     type: dict
+  kind:
+    description:
+      - Write the report of this teardown kind (a name in the kind registry, C(plugins/module_utils/kinds/registry.py) -
+        C(release_prune), C(cfn), C(diagnosis), C(held_deletion), C(orphan_sweep)...) that its role assembled in
+        O(report), instead of a hosted cluster's. Needs O(report) and O(basename); excludes O(cluster) and O(baseline).
+      - The Markdown and HTML are drawn for a kind with a report page; for another, give them in O(rendered) or
+        leave them out of O(formats).
+    type: str
+  report:
+    description: The report the role assembled, written as it is to the JSON file. Only with O(kind).
+    type: dict
+  basename:
+    description: The report files' name without its extension, such as C(release_prune-report). Only with O(kind).
+    type: str
+  formats:
+    description: The files to write, each as C(<basename>.<format>), in this order. Only with O(kind).
+    type: list
+    elements: str
+    choices: [json, md, html]
+    default: [json, md, html]
+  rendered:
+    description:
+      - Formats the role has drawn itself (a format -> its text), written as given instead of the module's own
+        drawing - for a role whose Markdown is its own Jinja template (C(ansible.builtin.template) lookup). Each
+        must be in O(formats). Only with O(kind).
+    type: dict
+    default: {}
 """
 
 EXAMPLES = r"""
@@ -137,12 +171,30 @@ EXAMPLES = r"""
   ansible.builtin.set_stats:
     data:
       teardown: "{{ report.summary }}"
+
+- name: Write a role's report - JSON, Markdown with its Mermaid gantt, and an HTML page - in one module run
+  teardown.gates.teardown_report:
+    kind: cfn
+    report: "{{ _cfn_refusals_report }}"
+    report_dir: /var/lib/teardown-reports
+    basename: cfn_refusals-report
+  check_mode: false  # the report is the plan in check mode: written then too
+
+- name: Write a report whose Markdown is the role's own template, and no HTML page
+  teardown.gates.teardown_report:
+    kind: orphan_sweep
+    report: "{{ orphan_sweep_document }}"
+    report_dir: /var/lib/teardown-reports
+    basename: "{{ orphan_sweep_name }}"
+    formats: [json, md]
+    rendered:
+      md: "{{ lookup('ansible.builtin.template', 'report.md.j2') }}"
 """
 
 RETURN = r"""
 report:
   description: The whole report, as written to the JSON file.
-  returned: when no O(baseline) is given
+  returned: when neither O(baseline) nor O(kind) is given
   type: dict
   contains:
     cluster:
@@ -178,39 +230,44 @@ summary:
   description:
     - The short form (for C(set_stats)) - cluster, uid, infra_id, command_succeeded, verified, gate states, counts.
     - C(aws_remaining) is null when no lookup by ID ran (not observed).
-  returned: when no O(baseline) is given
+  returned: when neither O(baseline) nor O(kind) is given
   type: dict
 outcome:
   description:
     - One line for the operator, saying only what was observed - the result, the phases that never ran when the
       run stopped, what the AWS cleanup did or that it did not run, what remains by a lookup by ID or "not
       observed", the namespace's state by a read, and where the report is.
-  returned: when no O(baseline) is given
+  returned: when neither O(baseline) nor O(kind) is given
   type: str
 json_path:
   description: The JSON report's path (also returned in check mode, where nothing is written).
-  returned: when no O(baseline) is given
+  returned: when neither O(baseline) nor O(kind) is given
   type: str
 markdown_path:
   description: The Markdown report's path.
-  returned: when no O(baseline) is given
+  returned: when neither O(baseline) nor O(kind) is given
   type: str
 html_path:
   description: The HTML page's path.
-  returned: when no O(baseline) is given
+  returned: when neither O(baseline) nor O(kind) is given
   type: str
 index_path:
   description: The fleet page's path (C(index.html) in O(report_dir)), listing every cluster report there.
-  returned: when no O(baseline) is given
+  returned: when neither O(baseline) nor O(kind) is given
   type: str
 archived:
   description: Where the earlier run's JSON report was moved, when there was one (null otherwise).
-  returned: when no O(baseline) is given
+  returned: when neither O(baseline) nor O(kind) is given
   type: str
 baseline_path:
   description: Where O(baseline) was stored (also returned in check mode, where nothing is written).
   returned: when O(baseline) is given
   type: str
+files:
+  description: Each format of O(formats) -> its file's path (also returned in check mode, where nothing is written).
+  returned: when O(kind) is given
+  type: dict
+  sample: {json: /var/lib/teardown-reports/cfn_refusals-report.json, md: /var/lib/teardown-reports/cfn_refusals-report.md}
 """
 
 from ansible.module_utils.basic import AnsibleModule
@@ -221,7 +278,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.drivers import tear
 def argument_spec():
     return dict(
         report_dir=dict(type="path", required=True),
-        cluster=dict(type="dict", required=True),
+        cluster=dict(type="dict"),
         options=dict(type="dict", default={}),
         gates=dict(type="list", elements="dict", default=[]),
         aws_resources=dict(type="list", elements="dict", default=[]),
@@ -237,11 +294,23 @@ def argument_spec():
         versions=dict(type="dict", default={}),
         plan=dict(type="raw"),
         baseline=dict(type="dict"),
+        kind=dict(type="str"),
+        report=dict(type="dict"),
+        basename=dict(type="str"),
+        formats=dict(type="list", elements="str", choices=["json", "md", "html"], default=["json", "md", "html"]),
+        rendered=dict(type="dict", default={}),
     )
 
 
+# a hosted cluster's report (cluster) or another kind's (kind, report, basename)
+REQUIRED_ONE_OF = [("cluster", "kind")]
+MUTUALLY_EXCLUSIVE = [("cluster", "kind"), ("baseline", "kind")]
+REQUIRED_TOGETHER = [("kind", "report", "basename")]
+
+
 def main():
-    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True)
+    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True, required_one_of=REQUIRED_ONE_OF,
+                           mutually_exclusive=MUTUALLY_EXCLUSIVE, required_together=REQUIRED_TOGETHER)
     driver.run(module)
 
 

@@ -2,8 +2,9 @@
 # Copyright: teardown.gates contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
 """The teardown_report module's driver: store a baseline, or build one cluster's report and write it (JSON,
-Markdown, HTML, each 0600 by a rename; the earlier JSON archived) with the folder's index. It sends no
-Kubernetes request, so it runs without a client: ``run(module)``."""
+Markdown, HTML, each 0600 by a rename; the earlier JSON archived) with the folder's index, or write another
+kind's report the role assembled (``kind``, ``report``). It sends no Kubernetes request, so it runs without a
+client: ``run(module)``."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -18,6 +19,7 @@ import tempfile
 from ansible_collections.teardown.gates.plugins.module_utils.report import render as rpt
 from ansible_collections.teardown.gates.plugins.module_utils.report import html as report_html
 from ansible_collections.teardown.gates.plugins.module_utils.report import timeline
+from ansible_collections.teardown.gates.plugins.module_utils.kinds import registry
 from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import utc_iso
 
 # <namespace>-<name>.json, not an archived (.<UTC time>.json) or baseline (.baseline.json) one
@@ -135,6 +137,8 @@ def archive_path(base, json_path):
 
 def run(module):
     p = module.params
+    if p["kind"] is not None:
+        write_kind_report(module)
     error = input_error(p)
     if error:
         module.fail_json(msg=error)
@@ -162,3 +166,62 @@ def run(module):
     module.exit_json(changed=False, report=report, summary=rpt.summary(report), json_path=json_path,
                      markdown_path=md_path, html_path=html_path, index_path=index_path, archived=archived,
                      outcome=rpt.outcome(report, md_path, html_path))
+
+
+# ------------------------------------------------------------------------------------ any kind's report files
+FORMATS = ("json", "md", "html")
+
+
+def kind_error(p):
+    """The first error in a kind report's options (as the module words it), or None."""
+    try:
+        registry.by_name(p["kind"])
+    except registry.UnknownKind as e:
+        return str(e)
+    if not p["basename"].strip() or "/" in p["basename"]:
+        return "basename must be a file name without a folder, not %r" % p["basename"]
+    if not p["report_dir"].strip():
+        return "report_dir must not be empty"
+    unasked = sorted(set(p["rendered"]) - set(p["formats"]))
+    if unasked:
+        return "rendered gives %s, which formats does not ask for" % ", ".join(unasked)
+    drawn_here = [f for f in p["formats"] if f in ("md", "html") and f not in p["rendered"]]
+    if drawn_here:
+        try:
+            registry.page_kind(p["kind"])
+        except registry.UnknownKind as e:
+            return "%s: give its %s in rendered" % (e, " and ".join(drawn_here))
+    return None
+
+
+def kind_texts(report, kind, formats, rendered):
+    """format -> text for one kind's report. JSON as the to_nice_json filter writes it (with its newline); the
+    Markdown and HTML drawn by the code behind the report_markdown and report_html filters, from the report as
+    the JSON holds it, so the three files cannot differ; a format in ``rendered`` is taken as given."""
+    text = json.dumps(report, indent=4, sort_keys=True, separators=(",", ": "), default=str) + "\n"
+    stored = json.loads(text)
+    draw = {"json": lambda: text,
+            "md": lambda: report_html.render_markdown(stored, kind),
+            "html": lambda: report_html.render_html(stored, kind)}
+    return [(f, rendered[f] if f in rendered else draw[f]()) for f in formats]
+
+
+def write_kind_report(module):
+    """Write one kind's report as <report_dir>/<basename>.<format> for each format, in one module run: each
+    file 0600 by a rename, the folder created 0700 when missing; nothing in check mode (a role that writes its
+    report in check mode runs this task with check_mode: false)."""
+    p = module.params
+    error = kind_error(p)
+    if error:
+        module.fail_json(msg=error)
+    formats = list(dict.fromkeys(p["formats"]))  # each once, in the order asked
+    files = dict((f, os.path.join(p["report_dir"], "%s.%s" % (p["basename"], f))) for f in formats)
+    if not module.check_mode:
+        try:
+            for fmt, text in kind_texts(p["report"], p["kind"], formats, p["rendered"]):
+                _atomic_write(files[fmt], text)
+        except OSError as e:
+            module.fail_json(msg="could not write the %s report under %s: %s" % (p["kind"], p["report_dir"], e),
+                             files=files)
+    # writing a report is bookkeeping, not a change to what the role is about
+    module.exit_json(changed=False, files=files)
