@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # ansible-test runs this with the target folder as the working directory; the sandbox's variables
 # (sandbox_env, sandbox_cli, sandbox_python) are in tests/integration/integration_config.yml.
-# Not in `make test` (alias disabled): eleven runs of the role or the playbook (prune.yml), about 110 CPU-s and
-# eight minutes of lane 2, for a story molecule's release_prune tells on its own runs. Where `make test` covers it:
+# Not in `make test` (alias disabled): fifteen runs of the role or the playbook (prune.yml; six of them bad input),
+# about 110 CPU-s and eight minutes of lane 2, for a story molecule's release_prune tells on its own runs. Where
+# `make test` covers it:
 # - bad input fails before any request, naming the variable: molecule release_prune converge.yml (bad_input.yml:
 #   no selection, prune_cluster without a Cluster, timeout 0, bad names, no namespace), test_bad_input.py (the
 #   role's rows: two selections, missing, types), tests/unit/plugins/plugin_utils/test_release_prune_input.py;
