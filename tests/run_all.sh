@@ -114,7 +114,7 @@ if [ -z "${TEST_LANE:-}" ] && [ "${TEST_LANES:-4}" != 1 ]; then
     [ ${#lane2[@]} = 0 ] || start_lane 2 SANDBOX_CAPA_SYNC_PERIOD="${LANE2_CAPA_SYNC_PERIOD:-10m}" \
       TEST_BESIDE="${TEST_BESIDE-molecule}" INTEGRATION_JOBS="${INTEGRATION_JOBS:-2}" \
       MOLECULE_JOBS="${MOLECULE_JOBS:-2}" MOLECULE_ORDER="${MOLECULE_ORDER-hosted_cluster take_over held_deletion release_prune}" \
-      INTEGRATION_ORDER="${INTEGRATION_ORDER-release_held_deletion wait_gate release_prune finalizer held_deletion_module hosted_cluster_info deletion_info}" \
+      INTEGRATION_ORDER="${INTEGRATION_ORDER-wait_gate held_deletion_module finalizer hosted_cluster_info deletion_info}" \
       INTEGRATION_SERIAL="${INTEGRATION_SERIAL-aws_infra_cleanup cloudformation_teardown}" -- "${lane2[@]}"
     [ ${#lane3[@]} = 0 ] || start_lane 3 SANDBOX_CAPA_SYNC_PERIOD="${OLDEST_CAPA_SYNC_PERIOD:-10m}" -- "${lane3[@]}"
     [ ${#lane4[@]} = 0 ] || start_lane 4 -- "${lane4[@]}"

@@ -102,5 +102,9 @@ def test_check_mode_sends_reads_only(playbook, accounts, tmp_path, request):
     assert not aws_writes, "%s in check mode sent to AWS: %s" % (playbook, aws_writes)
     # the run did look: a check that read nothing would pass the two assertions above for nothing
     assert k8s or calls, "%s in check mode sent no request at all" % playbook
+    if playbook == "prune_releases.yml":
+        # the check run's report says so and plans both Releases (the release_prune target, out of make test, did)
+        report = json.loads((tmp_path / "reports" / "release_prune-report.json").read_text())
+        assert report["check_mode"] is True and len(report["plan"]["releases"]) == 2, report.get("plan")
     print("check-mode %s: kubernetes %s; aws %s" % (playbook, json.dumps(collections.Counter(r["verb"] for r in k8s)),
                                                    json.dumps(collections.Counter(r["service"] for r in calls))))

@@ -69,6 +69,8 @@ def test_release_held_deletion_with_the_shipped_roles(accounts, dyn, tmp_path):
     # the abandon (a patch; a restore is the same verb on the same resource) went through under the shipped roles
     assert {r["name"] for r in reqs if r["verb"] == "patch"} == {"enc"}
     assert list(saved.iterdir()), "the Secrets were not saved before the abandon"
+    # the abandon is said loudly, naming the object and what keeps running (the release_held_deletion target did)
+    assert "ABANDONED" in out.stdout and "%s/enc (uid %s) abandoned" % (ns, uid) in out.stdout, out.stdout[-3000:]
     assert_no_secrets(tmp_path, out, sandbox_secrets() + [token], skip=[saved])
 
 
