@@ -10,32 +10,13 @@ import pytest
 from kubernetes.client.rest import ApiException
 from kubernetes.dynamic.exceptions import NotFoundError
 
-from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.testing import patch_module_args
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import entry
 from ansible_collections.teardown.gates.plugins.modules import held_deletion
+from module_exit_double import Exit, Fail, no_exit  # noqa: F401  pylint: disable=unused-import
 
 UID = "11111111-2222-4333-8444-555555555555"
 FIN = "terraformcluster.infrastructure.cluster.x-k8s.io"
-
-
-class Exit(Exception):
-    pass
-
-
-class Fail(Exception):
-    pass
-
-
-@pytest.fixture(autouse=True)
-def no_exit(monkeypatch):
-    def exit_json(self, **kw):
-        raise Exit(kw)
-
-    def fail_json(self, **kw):
-        raise Fail(kw)
-    monkeypatch.setattr(AnsibleModule, "exit_json", exit_json)
-    monkeypatch.setattr(AnsibleModule, "fail_json", fail_json)
 
 
 class Obj(dict):

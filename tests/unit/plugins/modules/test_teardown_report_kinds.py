@@ -11,36 +11,17 @@ import stat
 
 import pytest
 
-from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.testing import patch_module_args
 from ansible.plugins.filter.core import to_nice_json
 from ansible_collections.teardown.gates.plugins.filter import report_page
 from ansible_collections.teardown.gates.plugins.modules import teardown_report
+from module_exit_double import Exit, Fail, no_exit  # noqa: F401  pylint: disable=unused-import
 
 REPORT = {"role": "teardown.gates.release_prune", "started": "2026-01-01T10:00:00.000Z",
           "finished": "2026-01-01T10:00:20.000Z", "check_mode": False, "outcome": "pruned",
           "input": {"release_namespace": "apps", "timeout": 600}, "note": "caf\u00e9 \u2713",
           "waits": [{"name": "Releases of batch 1 gone", "state": "passed", "started": "2026-01-01T10:00:01.000Z",
                      "passed_at": "2026-01-01T10:00:11.000Z", "releases": []}]}
-
-
-class Exit(Exception):
-    pass
-
-
-class Fail(Exception):
-    pass
-
-
-@pytest.fixture(autouse=True)
-def no_exit(monkeypatch):
-    def exit_json(self, **kw):
-        raise Exit(kw)
-
-    def fail_json(self, **kw):
-        raise Fail(kw)
-    monkeypatch.setattr(AnsibleModule, "exit_json", exit_json)
-    monkeypatch.setattr(AnsibleModule, "fail_json", fail_json)
 
 
 def run(**args):
