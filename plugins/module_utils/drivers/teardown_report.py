@@ -138,7 +138,8 @@ def archive_path(base, json_path):
 def run(module):
     p = module.params
     if p["kind"] is not None:
-        write_kind_report(module)
+        write_kind_report(module)  # exits the module (exit_json or fail_json)
+        return
     error = input_error(p)
     if error:
         module.fail_json(msg=error)
