@@ -219,5 +219,9 @@ def test_check_mode_sends_reads_only_and_an_old_digest_is_refused(playbook, acco
         assert "Resume: not with the same variables: the old approved_plan_digest is refused again, and nothing was " \
                "changed. Run a new check (ansible-playbook teardown.gates.destroy_hosted_cluster -e " \
                "hosted_cluster_name=%s " % tag in msg, msg
+        # and its report of the stopped run says so: a refusal after the baseline, not resumed
+        stopped = json.loads((tmp_path / "reports" / ("%s-%s.json" % (tag, tag))).read_text())["stopped"]
+        assert stopped["plan_refused"] is True and stopped["phase"] == 1, stopped
+        assert stopped["resume"].startswith("not with the same variables"), stopped
     else:
         assert "Resume" not in msg and "same variables" not in msg, msg
