@@ -64,8 +64,8 @@ def hosted_cluster_stop_message(stopped, namespace, name, resume, finalizer_on=F
     return hosted_cluster_stop.stop_message(stopped, namespace, name, resume, finalizer_on, baseline_path, report_path)
 
 
-def hosted_cluster_stop_record(stopped, failed_task, failed_result, resume=""):
-    return hosted_cluster_stop.stop_record(stopped, failed_task, failed_result, resume)
+def hosted_cluster_stop_record(stopped, failed_task, failed_result, resume="", plan_verdict=None):
+    return hosted_cluster_stop.stop_record(stopped, failed_task, failed_result, resume, plan_verdict)
 
 
 def hosted_cluster_input_problems(name, namespace, infra_id, grace_period, aws_timeout, take_over_cleanup, take_over_after, report_dir):

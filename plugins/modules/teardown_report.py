@@ -102,7 +102,8 @@ options:
   stopped:
     description:
       - Where and why the run stopped (C(gate), C(phase) (the playbook phase it stopped in, for the phases that never
-        ran), C(message), C(inspect_next), C(resume)), when it did.
+        ran), C(message), C(inspect_next), C(resume), and C(plan_refused) when the approved plan was refused, whose
+        C(resume) then says how to get a new plan approved), when it did.
     type: dict
   taken_over:
     description:

@@ -190,7 +190,9 @@ def body(report):
     if st:
         items = ["<b>At:</b> %s" % esc(st.get("gate")), esc(st.get("message"))]
         items += ["inspect: %s" % esc(h) for h in st.get("inspect_next") or []]
-        if st.get("resume"):
+        if st.get("plan_refused"):
+            items.append("the approved plan was refused, the run is not resumed: %s" % esc(st.get("resume")))
+        elif st.get("resume"):
             items.append("resume: <code>%s</code>" % esc(st["resume"]))
         parts += ["<h2>Stopped: what held it</h2>", html_list(items)]
     if report.get("taken_over"):

@@ -414,7 +414,10 @@ def render_markdown(report, mermaid=None):
         lines += ["", "## Stopped", "", "At: %s" % st.get("gate"), "", _fmt(st.get("message"))]
         for hint in st.get("inspect_next") or []:
             lines.append("- inspect: %s" % hint)
-        if st.get("resume"):
+        if st.get("plan_refused"):
+            # a refused plan is not resumed: its resume says how to get a new plan approved
+            lines += ["", "The approved plan was refused, the run is not resumed: %s" % _fmt(st.get("resume"))]
+        elif st.get("resume"):
             lines += ["", "Resume with:", "", "```", st["resume"], "```"]
     if report.get("versions"):
         lines += ["", "## Versions", ""] + ["- %s: %s" % (k, _fmt(v)) for k, v in sorted(report["versions"].items())]

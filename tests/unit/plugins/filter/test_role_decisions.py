@@ -57,6 +57,9 @@ def test_orphan_sweep_verified():
 
 def test_hosted_cluster_stop_record():
     assert FILTERS["hosted_cluster_stop_record"]({}, {"name": "t"}, {"msg": "m"}, "r") == {"gate": "t", "message": "m", "resume": "r"}
+    refused = FILTERS["hosted_cluster_stop_record"]({}, {"name": "t"}, {"msg": "m"}, "r",
+                                                    {"asked": True, "match": False, "message": "m"})
+    assert refused["plan_refused"] is True and refused["resume"].startswith("not with the same variables")
 
 
 def test_the_wrappers_of_the_roles_records_and_messages():

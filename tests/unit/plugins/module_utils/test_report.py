@@ -112,6 +112,14 @@ def test_markdown_shows_result_gates_remaining_and_resume():
     assert "check mode: plan only, nothing changed" in check
 
 
+def test_markdown_of_a_refused_plan_says_it_is_not_resumed():
+    stopped = {"gate": "Refuse before any change", "message": "Refused before any change: ...", "phase": 1,
+               "plan_refused": True, "resume": "not with the same variables: run a new check"}
+    md = R.render_markdown(R.build_report(CLUSTER, {}, stopped=stopped))
+    assert "The approved plan was refused, the run is not resumed: not with the same variables: run a new check" in md
+    assert "Resume with:" not in md
+
+
 def test_markdown_escapes_pipes_in_messages():
     md = R.render_markdown(R.build_report(CLUSTER, {}, hcp_conditions={"CloudResourcesDestroyed": {
         "status": "False", "reason": "R", "message": "a | b\nc"}}))

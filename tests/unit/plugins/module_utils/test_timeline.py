@@ -114,6 +114,14 @@ def test_a_stopped_run_draws_the_open_gate_open_with_what_held_it():
     assert "HostedControlPlane gone (OPEN) :crit, " in md
 
 
+def test_the_page_of_a_refused_plan_says_it_is_not_resumed():
+    report = load("report-stopped.json")
+    report["stopped"] = dict(report["stopped"], plan_refused=True, phase=1, resume="not with the same variables: run a new check")
+    page = H.render_html(report)
+    assert "the approved plan was refused, the run is not resumed: not with the same variables: run a new check" in page
+    assert "resume: <code>" not in page
+
+
 def test_the_page_needs_nothing_from_outside():
     for name in ("report-verified.json", "report-stopped.json"):
         page = H.render_html(load(name))

@@ -95,3 +95,41 @@ def test_stop_record_without_a_failed_task_nor_msg():
 def test_stop_record_refuses_a_record_that_is_not_a_mapping():
     with pytest.raises(AnsibleFilterError, match="^hosted_cluster_stop_record: expects the stop record"):
         stop_record(["x"], {}, {}, "")
+
+
+REFUSAL = ("Refused before any change: the world has changed since the plan was approved. approved_plan_digest is "
+           + "a" * 64 + ", the plan recomputed now is " + "b" * 64 + ". What differs ...")
+REFUSED_VERDICT = {"asked": True, "match": False, "plan_digest": "b" * 64, "message": REFUSAL}
+REFUSE_TASK = {"name": "Refuse before any change - the plan is not the approved one"}
+
+
+@pytest.mark.parametrize("verdict", [REFUSED_VERDICT, dict(REFUSED_VERDICT, asked="True", match="False")])
+def test_stop_record_of_a_refused_plan_asks_for_a_new_check(verdict):
+    record = stop_record({}, REFUSE_TASK, {"msg": REFUSAL, "failed": True}, RESUME, verdict)
+    assert record["plan_refused"] is True and record["phase"] == 1 and record["message"] == REFUSAL
+    assert record["resume"] == (
+        "not with the same variables: the old approved_plan_digest is refused again, and nothing was changed. Run a new "
+        "check (" + RESUME + " --check), review its plan (the plan file in report_dir/plans) and approve its digest: "
+        + RESUME + " -e approved_plan_digest=<the new check's plan_digest>")
+
+
+@pytest.mark.parametrize("verdict, msg", [
+    ({}, REFUSAL),  # no verdict made (a stop before the plan)
+    (None, REFUSAL),
+    (dict(REFUSED_VERDICT, match=True), REFUSAL),  # the plan matched: this failure is another
+    (dict(REFUSED_VERDICT, asked=False), REFUSAL),
+    (REFUSED_VERDICT, "timed out"),  # a verdict left from another cluster of the play: not this failure
+    (dict(REFUSED_VERDICT, message=""), ""),
+])
+def test_stop_record_of_another_failure_keeps_the_resume_command(verdict, msg):
+    assert stop_record({}, REFUSE_TASK, {"msg": msg}, RESUME, verdict) == {
+        "gate": REFUSE_TASK["name"], "message": msg, "resume": RESUME}
+
+
+def test_message_of_a_refused_plan_names_the_new_check_not_the_same_command():
+    record = stop_record({}, REFUSE_TASK, {"msg": REFUSAL}, RESUME, REFUSED_VERDICT)
+    message = stop_message(record, "clusters", "demo", RESUME)
+    assert message.startswith("Teardown of HostedCluster clusters/demo stopped at " + REFUSE_TASK["name"] + ": " + REFUSAL)
+    assert "(phases that never ran: 2 retain, 3 delete and gates," in message
+    assert message.endswith("Resume: " + record["resume"])
+    assert "Resume: " + RESUME not in message
