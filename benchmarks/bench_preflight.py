@@ -11,7 +11,7 @@ accepts and credentials of its own:
               simulation answers for it, as for a real identity with the shipped policy), its own access key
               (its requests are the AWS layer's log lines of that key)
 Playbooks: destroy_hosted_cluster (a seeded HostedCluster with its AWS infrastructure, destroy_cloud_resources:
-the guards, 14 access reviews, the AWS preflight), prune_releases (2 Releases, prune_cluster: the management
+the guards, 13 access reviews, the AWS preflight), prune_releases (2 Releases, prune_cluster: the management
 cluster guard, the access reviews) and clear_cfn_refusals (3 refusing stacks, 3 remedies: the account guard, the AWS
 preflight). BENCH_PREFLIGHT_PLAYBOOKS chooses (comma-separated, default all three).
 
