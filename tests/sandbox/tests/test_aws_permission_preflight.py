@@ -217,9 +217,10 @@ def test_clear_cfn_refusals_stops_before_any_change_naming_the_missing_actions(a
 def restricted_destroy(admin, api_client, tmp_path_factory):
     """The destroy_hosted_cluster playbook run twice on one HostedCluster with a key whose policy is the project's minus
     ec2:DeleteVpc: with destroy_cloud_resources true, then false with the cleanup annotation set before the run (by
-    the seed, as a person may have set it). The world is the cheapest the destroy's AWS phase acts on (a VPC, a
-    subnet, one worker) and neither run changes it, so the second reuses it. The run's Kubernetes identity is a
-    ServiceAccount of its own, so the audit log shows its requests alone."""
+    the seed, as a person may have set it); then once with preflight_only and a key with the whole policy. The world
+    is the cheapest the destroy's AWS phase acts on (a VPC, a subnet, one worker) and no run changes it, so each
+    reuses it. The run's Kubernetes identity is a ServiceAccount of its own, so the audit log shows its requests
+    alone."""
     tag = "pfd" + uuid.uuid4().hex[:6]
     seed("hosted-cluster", "--name", tag, "--namespace", tag, "--knob", "aws_infra=false", "--knob", "replicas=1",
          "--knob", "cleanup_cloud_resources=true")
@@ -231,14 +232,18 @@ def restricted_destroy(admin, api_client, tmp_path_factory):
         key, secret, dummy = iam_user(admin["iam"], project_policy(without={"ec2:DeleteVpc"}))
         env = {"KUBECONFIG": kubeconfig, "K8S_AUTH_KUBECONFIG": kubeconfig, "AWS_ACCESS_KEY_ID": key,
                "AWS_SECRET_ACCESS_KEY": secret}
+        full_key, full_secret, dummy = iam_user(admin["iam"], project_policy())
         runs = {}
-        for destroy_cloud in (True, False):
+        for label, destroy_cloud, extra in ((True, True, {}), (False, False, {}),
+                                            ("preflight_only", False, {"preflight_only": True})):
             audit, aws = LogTail(os.environ["SANDBOX_AUDIT_LOG"]), LogTail(os.environ["SANDBOX_AWS_LOG"])
-            out = run_playbook(os.path.join(REPO, "playbooks", "destroy_hosted_cluster.yml"), {
+            run_env = dict(env, AWS_ACCESS_KEY_ID=full_key, AWS_SECRET_ACCESS_KEY=full_secret) if extra else env
+            out = run_playbook(os.path.join(REPO, "playbooks", "destroy_hosted_cluster.yml"), dict({
                 "hosted_cluster_name": tag, "hosted_cluster_namespace": tag, "destroy_cloud_resources": destroy_cloud,
-                "report_dir": str(work / ("reports-%s" % destroy_cloud))}, str(work), env, verbosity="")
-            runs[destroy_cloud] = {"out": out, "k8s": audit_requests(audit, accounts.username("destroyer")),
-                                   "aws": [r for r in aws.lines(settle=0) if r.get("key_id") == key]}
+                "report_dir": str(work / ("reports-%s" % label))}, **extra), str(work), run_env, verbosity="")
+            runs[label] = {"out": out, "k8s": audit_requests(audit, accounts.username("destroyer")),
+                           "aws": [r for r in aws.lines(settle=0) if r.get("key_id") == run_env["AWS_ACCESS_KEY_ID"]],
+                           "reports": work / ("reports-%s" % label)}
         hc = kube.CustomObjectsApi(api_client).get_namespaced_custom_object(
             "hypershift.openshift.io", "v1beta1", tag, "hostedclusters", tag)
         yield {"runs": runs, "hc": hc}
@@ -267,7 +272,20 @@ def test_the_destroy_playbook_stops_at_the_preflight_naming_delete_vpc(restricte
     assert any(r.get("resource") == "hostedclusters" and r["verb"] == "get" for r in run["k8s"]), run["k8s"]
 
 
-def test_the_hosted_cluster_is_as_it_was_after_both_refused_runs(restricted_destroy):
+def test_preflight_only_checks_the_aws_permissions_after_the_baseline_and_ends_there(restricted_destroy):
+    """destroy_cloud_resources false, the annotation set before: the AWS check still runs (the baseline found the
+    cluster's infrastructure), passes with the whole policy, and the play ends with nothing changed or stored."""
+    run = restricted_destroy["runs"]["preflight_only"]
+    assert run["out"].returncode == 0, run["out"].stdout[-3000:]
+    actions = [r["action"] for r in run["aws"]]
+    assert actions.count("SimulatePrincipalPolicy") == 3 and actions[-1] == "SimulatePrincipalPolicy", actions
+    assert all(a.startswith(READ_PREFIXES) or a == "SimulatePrincipalPolicy" for a in actions), actions
+    assert not [r for r in run["k8s"] if r["verb"] not in ("get", "list", "watch")
+                and not (r["verb"] == "create" and r.get("resource") in REVIEWS)]
+    assert not list(run["reports"].glob("*.baseline.json"))  # ended before the baseline is stored
+
+
+def test_the_hosted_cluster_is_as_it_was_after_the_three_runs(restricted_destroy):
     md = restricted_destroy["hc"]["metadata"]
     assert "openshift.io/destroy-cluster" not in (md.get("finalizers") or [])  # the CLI finalizer never added
     assert not md.get("deletionTimestamp")
