@@ -80,12 +80,12 @@ def main():
     print("%-*s %-16s %10s %10s %7s %8s  %-4s %s" % (width, "case", "unit", "ours", "peer", "ratio", "target", "met",
                                                     "peer_name"))
     for c in cases:
-        target = c["target"] if isinstance(c["target"], (int, float)) else "(text)"
+        target = c["target"] if isinstance(c["target"], (int, float)) or c["target"] is None else "(text)"
         print("%-*s %-16s %10s %10s %7s %8s  %-4s %s" % (width, c["name"], str(c["unit"])[:16], num(c["ours"]),
                                                         num(c["peer"]), num(c["ratio"]), num(target),
                                                         met_text(c), c["peer_name"]))
     for c in cases:
-        if not isinstance(c["target"], (int, float)):
+        if not isinstance(c["target"], (int, float)) and c["target"] is not None:  # no target: "-" in the table
             print("  target of %s: %s" % (c["name"], c["target"]))
     for p in problems:
         print("PROBLEM: " + p)

@@ -6,8 +6,8 @@
 - how a held deletion ends, and whether it is still held after (held_deletion_decision, held_deletion_still_held);
 - whether an orphan is still one, how its sweep ended, and whether the sweep is verified
   (orphan_sweep_recheck_verdict, orphan_sweep_record, orphan_sweep_verified);
-- the hosted cluster's baseline by precedence and its merged AWS manifest (hosted_cluster_baseline,
-  hosted_cluster_manifest);
+- the hosted cluster's baseline by precedence, its merged AWS manifest, and whether its AWS cleanup runs (and is
+  preflighted) (hosted_cluster_baseline, hosted_cluster_manifest, hosted_cluster_aws_cleanup_runs);
 - the record a stopped teardown keeps and the message it ends with (hosted_cluster_stop_record,
   hosted_cluster_stop_message);
 - what the hosted cluster's bad input is (hosted_cluster_input_problems);
@@ -57,6 +57,10 @@ def hosted_cluster_baseline(hc, stored, present, aws_region="", oidc_bucket="", 
 
 def hosted_cluster_manifest(stored_manifest, found_manifest):
     return baseline.merged_manifest(stored_manifest, found_manifest)
+
+
+def hosted_cluster_aws_cleanup_runs(manifest):
+    return baseline.aws_cleanup_runs(manifest)
 
 
 def hosted_cluster_stop_message(stopped, namespace, name, resume, finalizer_on=False, baseline_path="in report_dir",
@@ -138,6 +142,7 @@ class FilterModule(object):
             "orphan_sweep_verified": orphan_sweep_verified,
             "hosted_cluster_baseline": hosted_cluster_baseline,
             "hosted_cluster_manifest": hosted_cluster_manifest,
+            "hosted_cluster_aws_cleanup_runs": hosted_cluster_aws_cleanup_runs,
             "hosted_cluster_stop_message": hosted_cluster_stop_message,
             "hosted_cluster_stop_record": hosted_cluster_stop_record,
             "hosted_cluster_input_problems": hosted_cluster_input_problems,

@@ -101,3 +101,13 @@ def merged_manifest(stored_manifest, found_manifest):
             merged[kind] = found
         # a dict in both is replaced, not merged: combine is not recursive here
     return merged
+
+
+def aws_cleanup_runs(manifest):
+    """Whether the destroy runs its AWS cleanup (Phase 4's aws_infra_cleanup), and so whether it checks the AWS
+    permissions of that cleanup before its first change: whenever the baseline's manifest (found now, merged with the
+    stored one) names an AWS resource. Neither destroy_cloud_resources nor a cleanup annotation set earlier decides
+    it: they ask HyperShift to delete the guest's load balancers and storage, and keep the guest's volumes in this
+    run's cleanup or not (the retain), but the cluster's own infrastructure is deleted by ID either way."""
+    manifest = one_dict(manifest, "hosted_cluster_aws_cleanup_runs", "the baseline's AWS manifest")
+    return any(bool(ids) for ids in manifest.values())

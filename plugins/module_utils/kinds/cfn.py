@@ -151,6 +151,9 @@ AWS_DELETE_ACTIONS = (
     "cloudformation:DeleteStack", "cloudformation:DescribeStackEvents", "cloudformation:DescribeStacks",
     "cloudformation:ListImports", "cloudformation:ListStackResources",
 )
+# ... the role's own lookup of the stacks before it (amazon.aws.cloudformation_info with the templates and resources:
+# roles/cfn_refusals/tasks/main.yml) ...
+AWS_LOOKUP_ACTIONS = ("cloudformation:DescribeStacks", "cloudformation:GetTemplate", "cloudformation:ListStackResources")
 # ... and what each remedy the caller allows sends (option `clear`, and disable_termination_protection)
 AWS_REMEDY_ACTIONS = {
     "disable_termination_protection": ("cloudformation:UpdateTerminationProtection",),
@@ -173,7 +176,7 @@ AWS_REMEDY_ACTIONS = {
 def aws_actions(clear=(), disable_termination_protection=False):
     """The AWS actions a stack teardown with these remedies needs, sorted."""
     wanted = list(clear or ()) + (["disable_termination_protection"] if disable_termination_protection else [])
-    out = set(AWS_DELETE_ACTIONS)
+    out = set(AWS_DELETE_ACTIONS + AWS_LOOKUP_ACTIONS)
     for remedy in wanted:
         out.update(AWS_REMEDY_ACTIONS[remedy])
     return tuple(sorted(out))

@@ -14,8 +14,11 @@ import boto3
 import botocore.exceptions
 import pytest
 
+from kubernetes import client as kube
+
 from conftest import REPO
-from privilege import IAM_POLICY, LogTail, run_playbook
+from privilege import (IAM_POLICY, REVIEWS, LogTail, ServiceAccounts, audit_requests, describe, retire_hosted_cluster,
+                       run_playbook, seed)
 
 READ_PREFIXES = ("Describe", "List", "Get", "Head")
 
@@ -208,3 +211,82 @@ def test_clear_cfn_refusals_stops_before_any_change_naming_the_missing_actions(a
     assert "cloudformation:DeleteStack (implicitDeny by simulation)" in out.stdout, out.stdout[-3000:]
     assert "s3:DeleteObjectVersion (implicitDeny by simulation)" in out.stdout
     assert [r["action"] for r in log] == ["GetCallerIdentity", "SimulatePrincipalPolicy"], log
+
+
+@pytest.fixture(scope="module")
+def restricted_destroy(admin, api_client, tmp_path_factory):
+    """The destroy_hosted_cluster playbook run twice on one HostedCluster with a key whose policy is the project's minus
+    ec2:DeleteVpc: with destroy_cloud_resources true, then false with the cleanup annotation set before the run (by
+    the seed, as a person may have set it); then once with preflight_only and a key with the whole policy. The world
+    is the cheapest the destroy's AWS phase acts on (a VPC, a subnet, one worker) and no run changes it, so each
+    reuses it. The run's Kubernetes identity is a ServiceAccount of its own, so the audit log shows its requests
+    alone."""
+    tag = "pfd" + uuid.uuid4().hex[:6]
+    seed("hosted-cluster", "--name", tag, "--namespace", tag, "--knob", "aws_infra=false", "--knob", "replicas=1",
+         "--knob", "cleanup_cloud_resources=true")
+    work = tmp_path_factory.mktemp("pf-destroy")
+    accounts = ServiceAccounts(api_client, str(work))
+    try:
+        kubeconfig, dummy = accounts.create("destroyer", {"pf-destroy-" + tag: [
+            {"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]}, [], cluster=["pf-destroy-" + tag])
+        key, secret, dummy = iam_user(admin["iam"], project_policy(without={"ec2:DeleteVpc"}))
+        env = {"KUBECONFIG": kubeconfig, "K8S_AUTH_KUBECONFIG": kubeconfig, "AWS_ACCESS_KEY_ID": key,
+               "AWS_SECRET_ACCESS_KEY": secret}
+        full_key, full_secret, dummy = iam_user(admin["iam"], project_policy())
+        runs = {}
+        for label, destroy_cloud, extra in ((True, True, {}), (False, False, {}),
+                                            ("preflight_only", False, {"preflight_only": True})):
+            audit, aws = LogTail(os.environ["SANDBOX_AUDIT_LOG"]), LogTail(os.environ["SANDBOX_AWS_LOG"])
+            run_env = dict(env, AWS_ACCESS_KEY_ID=full_key, AWS_SECRET_ACCESS_KEY=full_secret) if extra else env
+            out = run_playbook(os.path.join(REPO, "playbooks", "destroy_hosted_cluster.yml"), dict({
+                "hosted_cluster_name": tag, "hosted_cluster_namespace": tag, "destroy_cloud_resources": destroy_cloud,
+                "report_dir": str(work / ("reports-%s" % label))}, **extra), str(work), run_env, verbosity="")
+            runs[label] = {"out": out, "k8s": audit_requests(audit, accounts.username("destroyer")),
+                           "aws": [r for r in aws.lines(settle=0) if r.get("key_id") == run_env["AWS_ACCESS_KEY_ID"]],
+                           "reports": work / ("reports-%s" % label)}
+        hc = kube.CustomObjectsApi(api_client).get_namespaced_custom_object(
+            "hypershift.openshift.io", "v1beta1", tag, "hostedclusters", tag)
+        yield {"runs": runs, "hc": hc}
+    finally:
+        accounts.cleanup()
+        retire_hosted_cluster(tag, tag)
+
+
+@pytest.mark.parametrize("destroy_cloud", [True, False], ids=["destroy_cloud_resources", "annotation_set_before"])
+def test_the_destroy_playbook_stops_at_the_preflight_naming_delete_vpc(restricted_destroy, destroy_cloud):
+    run = restricted_destroy["runs"][destroy_cloud]
+    out = run["out"].stdout
+    assert run["out"].returncode != 0
+    assert "ec2:DeleteVpc (implicitDeny by simulation)" in out, out[-3000:]
+    assert "extensions/iam/teardown-gates-policy.json" in out
+    assert "lacks 1 permission(s)" in out
+    # AWS: the baseline's reads, the caller's identity and the simulation, all by the run's key; nothing else
+    actions = [r["action"] for r in run["aws"]]
+    assert {"GetCallerIdentity", "SimulatePrincipalPolicy", "DescribeVpcs"} <= set(actions), actions
+    mutating = [a for a in actions if not (a.startswith(READ_PREFIXES) or a == "SimulatePrincipalPolicy")]
+    assert not mutating, mutating
+    # Kubernetes: reads and the access reviews only (the HostedCluster was read, so the run did reach it)
+    writes = sorted({describe(r) for r in run["k8s"] if r["verb"] not in ("get", "list", "watch")
+                     and not (r["verb"] == "create" and r.get("resource") in REVIEWS)})
+    assert not writes, writes
+    assert any(r.get("resource") == "hostedclusters" and r["verb"] == "get" for r in run["k8s"]), run["k8s"]
+
+
+def test_preflight_only_checks_the_aws_permissions_after_the_baseline_and_ends_there(restricted_destroy):
+    """destroy_cloud_resources false, the annotation set before: the AWS check still runs (the baseline found the
+    cluster's infrastructure), passes with the whole policy, and the play ends with nothing changed or stored."""
+    run = restricted_destroy["runs"]["preflight_only"]
+    assert run["out"].returncode == 0, run["out"].stdout[-3000:]
+    actions = [r["action"] for r in run["aws"]]
+    assert actions.count("SimulatePrincipalPolicy") == 3 and actions[-1] == "SimulatePrincipalPolicy", actions
+    assert all(a.startswith(READ_PREFIXES) or a == "SimulatePrincipalPolicy" for a in actions), actions
+    assert not [r for r in run["k8s"] if r["verb"] not in ("get", "list", "watch")
+                and not (r["verb"] == "create" and r.get("resource") in REVIEWS)]
+    assert not list(run["reports"].glob("*.baseline.json"))  # ended before the baseline is stored
+
+
+def test_the_hosted_cluster_is_as_it_was_after_the_three_runs(restricted_destroy):
+    md = restricted_destroy["hc"]["metadata"]
+    assert "openshift.io/destroy-cluster" not in (md.get("finalizers") or [])  # the CLI finalizer never added
+    assert not md.get("deletionTimestamp")
+    assert md["annotations"].get("hypershift.openshift.io/cleanup-cloud-resources") == "true"  # the seed's, as before

@@ -11,7 +11,8 @@ FILTERS = FilterModule().filters()
 def test_each_filter_is_published():
     assert sorted(FILTERS) == [
         "cfn_refusals_missing", "cfn_refusals_stack_error", "cfn_refusals_stack_record", "held_deletion_decision",
-        "held_deletion_still_held", "held_deletion_waits", "hosted_cluster_aws_verified", "hosted_cluster_baseline",
+        "held_deletion_still_held", "held_deletion_waits", "hosted_cluster_aws_cleanup_runs", "hosted_cluster_aws_verified",
+        "hosted_cluster_baseline",
         "hosted_cluster_cli_finalizer_on", "hosted_cluster_input_problems", "hosted_cluster_manifest", "hosted_cluster_report_gates",
         "hosted_cluster_stop_message",
         "hosted_cluster_stop_record", "orphan_sweep_recheck_verdict", "orphan_sweep_record", "orphan_sweep_verified",
@@ -40,6 +41,8 @@ def test_hosted_cluster_filters():
     assert (got["region"], got["infra_id"]) == ("eu-west-1", "")
     assert FILTERS["hosted_cluster_baseline"]({}, {}, False, env_region="us-east-1")["region"] == "us-east-1"
     assert FILTERS["hosted_cluster_manifest"]({"vpc": ["a"]}, {"vpc": ["b"]}) == {"vpc": ["a", "b"]}
+    assert FILTERS["hosted_cluster_aws_cleanup_runs"]({"vpc": ["a"]}) is True
+    assert FILTERS["hosted_cluster_aws_cleanup_runs"]({}) is False
     message = FILTERS["hosted_cluster_stop_message"]({"gate": "Phase 5 | x", "message": "m"}, "n", "c", "r")
     assert message == "Teardown of HostedCluster n/c stopped at Phase 5 | x: m (phases that never ran: 6 verify.)  Resume: r"
     assert "(baseline b, report p)" in FILTERS["hosted_cluster_stop_message"]({"gate": "g"}, "n", "c", "r", True, "b", "p")

@@ -9,7 +9,7 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.teardown.gates.plugins.plugin_utils.hosted_cluster_baseline import (
-    identity, issuer_bucket, merged_manifest)
+    aws_cleanup_runs, identity, issuer_bucket, merged_manifest)
 
 HC = {"metadata": {"uid": "u-hc", "annotations": {"hypershift.openshift.io/cleanup-cloud-resources": "true"}},
       "spec": {"infraID": "demo-hc", "issuerURL": "https://demo-oidc.s3.us-east-2.amazonaws.com/demo-hc",
@@ -101,3 +101,27 @@ def test_manifest_with_nothing_stored_is_the_one_found():
 def test_manifest_found_must_be_a_mapping():
     with pytest.raises(AnsibleFilterError, match="^hosted_cluster_manifest: expects the manifest of aws_infra_inventory"):
         merged_manifest({}, None)
+
+
+@pytest.mark.parametrize("manifest, runs", [
+    ({"AWS::EC2::VPC": ["vpc-1"]}, True),
+    ({"AWS::EC2::VPC": [], "AWS::IAM::Role": ["r-1"]}, True),  # IAM only (kept or not by preserve_iam): still runs
+    ({}, False),  # the infrastructure is gone (or never was): no AWS request but the inventory's reads
+    ({"AWS::EC2::VPC": [], "AWS::EC2::Subnet": []}, False),  # types with no ID name nothing to delete
+])
+def test_the_aws_cleanup_runs_when_the_manifest_names_a_resource(manifest, runs):
+    assert aws_cleanup_runs(manifest) is runs
+
+
+def test_the_cleanup_annotation_does_not_decide_whether_the_aws_cleanup_runs():
+    """The decision reads the manifest only: a baseline whose cleanup annotation was set before (or with
+    destroy_cloud_resources false and no annotation) deletes the cluster's AWS infrastructure all the same, so it
+    checks the AWS permissions first all the same."""
+    found = identity(HC, STORED, True, "", "", "", "")
+    assert found["cleanup_preexisting"] is True
+    assert aws_cleanup_runs(merged_manifest(STORED["manifest"], {"AWS::EC2::VPC": ["vpc-1"]})) is True
+
+
+def test_the_aws_cleanup_decision_refuses_what_is_not_a_manifest():
+    with pytest.raises(AnsibleFilterError, match="^hosted_cluster_aws_cleanup_runs: expects the baseline's AWS manifest"):
+        aws_cleanup_runs(["vpc-1"])
