@@ -32,7 +32,7 @@ GATE_WINDOWS = {
 # Namespaces (every kind's teardown ends with one) get the longest window of the kinds
 NAMESPACE = ("v1", "Namespace")
 
-OPTIONS = ("kinds", "stuck_after", "namespace", "kubeconfig", "context", "request_timeout", "watch_window",
+OPTIONS = ("kinds", "stuck_after", "namespace", "label_selector", "kubeconfig", "context", "request_timeout", "watch_window",
            "check_every", "run_for")
 
 
@@ -138,6 +138,7 @@ def parse_options(args):
         if seconds is not None:
             kinds = dict((pair, seconds) for pair in kinds)
     out = {"kinds": kinds, "explicit_kinds": explicit, "namespace": args.get("namespace") or None,
+           "label_selector": args.get("label_selector") or None,
            "kubeconfig": args.get("kubeconfig") or None, "context": args.get("context") or None}
     for key, default, positive in (("request_timeout", 10, True), ("watch_window", 60, True),
                                    ("check_every", 5, True), ("run_for", 0, False)):
@@ -146,8 +147,9 @@ def parse_options(args):
     if out["watch_window"] is not None and out["watch_window"] > 3600:
         errors.append("watch_window: at most 3600 seconds (the API server's own watch bound), got %r"
                       % out["watch_window"])
-    if out["namespace"] is not None and not isinstance(out["namespace"], str):
-        errors.append("namespace: must be a string, got %r" % (out["namespace"],))
+    for key in ("namespace", "label_selector", "kubeconfig", "context"):
+        if out[key] is not None and not isinstance(out[key], str):
+            errors.append("%s: must be a string, got %r" % (key, out[key]))
     if errors:
         raise StuckOptionsError("teardown.gates.stuck_deletions: " + "; ".join(errors))
     return out

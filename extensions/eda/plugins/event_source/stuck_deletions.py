@@ -38,6 +38,8 @@ options:
         (C(ConfigMap), or C(group/Kind)). Default the gate window of the kind's role (600 s).
   namespace:
     description: Watch this namespace only (cluster-scoped kinds are watched whole). Default all.
+  label_selector:
+    description: Watch only the objects with these labels (a Kubernetes label selector). Default all.
   kubeconfig:
     description: The kubeconfig file. Default K8S_AUTH_KUBECONFIG, KUBECONFIG, then ~/.kube/config.
   context:
@@ -135,6 +137,7 @@ async def main(queue, args):
                     for pair, resource in resources.items():
                         pairs["%s %s" % pair] = pair
                         obs = Observer("%s %s" % pair, resource, sink, end, namespace=config["namespace"],
+                                       label_selector=config["label_selector"],
                                        request_timeout=config["request_timeout"],
                                        watch_window=int(config["watch_window"]))
                         obs.start()
