@@ -17,10 +17,11 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 
 import pytest
 
-from silent_server import SilentServer
+from silent_server import SilenceableProxy, SilentServer
 from stuck_world import DEAD, stuck_world
 
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", ".."))
@@ -144,7 +145,7 @@ def _load_source():
 
 def test_a_silent_api_server_is_an_unknown_event_within_the_bound(tmp_path):
     source = _load_source()
-    request_timeout = 2
+    request_timeout = 1
     bound = client_bound(request_timeout) + request_timeout + 5  # the client's bound, one look, some slack
 
     async def first_event(kubeconfig):
@@ -170,6 +171,64 @@ def test_a_silent_api_server_is_an_unknown_event_within_the_bound(tmp_path):
     assert e["state"] == "unknown" and e["object"] == {}, e
     assert "did not answer" in e["error"], e
     assert after < bound and not ended  # in time, and the source goes on (it tries again)
+
+
+def test_an_api_server_that_goes_silent_mid_watch_is_unknown_and_nothing_is_emitted_twice(core, tmp_path):
+    """Stuck object emitted; the API server (behind a proxy) goes silent: one unknown event within the watch's
+    bound; it speaks again: the unchanged object is not emitted again, its next change is."""
+    source = _load_source()
+    tag = "eda" + uuid.uuid4().hex[:6]
+    fin, fin2 = "eda.teardown-gates.test/held", "eda.teardown-gates.test/second"
+    opts = {"kinds": [{"api_version": "v1", "kind": "ConfigMap"}], "stuck_after": 0,
+            "label_selector": "teardown-gates-stuck=" + tag, "request_timeout": 2, "watch_window": 5, "check_every": 1}
+    # after the silence: the open watch's read bound (watch_window + request_timeout) once its window is over, then
+    # one look (check_every), and some slack
+    bound = 2 * opts["watch_window"] + opts["request_timeout"] + opts["check_every"] + 3
+    core.create_namespace({"metadata": {"name": tag}})
+    try:
+        core.create_namespaced_config_map(tag, {"metadata": {"name": "held", "finalizers": [fin, fin2],
+                                                             "labels": {"teardown-gates-stuck": tag}}})
+        core.delete_namespaced_config_map("held", tag)
+        server = core.api_client.configuration.host.split("://", 1)[1]
+        with SilenceableProxy(server) as proxy:
+            opts["kubeconfig"] = proxy.write_kubeconfig(os.environ["KUBECONFIG"], str(tmp_path / "kubeconfig"))
+
+            async def scenario():
+                queue = asyncio.Queue()
+                task = asyncio.ensure_future(source.main(queue, opts))
+                try:
+                    first = await asyncio.wait_for(queue.get(), 30)
+                    proxy.silence()
+                    silenced = time.monotonic()
+                    second = await asyncio.wait_for(queue.get(), bound)
+                    unknown_after = time.monotonic() - silenced
+                    proxy.speak()
+                    await asyncio.sleep(opts["request_timeout"] + 3)  # a re-list through the proxy
+                    # (a deleting object can lose finalizers, not gain them)
+                    core.patch_namespaced_config_map("held", tag, [{"op": "remove", "path": "/metadata/finalizers/1"}])
+                    third = await asyncio.wait_for(queue.get(), 30)
+                    return first, second, unknown_after, third, task.done()
+                finally:
+                    task.cancel()
+                    try:
+                        await task
+                    except (asyncio.CancelledError, Exception):
+                        pass
+            first, second, unknown_after, third, ended = asyncio.run(scenario())
+    finally:
+        try:
+            core.patch_namespaced_config_map("held", tag, {"metadata": {"finalizers": None}})
+        except Exception:
+            pass
+        core.delete_namespace(tag)
+    first, second, third = first["stuck_deletion"], second["stuck_deletion"], third["stuck_deletion"]
+    assert (first["state"], first["object"]["name"], first["finalizers"]) == ("stuck", "held", [fin, fin2]), first
+    assert second["state"] == "unknown" and second["object"] == {"api_version": "v1", "kind": "ConfigMap"}, second
+    assert unknown_after < bound, (unknown_after, bound)
+    # known again: the next event is the change, not the unchanged object a second time
+    assert third["state"] == "stuck" and third["finalizers"] == [fin], third
+    assert third["changed"] == "finalizers %s, %s -> %s" % (fin, fin2, fin), third
+    assert not ended
 
 
 def test_bad_input_ends_the_source_naming_the_option():
