@@ -53,7 +53,7 @@ def default_kinds():
         window = GATE_WINDOWS.get(k.NAME, (None, None, None))[2]
         if window is None:
             continue
-        versions = dict((av.split("/")[0], av) for av in k.API_VERSIONS if "/" in av)
+        versions = dict((av.split("/", 1)[0], av) for av in k.API_VERSIONS if "/" in av)
         for group, kind in sorted(k.OBJECT_HINTS):
             if group in versions:
                 out.setdefault((versions[group], kind), window)

@@ -121,7 +121,7 @@ def test_the_defaults_are_the_registrys_kinds_and_namespaces_at_the_gate_windows
     assert kinds[NS] == 600
     assert kinds[("hypershift.openshift.io/v1beta1", "HostedCluster")] == 600
     assert ("v1", "ConfigMap") not in kinds
-    groups = set(av.split("/")[0] for av, _ in kinds if "/" in av)
+    groups = set(pair[0].split("/", 1)[0] for pair in kinds if "/" in pair[0])
     assert {"hypershift.openshift.io", "cluster.x-k8s.io"} <= groups
     config = S.parse_options({})
     assert config["kinds"] == kinds and config["explicit_kinds"] is False
