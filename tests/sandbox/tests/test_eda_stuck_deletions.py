@@ -231,6 +231,14 @@ def test_an_api_server_that_goes_silent_mid_watch_is_unknown_and_nothing_is_emit
     assert not ended
 
 
+def test_a_kind_the_cluster_does_not_serve_ends_the_source_naming_the_option():
+    source = _load_source()
+    with pytest.raises(ValueError) as e:
+        asyncio.run(source.main(asyncio.Queue(), {"kinds": [{"api_version": "v1", "kind": "Namespace"},
+                                                            {"api_version": "v1", "kind": "Nonesuch"}]}))
+    assert "kinds: v1 Nonesuch is not served by the API server" in str(e.value)
+
+
 def test_bad_input_ends_the_source_naming_the_option():
     source = _load_source()
     with pytest.raises(ValueError) as e:

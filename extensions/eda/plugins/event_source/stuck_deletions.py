@@ -98,7 +98,20 @@ def _connect(config):
                 raise StuckOptionsError("teardown.gates.stuck_deletions: kinds: %s %s is not served by the API "
                                         "server (%s)" % (api_version, kind, e))
             LOG.info("skipping %s %s: the cluster does not serve it", api_version, kind)
+    _pool_for(client, len(resources) + 2)
     return resources
+
+
+def _pool_for(client, size):
+    """Room in the client's connection pool for one open watch per kind and a list beside them (urllib3 keeps 10
+    by default and discards, with a warning, each connection over that)."""
+    api = getattr(client, "client", client)  # kubernetes.core's K8SClient -> DynamicClient -> ApiClient
+    api = getattr(api, "client", api)
+    pool = getattr(getattr(api, "rest_client", None), "pool_manager", None)
+    settings = getattr(pool, "connection_pool_kw", None)
+    if settings is not None and (settings.get("maxsize") or 1) < size:
+        settings["maxsize"] = size
+        pool.clear()
 
 
 def _drain(sink, wait):
