@@ -244,3 +244,7 @@ def test_bad_input_ends_the_source_naming_the_option():
     with pytest.raises(ValueError) as e:
         asyncio.run(source.main(asyncio.Queue(), {"stuck_after": -1}))
     assert "stuck_after: must be 0 or more seconds, got -1" in str(e.value)
+    # a kubeconfig that is not there is no outage to wait out: it ends the source too
+    with pytest.raises(ValueError) as e:
+        asyncio.run(source.main(asyncio.Queue(), {"kubeconfig": "/nonexistent/kubeconfig"}))
+    assert "kubeconfig, context: could not configure the API client" in str(e.value)

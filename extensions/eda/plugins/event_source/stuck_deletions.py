@@ -142,6 +142,8 @@ async def main(queue, args):
                 try:
                     resources = await loop.run_in_executor(None, _connect, config)
                 except ResourceLookupError as e:
+                    if not e.unknown:  # the kubeconfig or context is wrong: no answer will ever come
+                        raise StuckOptionsError("teardown.gates.stuck_deletions: kubeconfig, context: %s" % e)
                     # the API server did not answer discovery: every kind is unknown; try again after check_every
                     tracker.failed(None, str(e), time.time())
                     resources = None
