@@ -128,6 +128,12 @@ def test_the_defaults_are_the_registrys_kinds_and_namespaces_at_the_gate_windows
     assert (config["request_timeout"], config["watch_window"], config["check_every"]) == (10, 60, 5)
 
 
+def test_every_kind_with_kubernetes_objects_has_a_gate_window():
+    from ansible_collections.teardown.gates.plugins.module_utils.kinds import registry
+    with_objects = sorted(k.NAME for k in registry.KINDS if any("/" in av for av in k.API_VERSIONS))
+    assert with_objects == sorted(S.GATE_WINDOWS)
+
+
 @pytest.mark.parametrize("kind", sorted(S.GATE_WINDOWS))
 def test_the_gate_windows_are_the_roles_defaults(kind):
     role, var, seconds = S.GATE_WINDOWS[kind]
