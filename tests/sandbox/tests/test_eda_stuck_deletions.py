@@ -136,6 +136,23 @@ def test_each_deletion_is_diagnosed_once(rulebook):
     assert rulebook["log"].count("PLAY RECAP") == 3, rulebook["log"][-4000:]
 
 
+def test_the_engine_refuses_bad_input_naming_the_option(tmp_path):
+    """The real ansible-rulebook with a negative stuck_after: it ends, non-zero, before any request, and its log
+    names the option."""
+    _make_eda_venv()
+    with open(tmp_path / "vars.yml", "w") as f:
+        json.dump({"stuck_after": -1, "kubeconfig": os.environ["KUBECONFIG"]}, f)
+    with open(tmp_path / "inventory.yml", "w") as f:
+        f.write("all:\n  hosts:\n    localhost:\n      ansible_connection: local\n")
+    env = dict(os.environ, PATH=EDA_VENV + "/bin:" + os.environ["PATH"],
+               ANSIBLE_COLLECTIONS_PATH=REPO + "/.venv/collections", PYTHONPATH=REPO + "/.venv/collections")
+    run = subprocess.run([EDA_VENV + "/bin/ansible-rulebook", "-i", "inventory.yml", "-r",
+                          "teardown.gates.stuck_deletions", "--vars", "vars.yml"], cwd=str(tmp_path), env=env,
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode != 0
+    assert "stuck_after: must be 0 or more seconds, got -1" in run.stdout + run.stderr, run.stdout + run.stderr
+
+
 def _load_source():
     spec = importlib.util.spec_from_file_location("stuck_deletions_source", PLUGIN)
     module = importlib.util.module_from_spec(spec)
