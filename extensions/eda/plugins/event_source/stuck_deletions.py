@@ -114,6 +114,20 @@ def _pool_for(client, size):
         pool.clear()
 
 
+def _watch(resources, config, sink, end):
+    """One Observer thread per kind (list, then bounded watches resumed from the last resourceVersion, a re-list
+    after a drop), all reporting to ``sink``; returns them by key (a string: it names the thread) with their kind."""
+    observers = {}
+    for pair, resource in resources.items():
+        key = "%s %s" % pair
+        observers[key] = (pair, Observer(key, resource, sink, end, namespace=config["namespace"],
+                                         label_selector=config["label_selector"],
+                                         request_timeout=config["request_timeout"],
+                                         watch_window=int(config["watch_window"])))
+        observers[key][1].start()
+    return observers
+
+
 def _drain(sink, wait):
     """The observers' messages of the next ``wait`` seconds (blocks a worker thread, not the event loop)."""
     out = []
@@ -134,8 +148,7 @@ async def main(queue, args):
     end = started + (config["run_for"] or FOREVER)
     tracker = Tracker(config["kinds"])
     sink = thread_queue.Queue()
-    observers = []
-    pairs = {}  # an observer's key (a string: it names the thread) -> (api_version, kind)
+    observers = {}
     try:
         while time.monotonic() < end:
             if not observers:
@@ -149,20 +162,13 @@ async def main(queue, args):
                     resources = None
                 if resources:
                     tracker.stuck_after = dict((p, s) for p, s in tracker.stuck_after.items() if p in resources)
-                    for pair, resource in resources.items():
-                        pairs["%s %s" % pair] = pair
-                        obs = Observer("%s %s" % pair, resource, sink, end, namespace=config["namespace"],
-                                       label_selector=config["label_selector"],
-                                       request_timeout=config["request_timeout"],
-                                       watch_window=int(config["watch_window"]))
-                        obs.start()
-                        observers.append(obs)
+                    observers = _watch(resources, config, sink, end)
                 elif resources is not None:
                     raise StuckOptionsError("teardown.gates.stuck_deletions: kinds: the cluster serves none of "
                                             "the default kinds; list the kinds to watch")
             wait = config["check_every"] if observers else min(config["check_every"], config["request_timeout"])
             for msg in await loop.run_in_executor(None, _drain, sink, wait):
-                pair, what = pairs[msg[0]], msg[1]
+                pair, what = observers[msg[0]][0], msg[1]
                 if what == "listed":
                     tracker.listed(pair, msg[2]["items"])
                 elif what == "event":
@@ -173,7 +179,7 @@ async def main(queue, args):
                 LOG.info("%s", event["stuck_deletion"]["summary"])
                 await queue.put(event)
     finally:
-        for obs in observers:
+        for dummy, obs in observers.values():
             obs.stop()
 
 
