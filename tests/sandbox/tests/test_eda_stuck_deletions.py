@@ -199,8 +199,8 @@ def test_an_api_server_that_goes_silent_mid_watch_is_unknown_and_nothing_is_emit
     opts = {"kinds": [{"api_version": "v1", "kind": "ConfigMap"}], "stuck_after": 0,
             "label_selector": "teardown-gates-stuck=" + tag, "request_timeout": 2, "watch_window": 5, "check_every": 1}
     # after the silence: the open watch's read bound (watch_window + request_timeout) once its window is over, then
-    # one look (check_every), and some slack
-    bound = 2 * opts["watch_window"] + opts["request_timeout"] + opts["check_every"] + 3
+    # one look (check_every), and slack for a machine busy with the other lanes
+    bound = 2 * opts["watch_window"] + opts["request_timeout"] + opts["check_every"] + 5
     core.create_namespace({"metadata": {"name": tag}})
     try:
         core.create_namespaced_config_map(tag, {"metadata": {"name": "held", "finalizers": [fin, fin2],
@@ -241,6 +241,7 @@ def test_an_api_server_that_goes_silent_mid_watch_is_unknown_and_nothing_is_emit
     first, second, third = first["stuck_deletion"], second["stuck_deletion"], third["stuck_deletion"]
     assert (first["state"], first["object"]["name"], first["finalizers"]) == ("stuck", "held", [fin, fin2]), first
     assert second["state"] == "unknown" and second["object"] == {"api_version": "v1", "kind": "ConfigMap"}, second
+    print("unknown %.1f s after the silence (bound %s s)" % (unknown_after, bound))
     assert unknown_after < bound, (unknown_after, bound)
     # known again: the next event is the change, not the unchanged object a second time
     assert third["state"] == "stuck" and third["finalizers"] == [fin], third
