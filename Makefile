@@ -10,7 +10,7 @@ STAMP := $(VENV)/.bootstrapped
 SANDBOX := tests/sandbox/sandbox
 
 .PHONY: help bootstrap test test-all unit sanity integration sandbox-tests molecule sandbox-up sandbox-down \
-        sandbox-status build docs changelog lint bench chaos demo clean matrix matrix-oldest matrix-newest
+        sandbox-status build docs eda changelog lint bench chaos demo clean matrix matrix-oldest matrix-newest
 
 help:
 	@echo "make test          everything CI runs (bootstrap, sandbox up, unit, sanity on six cores, lint, galaxy-importer, sandbox tests, integration, molecule, sandbox down)"
@@ -21,6 +21,7 @@ help:
 	@echo "make demo          destroy a seeded hosted cluster on the sandbox with live progress, and print the report"
 	@echo "make bench         the performance suite (not part of make test)"
 	@echo "make chaos         fault campaigns: CHAOS_RUNS runs (default 150, seed CHAOS_SEED, default 42000) under injected faults, then CHAOS_KILLS (3) SIGKILLed runs per playbook; invariants checked"
+	@echo "make eda           .venv-eda: the real ansible-rulebook and drools-jpy (Java 17) for extensions/eda"
 	@echo "make build         ansible-galaxy collection build"
 	@echo "make docs          the antsibull-docs site into build/docs/build/html (lints the docs first)"
 	@echo "make lint          ansible-lint (production profile) and the antsibull-docs lint"
@@ -63,6 +64,19 @@ $(DOCS_STAMP): requirements-docs.txt
 	@if [ -x .venv-docs/bin/python ] && [ "$$(.venv-docs/bin/python -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYTHON_VERSION)" ]; then rm -rf .venv-docs; fi
 	bash tools/mkvenv.sh .venv-docs $(PYTHON) -r requirements-docs.txt
 	touch $(DOCS_STAMP)
+
+# ansible-rulebook (the real Event-Driven Ansible engine, with drools-jpy and Java 17) lives apart from .venv too
+# (see requirements-eda.txt); tests/sandbox/tests/test_eda_stuck_deletions.py makes it through this target
+EDA_STAMP := .venv-eda/.bootstrapped
+$(EDA_STAMP): requirements-eda.txt requirements.txt
+	@$(check_python)
+	@command -v java >/dev/null || { echo "eda: ansible-rulebook needs Java 17 (bindep.txt: openjdk-17-jre-headless)" >&2; exit 2; }
+	@if [ -x .venv-eda/bin/python ] && [ "$$(.venv-eda/bin/python -c 'import sys; print("%d.%d" % sys.version_info[:2])')" != "$(PYTHON_VERSION)" ]; then rm -rf .venv-eda; fi
+	bash tools/mkvenv.sh .venv-eda $(PYTHON) -r requirements-eda.txt
+	touch $(EDA_STAMP)
+
+eda: $(EDA_STAMP)
+	@.venv-eda/bin/ansible-rulebook --version
 
 bootstrap: $(STAMP) $(SANITY_STAMP) $(DOCS_STAMP)
 

@@ -204,7 +204,7 @@ export PYTHONPATH="$self_collections${PYTHONPATH:+:$PYTHONPATH}"
 # ansible-test needs to run from a folder named ansible_collections/teardown/gates; copy the tree.
 sync_copy() {
   rm -rf "$coll_copy" && mkdir -p "$coll_copy"
-  tar -C "$repo" --exclude=./.venv --exclude=./.venv-sanity --exclude=./.venv-docs --exclude=./.ansible --exclude=./.sandbox --exclude=./build --exclude=./.git \
+  tar -C "$repo" --exclude=./.venv --exclude=./.venv-sanity --exclude=./.venv-docs --exclude=./.venv-eda --exclude=./.ansible --exclude=./.sandbox --exclude=./build --exclude=./.git \
       --exclude='__pycache__' --exclude=./.cache -cf - . | tar -C "$coll_copy" -xf -
   # ansible-test lists content through git when it can; give the copy an index of its own
   (cd "$coll_copy" && git init -q . && git add -A >/dev/null 2>&1)
