@@ -20,7 +20,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.report import rende
 from ansible_collections.teardown.gates.plugins.module_utils.report import html as H
 from ansible_collections.teardown.gates.plugins.module_utils.report import timeline as T
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")  # shared with plugins/modules tests
 SVG = "{http://www.w3.org/2000/svg}"
 
 
