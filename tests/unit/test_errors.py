@@ -11,7 +11,6 @@ import ast
 import importlib
 import os
 
-import pytest
 
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
