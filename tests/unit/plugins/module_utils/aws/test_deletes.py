@@ -131,8 +131,11 @@ def test_an_endpoint_answered_not_found_in_unsuccessful_is_absent_and_another_er
 
 
 def test_a_route_table_leaves_its_subnets_first_but_not_the_main_association():
-    e = ex({"disassociate_route_table": lambda AssociationId: (_ for _ in ()).throw(
-        err("InvalidAssociationID.NotFound")) if AssociationId == "rtbassoc-gone" else {}})
+    def disassociate(AssociationId):
+        if AssociationId == "rtbassoc-gone":
+            raise err("InvalidAssociationID.NotFound")
+        return {}
+    e = ex({"disassociate_route_table": disassociate})
     obs = {"Associations": [{"Main": True, "RouteTableAssociationId": "rtbassoc-main"},
                             {"RouteTableAssociationId": "rtbassoc-1"}, {"RouteTableAssociationId": "rtbassoc-gone"}]}
     assert D.DELETES[g.ROUTE_TABLE](e, "rtb-1", obs) == "deleted"

@@ -27,7 +27,7 @@ def test_instance_volumes_carry_delete_on_termination():
 
 def test_a_guest_volume_is_one_the_csi_driver_tagged_for_a_pvc_or_pv():
     assert I.is_guest_volume({"Tags": [{"Key": "kubernetes.io/cluster/x", "Value": "owned"},
-                                     {"Key": "kubernetes.io/created-for/pvc/name", "Value": "data-0"}]})
+                                       {"Key": "kubernetes.io/created-for/pvc/name", "Value": "data-0"}]})
     assert I.is_guest_volume({"Tags": [{"Key": "kubernetes.io/created-for/pv/name", "Value": "pvc-1"}]})
     assert not I.is_guest_volume({"Tags": [{"Key": "kubernetes.io/cluster/x", "Value": "owned"}]})
     assert not I.is_guest_volume({})

@@ -31,12 +31,14 @@ def test_the_page_of_a_refused_plan_says_it_is_not_resumed():
     assert "the approved plan was refused, the run is not resumed: not with the same variables: run a new check" in page
     assert "resume: <code>" not in page
 
+
 def test_the_page_needs_nothing_from_outside():
     for name in ("report-verified.json", "report-stopped.json"):
         page = H.render_html(load(name))
         assert "<script" not in page
         assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
         assert "@import" not in page and "url(http" not in page
+
 
 def test_text_from_the_cluster_is_escaped():
     report = load("report-stopped.json")
@@ -46,6 +48,7 @@ def test_text_from_the_cluster_is_escaped():
     assert "<img src=x" not in page and "&lt;img src=x" in page
     assert "a &lt;b&gt; &amp; c" in page
     ET.fromstring(re.search(r"<svg .*?</svg>", page, re.S).group(0))  # still well-formed
+
 
 def test_fleet_index_lists_worst_first_and_links_each_page():
     verified, stopped = load("report-verified.json"), load("report-stopped.json")
