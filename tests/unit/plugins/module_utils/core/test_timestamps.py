@@ -56,3 +56,12 @@ def test_anything_else_is_none_not_an_error(text):
 def test_the_format_reads_back_to_the_same_millisecond():
     dt = datetime.datetime(2026, 12, 31, 23, 59, 59, 999000, tzinfo=UTC)
     assert timestamps.parse_iso(timestamps.datetime_iso(dt)) == dt
+
+
+def test_times_parse_and_print_as_the_reports_write_them():
+    # moved from report/test_render.py's test_times_parse_and_archive_names_sort
+    t = timestamps.parse_iso("2026-01-01T10:00:00.123Z")
+    assert t == datetime.datetime(2026, 1, 1, 10, 0, 0, 123000, tzinfo=UTC)
+    assert timestamps.parse_iso("2026-01-01T12:00:00+02:00") == datetime.datetime(2026, 1, 1, 10, tzinfo=UTC)
+    assert timestamps.datetime_iso(t) == "2026-01-01T10:00:00.123Z"
+    assert timestamps.utc_iso(t.timestamp()) == "2026-01-01T10:00:00.123Z"
