@@ -46,8 +46,9 @@ def test_verdict_counts_the_stacks_not_deleted_or_gone():
     assert cfn.verdict({}) == ("ok", "every stack deleted")
 
 
-def test_aws_actions_are_the_delete_and_only_the_remedies_allowed():
-    assert cfn.aws_actions() == tuple(sorted(cfn.AWS_DELETE_ACTIONS))
+def test_aws_actions_are_the_delete_the_roles_lookup_and_only_the_remedies_allowed():
+    assert cfn.aws_actions() == tuple(sorted(set(cfn.AWS_DELETE_ACTIONS + cfn.AWS_LOOKUP_ACTIONS)))
+    assert "cloudformation:GetTemplate" in cfn.aws_actions()
     with_buckets = cfn.aws_actions(clear=["empty_buckets"], disable_termination_protection=True)
     assert "s3:ListBucketVersions" in with_buckets and "cloudformation:UpdateTerminationProtection" in with_buckets
     assert "iam:DetachRolePolicy" not in with_buckets
