@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 """One not-found vocabulary per AWS service (#32): aws_client.NOT_FOUND_BY_SERVICE holds every code that either of
 the two old lists (aws_client.NOT_FOUND and cfn_remedies.GONE_CODES) treated as gone, and the handlers that use
-amazon.aws's is_boto3_error_code with it still take those codes as gone and re-raise anything else."""
+amazon.aws's is_boto3_error_code with it still take those codes as gone and re-raise anything else.
+A concern test of aws/client.py's list and its users in cfn/remedies.py."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type

@@ -1,6 +1,9 @@
 """What the executor's requests cost: a waiter that brings the state it was just told costs no look,
 looks space out while nothing changes (less closely once AWS has throttled the run), instances go in one TerminateInstances, and a role's delete
-uses what discovery saw instead of listing again."""
+uses what discovery saw instead of listing again.
+
+A concern test of aws/execute.py driving aws/deletes.py and aws/client.py's reads; each has its own test file
+in aws/."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type

@@ -1,6 +1,10 @@
 """EBS volumes in the inventory graph: they wait on their instances, a DeleteOnTermination volume of an instance of the
 manifest is verified and never deleted a second time, a detached one is deleted, an in-use one waits on its
-instance (VolumeInUse), and deleting/deleted/not found are terminal."""
+instance (VolumeInUse), and deleting/deleted/not found are terminal.
+
+A concern test over aws/graph, execute, inventory, probes and report/render together; the pure volume
+functions are tested in aws/test_inventory.py (instance_volumes, is_guest_volume) and aws/test_probes.py
+(volume_state)."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -8,10 +12,8 @@ __metaclass__ = type
 import botocore.exceptions
 
 from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
-from ansible_collections.teardown.gates.plugins.module_utils.aws.client import NOT_FOUND, REFUSALS, Clients
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import Clients
 from ansible_collections.teardown.gates.plugins.module_utils.aws.execute import Executor
-from ansible_collections.teardown.gates.plugins.module_utils.aws.inventory import instance_volumes
-from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import volume_state
 
 
 def err(code, op):
@@ -91,23 +93,6 @@ def test_volumes_wait_on_their_instances_and_iam_waits_on_volumes():
     assert level[g.INSTANCE] < level[g.VOLUME] < level[g.ROLE]
     vol = [r for lvl in plan["levels"] for r in lvl if r["type"] == g.VOLUME][0]
     assert vol["waits_on"] == [g.INSTANCE + " terminated"]
-
-
-def test_volume_states_deleting_and_deleted_are_terminal():
-    assert volume_state({"State": "deleting"}) == "terminal" and volume_state({"State": "deleted"}) == "terminal"
-    assert all(volume_state({"State": s}) == "present" for s in ("creating", "available", "in-use", "error"))
-    assert "InvalidVolume.NotFound" in NOT_FOUND and "VolumeInUse" in REFUSALS
-
-
-def test_instance_volumes_carry_delete_on_termination():
-    inst = {"InstanceId": "i-1", "BlockDeviceMappings": [
-        {"DeviceName": "/dev/xvda", "Ebs": {"VolumeId": "vol-root", "DeleteOnTermination": True, "Status": "attached"}},
-        {"DeviceName": "/dev/sdf", "Ebs": {"VolumeId": "vol-data", "DeleteOnTermination": False}},
-        {"DeviceName": "/dev/sdb", "VirtualName": "ephemeral0"}]}
-    got = dict(instance_volumes(inst))
-    assert sorted(got) == ["vol-data", "vol-root"]
-    assert got["vol-root"]["DeleteOnTermination"] is True and got["vol-data"]["DeleteOnTermination"] is False
-    assert got["vol-root"]["InstanceId"] == "i-1"
 
 
 def test_root_volume_is_verified_not_deleted_twice_and_the_data_volume_is_deleted():
@@ -218,12 +203,3 @@ def test_a_volume_retained_beside_others_of_its_type_keeps_them_planned_and_iam_
     assert ex.results[(g.VOLUME, "vol-pv")]["outcome"] == "retained" and "DeleteVolume:vol-pv" not in fake.calls
     assert ex.results[(g.VOLUME, "vol-data")]["outcome"] == "deleted"
     assert list(states[g.VOLUME]) == ["vol-data"] and states[g.VOLUME]["vol-data"] in ("absent", "terminal")
-
-
-def test_a_guest_volume_is_one_the_csi_driver_tagged_for_a_pvc_or_pv():
-    from ansible_collections.teardown.gates.plugins.module_utils.aws.inventory import is_guest_volume
-    assert is_guest_volume({"Tags": [{"Key": "kubernetes.io/cluster/x", "Value": "owned"},
-                                     {"Key": "kubernetes.io/created-for/pvc/name", "Value": "data-0"}]})
-    assert is_guest_volume({"Tags": [{"Key": "kubernetes.io/created-for/pv/name", "Value": "pvc-1"}]})
-    assert not is_guest_volume({"Tags": [{"Key": "kubernetes.io/cluster/x", "Value": "owned"}]})
-    assert not is_guest_volume({})

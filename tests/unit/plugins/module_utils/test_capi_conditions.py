@@ -2,6 +2,8 @@
 # Cluster API v1.11+ conditions as the real managers write them: the v1beta1 view (HyperShift's, and the
 # gates') carries the new conditions in status.v1beta2.conditions; the v1beta2 view in status.conditions.
 # The shapes below are those CAPI v1.13.4's Machine and Cluster controllers wrote in the sandbox.
+# A concern test of k8s/diagnosis.py, k8s/observe.py's object_summary and the kinds' finalizer tables on the same
+# objects; their own tests are in k8s/ and kinds/.
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type

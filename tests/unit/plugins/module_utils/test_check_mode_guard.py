@@ -6,6 +6,7 @@ test_the_table_names_every_operation_the_collection_calls, which fails when a ne
 classified here), each marked by what it does on AWS: READ sends nothing that changes the account,
 WRITE changes it. The classification is by the operation's documented effect, kept by hand: the
 test asserts the guard's verdict against it, in check mode and out of it.
+A concern test: the guard is aws/client.py's, the operations are those every file in plugins/ names.
 """
 from __future__ import absolute_import, division, print_function
 

@@ -1,4 +1,7 @@
 # -*- coding: utf-8 -*-
+"""A concern test of k8s/observe.py and k8s/diagnosis.py together with the kinds' hint rules: the summary observe
+makes of an object is what diagnosis reads its finalizer owners and inspect-next hints from. Their own tests are
+k8s/test_observe.py, k8s/test_diagnosis.py and kinds/test_<kind>.py."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type

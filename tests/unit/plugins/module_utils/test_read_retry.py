@@ -2,6 +2,7 @@
 # retry_read: a read (GET/LIST) that meets a transient failure (429, 5xx, a connection lost on the way) is
 # tried again a bounded number of times with a growing pause; a refusal, a missing kind, a TLS fault or a
 # timeout is not; what still fails is raised, and the convoy planning reads record it as unknown, never absent.
+# A concern test of k8s/client.py's retry_read through k8s/reads.py's KubeReads into drivers/convoy_release_info.py.
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type

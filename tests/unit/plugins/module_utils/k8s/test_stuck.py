@@ -13,7 +13,7 @@ import yaml
 from ansible_collections.teardown.gates.plugins.module_utils.k8s import stuck as S
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import parse_k8s_time
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
 CM = ("v1", "ConfigMap")
 NS = ("v1", "Namespace")
 T0 = parse_k8s_time("2026-12-04T10:00:00Z")

@@ -13,8 +13,7 @@ import yaml
 from ansible_collections.teardown.gates.plugins.doc_fragments.k8s_request_timeout import ModuleDocFragment
 from ansible_collections.teardown.gates.plugins.module_utils.core.args import request_timeout_spec
 
-PLUGINS = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))), "plugins")
+PLUGINS = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "..", "plugins"))
 
 
 def test_the_spec_is_what_the_doc_fragment_documents():

@@ -4,6 +4,9 @@
 fixtures/report-verified.json is docs/demo-report.json (a real make demo run) cut down to a few AWS IDs, with
 the times and blocker that aws_infra_cleanup now records for them; fixtures/report-stopped.json is the same run
 stopped at the HostedControlPlane gate (its finalizer held), as the role reports a stopped run.
+
+A concern test over report/timeline.py, html.py and render.py together (one report, its chart, its page and its
+Mermaid); what the HTML page and the fleet index alone promise is in test_html.py.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -20,7 +23,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.report import rende
 from ansible_collections.teardown.gates.plugins.module_utils.report import html as H
 from ansible_collections.teardown.gates.plugins.module_utils.report import timeline as T
 
-FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
+FIXTURES = os.path.join(os.path.dirname(__file__), "..", "fixtures")  # shared with plugins/modules tests
 SVG = "{http://www.w3.org/2000/svg}"
 
 
@@ -114,48 +117,8 @@ def test_a_stopped_run_draws_the_open_gate_open_with_what_held_it():
     assert "HostedControlPlane gone (OPEN) :crit, " in md
 
 
-def test_the_page_of_a_refused_plan_says_it_is_not_resumed():
-    report = load("report-stopped.json")
-    report["stopped"] = dict(report["stopped"], plan_refused=True, phase=1, resume="not with the same variables: run a new check")
-    page = H.render_html(report)
-    assert "the approved plan was refused, the run is not resumed: not with the same variables: run a new check" in page
-    assert "resume: <code>" not in page
-
-
-def test_the_page_needs_nothing_from_outside():
-    for name in ("report-verified.json", "report-stopped.json"):
-        page = H.render_html(load(name))
-        assert "<script" not in page
-        assert not re.search(r"""(src|href)=["']?(https?:)?//""", page)
-        assert "@import" not in page and "url(http" not in page
-
-
-def test_text_from_the_cluster_is_escaped():
-    report = load("report-stopped.json")
-    report["stopped"]["message"] = "<img src=x onerror=alert(1)>"
-    report["gates"][1]["name"] = "a <b> & c"
-    page = H.render_html(report)
-    assert "<img src=x" not in page and "&lt;img src=x" in page
-    assert "a &lt;b&gt; &amp; c" in page
-    ET.fromstring(re.search(r"<svg .*?</svg>", page, re.S).group(0))  # still well-formed
-
-
 def test_mermaid_task_names_cannot_break_the_chart():
     assert T._mermaid_text("Phase 3: wait; #1") == "Phase 3 - wait, no.1"
-
-
-def test_fleet_index_lists_worst_first_and_links_each_page():
-    verified, stopped = load("report-verified.json"), load("report-stopped.json")
-    unverified = dict(verified, verified=False, remaining=[{"type": "AWS::EC2::VPC", "id": "vpc-9", "outcome": "failed"}])
-    unverified["cluster"] = dict(verified["cluster"], name="leaky")
-    page = H.render_index([("clusters-demo-213650.html", verified), ("clusters-leaky.html", unverified),
-                           ("clusters-stuck-213650.html", stopped)])
-    hrefs = re.findall(r'<a href="([^"]+)">', page)
-    assert hrefs == ["clusters-stuck-213650.html", "clusters-leaky.html", "clusters-demo-213650.html"]
-    assert "3 clusters, 2 not verified" in page
-    assert "1: vpc-9" in page
-    assert page.count("unknown: not verified") == 1  # the stopped run lists nothing, and does not know
-    assert "Phase 3 | Wait for HostedControlPlane gone" in page
 
 
 def test_a_report_without_aws_times_has_no_aws_rows_but_keeps_its_phases():

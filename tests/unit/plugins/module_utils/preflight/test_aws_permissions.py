@@ -19,7 +19,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.cfn.classify import
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import cfn, hosted_cluster, orphan_sweep
 from ansible_collections.teardown.gates.plugins.module_utils.preflight import aws_permissions as ap
 
-REPO = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..")
+REPO = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "..")
 POLICY = os.path.join(REPO, ap.POLICY_FILE)
 
 

@@ -1,4 +1,6 @@
 # -*- coding: utf-8 -*-
+"""report/render.py: the JSON report of a destroy (gate rows, the AWS outcome split, verified only when every check
+says so), its Markdown, summary and outcome."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -7,7 +9,6 @@ import datetime
 import json
 
 from ansible_collections.teardown.gates.plugins.module_utils.report import render as R
-from ansible_collections.teardown.gates.plugins.module_utils.core import timestamps
 
 CLUSTER = {"namespace": "clusters", "name": "demo", "uid": "u-1", "infra_id": "demo-x1", "region": "us-east-1",
            "hcp_namespace": "clusters-demo"}
@@ -127,12 +128,8 @@ def test_markdown_escapes_pipes_in_messages():
 
 
 def test_times_parse_and_archive_names_sort():
-    t = timestamps.parse_iso("2026-01-01T10:00:00.123Z")
-    assert t == datetime.datetime(2026, 1, 1, 10, 0, 0, 123000, tzinfo=datetime.timezone.utc)
-    assert timestamps.parse_iso("2026-01-01T12:00:00+02:00") == datetime.datetime(2026, 1, 1, 10, tzinfo=datetime.timezone.utc)
-    assert timestamps.parse_iso("yesterday") is None and timestamps.parse_iso(None) is None
-    assert timestamps.datetime_iso(t) == "2026-01-01T10:00:00.123Z"
-    assert timestamps.utc_iso(t.timestamp()) == "2026-01-01T10:00:00.123Z"
+    # the parsing itself is core/timestamps.py's (core/test_timestamps.py); here what render makes of a time
+    t = datetime.datetime(2026, 1, 1, 10, 0, 0, 123000, tzinfo=datetime.timezone.utc)
     assert R.archive_stamp(t) == "20260101T100000.123Z"
     assert R.seconds_between("2026-01-01T10:00:00Z", "2026-01-01T10:00:01.5Z") == 1.5
     assert R.seconds_between(None, "2026-01-01T10:00:01.5Z") is None

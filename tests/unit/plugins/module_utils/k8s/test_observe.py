@@ -1,5 +1,5 @@
 # -*- coding: utf-8 -*-
-# delete_object (wait_gate's delete option): one DELETE, with the uid as a precondition when given, read back as
+# k8s/observe.py. delete_object (wait_gate's delete option): one DELETE, with the uid as a precondition when given, read back as
 # deleted / absent (404) / refused (the server said no) / unknown (no answer: it may or may not have been applied).
 # get_object/list_objects with attempts: a read tried again while its failure is transient.
 from __future__ import absolute_import, division, print_function
@@ -203,3 +203,61 @@ def test_a_list_that_keeps_failing_is_not_ok(pauses):
     res = FakeResource([Answer("busy", 503)] * 3)
     obs = O.list_objects(res, "clusters", name="np", attempts=3)
     assert not obs["ok"] and obs["items"] == [] and obs["query"]["attempts"] == 3 and not obs["query"]["ok"]
+
+
+# ---- the pure helpers every read and record goes through
+
+def test_kubernetes_times_are_epoch_seconds_and_none_stays_none():
+    assert O.parse_k8s_time("1970-01-01T00:01:00Z") == 60.0
+    assert O.parse_k8s_time("1970-01-01T00:01:00.5+00:00") == 60.5
+    assert O.parse_k8s_time(None) is None and O.parse_k8s_time("not a time") is None
+
+
+def test_a_query_record_says_ok_only_without_an_error_and_keeps_what_the_caller_adds():
+    ok = O.query_record("get", 0, resource="v1/Pod")
+    assert (ok["verb"], ok["started"], ok["ok"], ok["resource"]) == ("get", "1970-01-01T00:00:00.000Z", True, "v1/Pod")
+    assert "error" not in ok and ok["finished"] >= ok["started"]
+    failed = O.query_record("list", 0, error="timed out")
+    assert (failed["ok"], failed["error"]) == (False, "timed out")
+
+
+def test_to_dict_takes_the_clients_objects_and_plain_dicts():
+    class ResourceInstance:
+        def to_dict(self):
+            return {"kind": "Pod"}
+    assert O.to_dict(ResourceInstance()) == {"kind": "Pod"}
+    assert O.to_dict({"kind": "Namespace"}) == {"kind": "Namespace"} and O.to_dict(None) is None
+
+
+def test_a_list_and_its_watch_select_by_the_same_arguments():
+    class Res:
+        namespaced = True
+    assert O.selector_kwargs(Res(), "ns", "a", "app=x", "status.phase=Running") == {
+        "namespace": "ns", "field_selector": "metadata.name=a,status.phase=Running", "label_selector": "app=x"}
+    assert O.selector_kwargs(Res(), None, None, None) == {}
+    Res.namespaced = False  # a cluster-scoped kind ignores the namespace
+    assert O.selector_kwargs(Res(), "ns", "a", None) == {"field_selector": "metadata.name=a"}
+
+
+def test_the_summary_of_a_namespace_keeps_its_spec_finalizers_and_grace_period():
+    ns = {"apiVersion": "v1", "kind": "Namespace",
+          "metadata": {"name": "a", "uid": "u", "resourceVersion": "7", "deletionTimestamp": "2026-01-01T00:00:00Z",
+                       "deletionGracePeriodSeconds": 0, "finalizers": ["x/y"]},
+          "spec": {"finalizers": ["kubernetes"]},
+          "status": {"conditions": [{"type": "NamespaceContentRemaining", "status": "True", "reason": "Some",
+                                     "extra": "dropped"}]}}
+    s = O.object_summary(ns)
+    assert (s["name"], s["namespace"], s["uid"], s["resource_version"]) == ("a", None, "u", "7")
+    assert (s["finalizers"], s["spec_finalizers"], s["deletion_grace_period_seconds"]) == (["x/y"], ["kubernetes"], 0)
+    assert s["conditions"] == [{"type": "NamespaceContentRemaining", "status": "True", "reason": "Some"}]
+    assert "grace_deadline" not in s
+
+
+def test_the_summary_of_an_object_without_metadata_is_all_empty():
+    s = O.object_summary({})
+    assert (s["name"], s["finalizers"], s["conditions"]) == (None, [], [])
+
+
+def test_owner_uids_skip_references_without_a_uid():
+    obj = {"metadata": {"ownerReferences": [{"uid": "u1"}, {"kind": "X"}, {"uid": "u2"}]}}
+    assert O.owner_uids(obj) == ["u1", "u2"] and O.owner_uids({}) == []

@@ -16,7 +16,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.core import bounds
 from ansible_collections.teardown.gates.plugins.module_utils.k8s import client as k8s_client
 from ansible_collections.teardown.gates.plugins.module_utils.aws.client import Clients, Unanswered
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", ".."))
 
 
 def test_the_version_in_the_user_agent_is_galaxy_yml_s():
