@@ -19,7 +19,7 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-# kept equal to galaxy.yml's version by tests/unit/plugins/module_utils/test_bounds.py
+# kept equal to galaxy.yml's version by tests/unit/plugins/module_utils/core/test_bounds.py
 VERSION = "0.1.0"
 COLLECTION = "teardown.gates"
 

@@ -22,7 +22,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import 
 
 # The gate windows: how long each role lets its gates wait before it calls the teardown late (the roles' defaults:
 # hosted_cluster_destroy's cluster_grace_period, release_prune's and held_deletion's timeout). A deletion that
-# takes longer than its window is what a person would call stuck. tests/unit/test_stuck_deletions.py checks that
+# takes longer than its window is what a person would call stuck. tests/unit/plugins/module_utils/k8s/test_stuck.py checks that
 # these agree with roles/*/defaults/main.yml.
 GATE_WINDOWS = {
     "hosted_cluster": ("hosted_cluster_destroy", "cluster_grace_period", 600),
@@ -51,7 +51,7 @@ def default_kinds():
     out = {}
     longest = max(w[2] for w in GATE_WINDOWS.values())
     for k in _registry().KINDS:
-        # a kind with Kubernetes objects and no window of its own (tests/unit/test_stuck_deletions.py asks for
+        # a kind with Kubernetes objects and no window of its own (tests/unit/plugins/module_utils/k8s/test_stuck.py asks for
         # one) is still watched, at the longest
         window = GATE_WINDOWS.get(k.NAME, (None, None, longest))[2]
         versions = dict((av.split("/", 1)[0], av) for av in k.API_VERSIONS if "/" in av)
