@@ -125,8 +125,9 @@ def test_destroy_hosted_cluster_against_a_silent_api_server_stops_before_the_fir
 
 def test_destroy_hosted_cluster_against_a_silent_aws_endpoint_stops_before_the_first_delete_saying_only_what_it_saw(
         tmp_path):
-    # an infrastructure-only destroy (the HostedCluster already gone): its first AWS request is the permission
-    # preflight's GetCallerIdentity (roles/before_first_delete), before the inventory
+    # an infrastructure-only destroy (the HostedCluster already gone): its first AWS request is the baseline's
+    # inventory (read-only; the permission preflight comes after it, since the inventory says whether the run
+    # deletes anything in AWS), so the silence stops the run in Phase 1, before any change
     with SilentServer() as server:
         env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=REPO + "/.venv/collections", AWS_ENDPOINT_URL="http://" + server.url,
                    AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_REGION="us-east-1",
@@ -134,12 +135,11 @@ def test_destroy_hosted_cluster_against_a_silent_aws_endpoint_stops_before_the_f
         p, took = run_playbook(tmp_path, env, "-e", "infra_id=demo-x7k2p", "-e", "hosted_cluster_name=")
     out = p.stdout
     assert p.returncode != 0
-    assert "stopped at Before the first delete | Check every AWS permission" in out, out[-3000:]
-    assert "127.0.0.1:%d" % server.port in out and "nothing was changed" in out, out[-3000:]
-    # a stop before the baseline writes no report (nothing was observed): the message names what never ran, and
-    # no count or namespace that no read gave
-    assert "phases that never ran: 1 baseline, 2 retain, 3 delete and gates, 4 AWS infrastructure and IAM" in out, \
-        out[-3000:]
+    assert "stopped at Phase 1 | Record the AWS inventory of infra ID demo-x7k2p" in out, out[-3000:]
+    assert "127.0.0.1:%d" % server.port in out and "what AWS holds is unknown" in out, out[-3000:]
+    # the message names what never ran (every phase that changes anything), and no count or namespace that no read
+    # gave
+    assert "phases that never ran: 2 retain, 3 delete and gates, 4 AWS infrastructure and IAM" in out, out[-3000:]
     assert "namespace deleted" not in out and "remaining 0" not in out
     bound = bounds.aws_call_bound()
     assert took < 3 * bound + 2 * START, "the playbook took %.0f s; one AWS call's bound is %.0f s" % (took, bound)
