@@ -99,6 +99,21 @@ def is_protected(tags):
     return any(t.get("Key") == PROTECTED_TAG and str(t.get("Value", "")).lower() == "true" for t in tags or [])
 
 
+PROTECTED_REASON = "tagged %s" % PROTECTED_TAG
+
+
+def protected_rows(observed):
+    """The kept rows ({type, id, reason}) of what a read found present and tagged protected: ``observed`` is
+    type -> {id: what the read answered (its ``Tags`` where the answer carries them), with ``state``}. Only answers
+    that carry tags can show the tag (EC2's Describe calls do): nothing is read for it."""
+    out = []
+    for rtype, items in sorted((observed or {}).items()):
+        for rid, item in sorted(items.items()):
+            if (item or {}).get("state") not in ("absent", "terminal") and is_protected((item or {}).get("Tags")):
+                out.append({"type": rtype, "id": rid, "reason": PROTECTED_REASON})
+    return out
+
+
 def as_utc(value):
     """A creation time as AWS clients return it (datetime, or ISO 8601 text) -> aware datetime, or None."""
     if isinstance(value, datetime.datetime):

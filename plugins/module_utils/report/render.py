@@ -116,6 +116,10 @@ def split_aws(resources):
                 ref["state"] = verified
             if r.get("blockers"):
                 ref["blockers"] = r["blockers"]
+            # kept (tagged protected) and what waits on it: left on purpose, by ID, with why
+            for k in ("reason", "blocked_by"):
+                if r.get(k):
+                    ref[k] = r[k]
         aws[bucket].append(ref)
         if ref["type"] in IAM_TYPES and bucket in iam:
             iam[bucket].append(ref)

@@ -132,7 +132,8 @@ def test_inventory_without_a_path_changes_nothing(monkeypatch):
     _discovered(monkeypatch, {})
     out = aws_runs.inventory(FakeModule(dict(infra_id="demo", base_domain=None, cluster_name=None, oidc_bucket=None,
                                              manifest_path=None)))
-    assert out == dict(changed=False, manifest={}, counts={}, total=0, api_calls={}, vpcs=["vpc-1"], guest_volumes=[])
+    assert out == dict(changed=False, manifest={}, counts={}, total=0, api_calls={}, vpcs=["vpc-1"], guest_volumes=[],
+                       protected=[])
 
 
 def _aws_failure(monkeypatch):
@@ -185,7 +186,8 @@ def test_cleanup_check_mode_plans_and_sends_no_delete():
     assert outcomes == {"subnet-1": ("planned", "present"), "subnet-gone": ("absent", "absent")}
     assert out["changed"] is True and out["verified"] is False and out["refused"] == 0
     assert set(out) == {"manifest", "changed", "plan", "resources", "verified", "api_calls", "api_errors", "elapsed",
-                        "refused"}
+                        "refused", "kept", "blocked"}
+    assert out["kept"] == [] and out["blocked"] == []
 
 
 def test_cleanup_deletes_and_verifies():

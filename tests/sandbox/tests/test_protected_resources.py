@@ -1,0 +1,60 @@
+"""The protect tag in the destroy's AWS cleanup (issue 33, item 3; hypershift#8964: a cleanup deleted a NAT gateway
+that carried a cluster's tag, a multi-hour outage).
+
+A seeded hosted cluster (no workers: the AWS side is what is under test) whose NAT gateway also carries
+``teardown.gates/protected=true``. One destroy run: the NAT gateway is still there afterwards (looked up by ID), the
+run's cleanup result and report list it as kept with the reason, what waits on it (its subnet, its EIP, the
+internet gateway, the VPC, IAM) is reported by ID as blocked by it and still there, and the run ends not verified,
+naming the kept ID. Nothing else of the infra ID that does not wait on it is left.
+"""
+import json
+import os
+
+import boto3
+
+from privilege import run_playbook, seed
+
+PROTECTED = "teardown.gates/protected"
+NAT = "AWS::EC2::NatGateway"
+VPC = "AWS::EC2::VPC"
+
+
+def _ec2():
+    return boto3.client("ec2", endpoint_url=os.environ["AWS_ENDPOINT_URL"], region_name="us-east-1")
+
+
+def test_a_protected_nat_gateway_is_kept_and_the_run_is_not_verified(tmp_path):
+    info = seed("hosted-cluster", "--name", "pr" + os.urandom(2).hex(), "--namespace", "protect",
+                "--knob", "replicas=0", "--knob", "zones=1")
+    name, ns = info["name"], info["namespace"]
+    nat = info["aws"][NAT][0]
+    vpc = info["aws"][VPC][0]
+    ec2 = _ec2()
+    ec2.create_tags(Resources=[nat], Tags=[{"Key": PROTECTED, "Value": "true"}])
+
+    args = {"hosted_cluster_name": name, "hosted_cluster_namespace": ns, "report_dir": str(tmp_path / "report"),
+            "destroy_cloud_resources": True}
+    run = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="")
+    text = run.stdout + run.stderr
+    # it ends NOT verified, naming the kept NAT gateway (Phase 7's failure), and not at Phase 4's stop
+    assert run.returncode != 0, text[-4000:]
+    assert "finished, but the teardown is NOT verified" in text and nat in text, text[-4000:]
+
+    # still there, by ID, as is the VPC that waits on it
+    nats = ec2.describe_nat_gateways(NatGatewayIds=[nat])["NatGateways"]
+    assert [n["State"] for n in nats] == ["available"], nats
+    assert [v["VpcId"] for v in ec2.describe_vpcs(VpcIds=[vpc])["Vpcs"]] == [vpc]
+
+    with open(os.path.join(args["report_dir"], "%s-%s.json" % (ns, name))) as f:
+        report = json.load(f)
+    assert report["verified"] is False
+    left = dict((r["id"], r) for r in report["aws"]["remaining"])
+    assert left[nat]["outcome"] == "kept" and left[nat]["reason"] == "tagged " + PROTECTED, left.get(nat)
+    assert left[vpc]["outcome"] == "blocked" and left[vpc]["blocked_by"] == ["%s %s" % (NAT, nat)], left.get(vpc)
+    assert report["verification"]["aws_verified"] is False
+    # everything left is the kept NAT gateway or waits on it: nothing else was given up
+    assert all(r["outcome"] == "kept" or r.get("blocked_by") == ["%s %s" % (NAT, nat)]
+               for r in report["aws"]["remaining"]), report["aws"]["remaining"]
+    # what does not wait on it went (the route tables and security groups do not)
+    deleted_types = set(r["type"] for r in report["aws"]["deleted"])
+    assert {"AWS::EC2::RouteTable", "AWS::EC2::SecurityGroup"} <= deleted_types, report["aws"]["deleted"]
