@@ -21,14 +21,24 @@ from aws_module_double import AWSModuleDouble as FakeModule, Exited
 class FakeEC2:
     """Subnets that can be deleted; every read answers by ID."""
 
-    def __init__(self, subnets=("subnet-1",), refuse=False):
+    def __init__(self, subnets=("subnet-1",), refuse=False, protected=(), vpcs=()):
         self.subnets = set(subnets)
         self.refuse = refuse
         self.calls = []
+        self.protected = set(protected)  # tagged teardown.gates/protected=true
+        self.vpcs = set(vpcs)
+
+    def _tags(self, rid):
+        return [{"Key": "Name", "Value": rid}] + (
+            [{"Key": "teardown.gates/protected", "Value": "True"}] if rid in self.protected else [])
 
     def describe_subnets(self, Filters):
         self.calls.append("DescribeSubnets")
-        return {"Subnets": [{"SubnetId": s} for s in Filters[0]["Values"] if s in self.subnets]}
+        return {"Subnets": [{"SubnetId": s, "Tags": self._tags(s)} for s in Filters[0]["Values"] if s in self.subnets]}
+
+    def describe_vpcs(self, Filters):
+        self.calls.append("DescribeVpcs")
+        return {"Vpcs": [{"VpcId": v, "Tags": self._tags(v)} for v in Filters[0]["Values"] if v in self.vpcs]}
 
     def describe_nat_gateways(self, Filter):
         return {"NatGateways": []}
@@ -213,3 +223,35 @@ def test_a_mutating_call_in_check_mode_is_refused_by_the_clients():
     clients = aws_runs.module_clients(m, "aws_infra_cleanup", concurrency=1)
     with pytest.raises(CheckModeViolation):
         clients.call("ec2", "delete_subnet", SubnetId="subnet-1")
+
+
+def test_cleanup_keeps_a_protected_subnet_and_its_vpc_and_is_not_verified():
+    """The protect tag read from the look by ID the run makes anyway: no request is added, nothing kept is deleted."""
+    plain = FakeEC2(subnets=("subnet-1", "subnet-p"))
+    aws_runs.cleanup(FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1", "subnet-p"]}), check_mode=True,
+                                client=plain))
+    fake = FakeEC2(subnets=("subnet-1", "subnet-p"), protected=("subnet-p",), vpcs=("vpc-1",))
+    manifest = {g.SUBNET: ["subnet-1", "subnet-p"], g.VPC: ["vpc-1"]}
+    check = aws_runs.cleanup(FakeModule(cleanup_params(manifest=manifest), check_mode=True, client=fake))
+    assert fake.calls.count("DescribeSubnets") == plain.calls.count("DescribeSubnets") == 1
+    assert fake.calls.count("DescribeVpcs") == 1 and "DeleteSubnet" not in fake.calls
+    rows = dict((r["id"], r) for r in check["resources"])
+    assert (rows["subnet-p"]["outcome"], rows["subnet-p"]["reason"]) == ("kept", "tagged teardown.gates/protected")
+    assert (rows["vpc-1"]["outcome"], rows["vpc-1"]["blocked_by"]) == ("blocked", [g.SUBNET + " subnet-p"])
+    assert rows["subnet-1"]["outcome"] == "planned" and check["verified"] is False
+    assert check["kept"] == [{"type": g.SUBNET, "id": "subnet-p", "reason": "tagged teardown.gates/protected"}]
+    assert check["blocked"] == [{"type": g.VPC, "id": "vpc-1", "blocked_by": [g.SUBNET + " subnet-p"]}]
+
+    out = aws_runs.cleanup(FakeModule(cleanup_params(manifest=manifest), client=fake))
+    assert fake.subnets == {"subnet-p"} and fake.calls.count("DeleteSubnet") == 1
+    rows = dict((r["id"], r) for r in out["resources"])
+    assert rows["subnet-1"]["outcome"] == "deleted" and rows["subnet-p"]["outcome"] == "kept"
+    assert rows["vpc-1"]["outcome"] == "blocked" and rows["vpc-1"]["verified_state"] == "present"
+    assert out["verified"] is False and out["changed"] is True
+
+
+def test_cleanup_treats_a_blocked_resource_found_gone_as_absent():
+    fake = FakeEC2(subnets=("subnet-p",), protected=("subnet-p",))  # the VPC is gone already
+    out = aws_runs.cleanup(FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-p"], g.VPC: ["vpc-1"]}), client=fake))
+    rows = dict((r["id"], r["outcome"]) for r in out["resources"])
+    assert rows == {"subnet-p": "kept", "vpc-1": "absent"} and out["verified"] is False
