@@ -26,9 +26,11 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as
 from ansible_collections.teardown.gates.plugins.module_utils.aws.client import NOT_FOUND_CODES, list_all
 from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import PROBES
 from ansible_collections.teardown.gates.plugins.module_utils.aws.inventory import ROLE_SUFFIXES
+# the protect tag is shared with the other kinds (core/protect.py); the sweep reads it as it always did
+from ansible_collections.teardown.gates.plugins.module_utils.core.protect import (  # noqa: F401 pylint: disable=unused-import
+    PROTECTED_REASON, PROTECTED_TAG, is_protected)
 
 CLUSTER_TAG = "kubernetes.io/cluster/"
-PROTECTED_TAG = "teardown.gates/protected"
 INFRA_ID = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$")
 # the fields that carry a creation time in what discovery reads (EC2, ELB, IAM, S3 answers)
 TIME_FIELDS = ("LaunchTime", "CreateTime", "CreateDate", "CreatedTime", "CreationTimestamp", "CreationDate")
@@ -90,16 +92,6 @@ def infra_id_from_bucket(name):
         return None
     iid = name.split("-image-registry-", 1)[0]
     return iid if INFRA_ID.match(iid) else None
-
-
-def is_protected(tags):
-    """True when the tags (AWS's list of Key/Value, or a mapping) hold ``teardown.gates/protected=true``."""
-    if isinstance(tags, dict):
-        tags = [{"Key": k, "Value": v} for k, v in tags.items()]
-    return any(t.get("Key") == PROTECTED_TAG and str(t.get("Value", "")).lower() == "true" for t in tags or [])
-
-
-PROTECTED_REASON = "tagged %s" % PROTECTED_TAG
 
 
 def protected_rows(observed):

@@ -16,8 +16,8 @@ __metaclass__ = type
 
 import re
 
-# the sweep's protect tag and its reading of the value (aws/orphans.py), not a copy
-from ansible_collections.teardown.gates.plugins.module_utils.aws.orphans import PROTECTED_REASON, is_protected
+# the sweep's protect tag and its reading of the value (core/protect.py), not a copy
+from ansible_collections.teardown.gates.plugins.module_utils.core.protect import PROTECTED_REASON, is_protected
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 DELETE_CONFLICT = "DeleteConflict"
