@@ -56,6 +56,10 @@ def test_a_protected_nat_gateway_is_kept_and_the_run_is_not_verified(tmp_path):
     assert left[nat]["outcome"] == "kept" and left[nat]["reason"] == "tagged " + PROTECTED, left.get(nat)
     assert left[vpc]["outcome"] == "blocked" and left[vpc]["blocked_by"] == ["%s %s" % (NAT, nat)], left.get(vpc)
     assert report["verification"]["aws_verified"] is False
+    # Phase 6's look by ID is aws_infra_cleanup in check mode: it shows the kept and blocked rows too
+    tracked = dict((r["id"], r) for r in report["verification"]["tracked"])
+    assert tracked[nat] == {"type": NAT, "id": nat, "state": "present", "kept": "tagged " + PROTECTED}
+    assert tracked[vpc] == {"type": VPC, "id": vpc, "state": "present", "blocked_by": ["%s %s" % (NAT, nat)]}
     # everything left is the kept NAT gateway or waits on it: nothing else was given up
     assert all(r["outcome"] == "kept" or r.get("blocked_by") == ["%s %s" % (NAT, nat)]
                for r in report["aws"]["remaining"]), report["aws"]["remaining"]

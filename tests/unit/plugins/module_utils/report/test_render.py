@@ -222,3 +222,14 @@ def test_split_aws_lists_kept_and_blocked_as_remaining_with_why():
         {"type": "AWS::EC2::VPC", "id": "vpc-1", "outcome": "blocked", "state": "present",
          "blocked_by": ["AWS::EC2::NatGateway nat-1"]}]
     assert [r["id"] for r in aws["absent"]] == ["subnet-1"]
+
+
+def test_tracked_states_say_why_a_kept_or_blocked_id_is_present():
+    rows = R.tracked_states([
+        {"type": "AWS::EC2::VPC", "id": "vpc-1", "outcome": "blocked", "observed": "present",
+         "blocked_by": ["AWS::EC2::NatGateway nat-1"]},
+        {"type": "AWS::EC2::NatGateway", "id": "nat-1", "outcome": "kept", "observed": "present",
+         "reason": "tagged teardown.gates/protected"}])
+    assert rows == [
+        {"type": "AWS::EC2::NatGateway", "id": "nat-1", "state": "present", "kept": "tagged teardown.gates/protected"},
+        {"type": "AWS::EC2::VPC", "id": "vpc-1", "state": "present", "blocked_by": ["AWS::EC2::NatGateway nat-1"]}]
