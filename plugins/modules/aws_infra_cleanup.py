@@ -40,6 +40,8 @@ description:
     it in the order above (RV(blocked); IAM waits on every infrastructure type). The tags are read from the first
     look by ID (or discovery's answers), no request is added; only types whose answer carries tags can be
     protected so (the EC2 types). Kept and blocked resources do not fail the module; RV(verified) is then false.
+    One of those types whose look failed has unknown tags; it is not deleted either (nor what waits on it), and it
+    fails the module (outcome C(failed), C(its tags are unknown ...)).
 author:
   - teardown.gates developers (@teardown-gates)
 options:

@@ -94,7 +94,24 @@ def infra_id_from_bucket(name):
     return iid if INFRA_ID.match(iid) else None
 
 
-def protected_rows(observed):
+TAGS_UNKNOWN_PREFIX = "its tags are unknown"
+TAGS_UNKNOWN = TAGS_UNKNOWN_PREFIX + " (its look by ID failed: %s); it may be tagged %s, so it is not deleted"
+
+
+def protected_rows(observed, tagged_types=()):
+    """The kept rows ({type, id, reason}): what a read found present and tagged protected (protected_rows_seen),
+    and each resource of ``tagged_types`` (whose look answers with its tags) whose look failed, its reason saying so:
+    unknown protection is never taken as none."""
+    rows = protected_rows_seen(observed)
+    for rtype, items in sorted((observed or {}).items()):
+        if rtype in tagged_types:
+            rows += [{"type": rtype, "id": rid, "reason": TAGS_UNKNOWN % ((item or {}).get("error") or "no answer",
+                                                                           PROTECTED_TAG)}
+                     for rid, item in sorted(items.items()) if (item or {}).get("state") == "unknown"]
+    return rows
+
+
+def protected_rows_seen(observed):
     """The kept rows ({type, id, reason}) of what a read found present and tagged protected: ``observed`` is
     type -> {id: what the read answered (its ``Tags`` where the answer carries them), with ``state``}. Only answers
     that carry tags can show the tag (EC2's Describe calls do): nothing is read for it."""

@@ -19,7 +19,8 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws.args import Bad
 from ansible_collections.teardown.gates.plugins.module_utils.aws.client import AWS_ERRORS, module_clients
 from ansible_collections.teardown.gates.plugins.module_utils.aws.execute import Executor
 from ansible_collections.teardown.gates.plugins.module_utils.aws.inventory import discover
-from ansible_collections.teardown.gates.plugins.module_utils.aws.orphans import protected_rows
+from ansible_collections.teardown.gates.plugins.module_utils.aws.orphans import TAGS_UNKNOWN_PREFIX, protected_rows
+from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import TAGGED_BY_LOOK
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
 
 DEFAULT_REGION = "us-east-1"
@@ -190,12 +191,17 @@ def cleanup(module):
     # leaves the plan, with what waits on it, and the second plan reuses that look (no request is added)
     first = Executor(clients, plan, wait_timeout=p["wait_timeout"], observed=observed)
     seen = first.observe_all()
-    protected = protected_rows(seen)
+    protected = protected_rows(seen, TAGGED_BY_LOOK)
     if protected:
         plan = _plan(module, manifest, protected)
     ex = Executor(clients, plan, wait_timeout=p["wait_timeout"], observed=seen)
     result = dict(manifest=plan["manifest"], **kept_lists(plan))
     result.update(check_mode_result(ex, plan) if module.check_mode else run_result(ex, plan))
+    # a look that failed left its tags unknown: not deleted, and a failure to resume from, not a kept resource
+    result["kept"] = [r for r in result["kept"] if not r["reason"].startswith(TAGS_UNKNOWN_PREFIX)]
+    for r in result["resources"]:
+        if r.get("outcome") == "kept" and r.get("reason", "").startswith(TAGS_UNKNOWN_PREFIX):
+            r.update(outcome="failed", error=r.pop("reason"))
     result.update(api_calls=clients.calls, api_errors=clients.errors, elapsed=round(time.monotonic() - t0, 3),
                   refused=sum(len(r.get("refusals", [])) for r in result["resources"]))
     failed = [r for r in result["resources"] if r.get("outcome") == "failed"]

@@ -255,3 +255,21 @@ def test_cleanup_treats_a_blocked_resource_found_gone_as_absent():
     out = aws_runs.cleanup(FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-p"], g.VPC: ["vpc-1"]}), client=fake))
     rows = dict((r["id"], r["outcome"]) for r in out["resources"])
     assert rows == {"subnet-p": "kept", "vpc-1": "absent"} and out["verified"] is False
+
+
+def test_cleanup_does_not_delete_what_it_could_not_look_up_its_tags_unknown():
+    class Failing(FakeEC2):
+        def describe_subnets(self, Filters):
+            self.calls.append("DescribeSubnets")
+            raise botocore.exceptions.ClientError({"Error": {"Code": "InternalError", "Message": "boom"}}, "DescribeSubnets")
+    fake = Failing(subnets=("subnet-1",), vpcs=("vpc-1",))
+    m = FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1"], g.VPC: ["vpc-1"]}), client=fake)
+    with pytest.raises(Exited):
+        aws_runs.cleanup(m)
+    out = m.failed
+    assert "DeleteSubnet" not in fake.calls
+    rows = dict((r["id"], r) for r in out["resources"])
+    assert rows["subnet-1"]["outcome"] == "failed" and rows["subnet-1"]["error"].startswith(
+        "its tags are unknown (its look by ID failed: ")
+    assert rows["vpc-1"]["outcome"] == "blocked" and out["kept"] == [] and out["verified"] is False
+    assert "could not be deleted" in out["msg"] and "subnet-1" in out["msg"]
