@@ -104,10 +104,10 @@ def protected_rows(observed, tagged_types=()):
     unknown protection is never taken as none."""
     rows = protected_rows_seen(observed)
     for rtype, items in sorted((observed or {}).items()):
-        if rtype in tagged_types:
-            rows += [{"type": rtype, "id": rid, "reason": TAGS_UNKNOWN % ((item or {}).get("error") or "no answer",
-                                                                           PROTECTED_TAG)}
-                     for rid, item in sorted(items.items()) if (item or {}).get("state") == "unknown"]
+        for rid, item in sorted(items.items()) if rtype in tagged_types else []:
+            if (item or {}).get("state") == "unknown":
+                why = TAGS_UNKNOWN % ((item or {}).get("error") or "no answer", PROTECTED_TAG)
+                rows.append({"type": rtype, "id": rid, "reason": why})
     return rows
 
 
