@@ -21,12 +21,17 @@ def _retained(result):
     return ", ".join(str(r.get("physical_id")) for r in result.get("retained") or [] if isinstance(r, dict))
 
 
+def _status(result):
+    # a kept stack says why it stays (tagged teardown.gates/protected, or held by one that is)
+    return "%s (%s)" % (result.get("status"), result["reason"]) if result.get("reason") else result.get("status")
+
+
 def cfn_refusals_summary(results):
     """The header, then per stack: its name, final status, refusals (or "-"), retained physical IDs (or "-") and
     seconds, separated by " | "."""
     results = dict_list(results, "cfn_refusals_summary", "the results of the cfn_refusals role (one dict per stack)")
     return [SUMMARY_HEADER] + [
-        " | ".join(str(v) for v in (r.get("stack"), r.get("status"), _refusals(r) or "-", _retained(r) or "-", r.get("elapsed")))
+        " | ".join(str(v) for v in (r.get("stack"), _status(r), _refusals(r) or "-", _retained(r) or "-", r.get("elapsed")))
         for r in results]
 
 

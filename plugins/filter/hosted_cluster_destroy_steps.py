@@ -172,12 +172,23 @@ def _aws_resource(r):
 
 def hosted_cluster_aws_plan_message(result):
     """The check-mode plan of Phase 4: each level of the aws_infra_cleanup plan (IAM last), each resource as
-    TYPE ID (ACTION), then how many IAM resources preserve_iam retains."""
+    TYPE ID (ACTION), then how many IAM resources preserve_iam retains, then what is kept (tagged
+    teardown.gates/protected) and what waits on it, by ID."""
     result = one_dict(result, "hosted_cluster_aws_plan_message", "the result of aws_infra_cleanup, or {}")
     levels = list(result.get("plan", []) or [])
     retained = [r for r in _items(result.get("resources", [])) if r.get("outcome") == "retained"]
+    kept = [r for r in _items(result.get("resources", [])) if r.get("outcome") == "kept"]
+    blocked = [r for r in _items(result.get("resources", [])) if r.get("outcome") == "blocked"]
+    # what the protect tag keeps, and what waits on it: never deleted, shown by ID with why
+    held = ""
+    if kept:
+        held += " Kept, never deleted: %s." % ", ".join("%s %s (%s)" % (
+            printed(r.get("type")), printed(r.get("id")), printed(r.get("reason"))) for r in kept)
+    if blocked:
+        held += " Not deleted, it waits on a kept one: %s." % ", ".join(
+            "%s %s" % (printed(r.get("type")), printed(r.get("id"))) for r in blocked)
     return "".join("level %d: %s. " % (n, ", ".join(_aws_resource(r) for r in _items(level)))
-                   for n, level in enumerate(levels, 1)) + "%d IAM resources retained (preserve_iam)." % len(retained)
+                   for n, level in enumerate(levels, 1)) + "%d IAM resources retained (preserve_iam)." % len(retained) + held
 
 
 def _namespace_checks(answer, contents, complete, retained):

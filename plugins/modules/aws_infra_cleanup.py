@@ -36,6 +36,12 @@ description:
     terminal. A failed query counts as unknown, never as absent.
   - In check mode no mutating call is made; the module returns the whole ordered plan (levels, resources,
     the steps of each, what each waits on) with what the lookup by ID found.
+  - A resource tagged C(teardown.gates/protected=true) is never deleted (RV(kept)), nor is anything that waits on
+    it in the order above (RV(blocked); IAM waits on every infrastructure type). The tags are read from the first
+    look by ID (or discovery's answers), no request is added; only types whose answer carries tags can be
+    protected so (the EC2 types). Kept and blocked resources do not fail the module; RV(verified) is then false.
+    One of those types whose look failed has unknown tags; it is not deleted either (nor what waits on it), and it
+    fails the module (outcome C(failed), C(its tags are unknown ...)).
 author:
   - teardown.gates developers (@teardown-gates)
 options:
@@ -127,8 +133,15 @@ resources:
       type: str
     outcome:
       description: C(deleted) (this run deleted it), C(absent) (already gone or terminal, or deleted by AWS with
-        its instance), C(retained) (preserve_iam or retain), C(failed); C(planned) in check mode.
+        its instance), C(retained) (preserve_iam or retain), C(kept) (tagged teardown.gates/protected, with
+        C(reason)), C(blocked) (waits on a kept resource, with C(blocked_by)), C(failed); C(planned) in check mode.
       type: str
+    reason:
+      description: Why it was retained or kept (C(preserve_iam), C(retain), C(tagged teardown.gates/protected)).
+      type: str
+    blocked_by:
+      description: When blocked, the kept resources it waits on, each as C(TYPE ID).
+      type: list
     error:
       description: Why it failed, when it failed.
       type: str
@@ -164,8 +177,23 @@ elapsed:
   description: Seconds the module took.
   returned: always
   type: float
+kept:
+  description: The resources tagged C(teardown.gates/protected=true), never deleted, each with C(type), C(id) and
+    C(reason).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"type": "AWS::EC2::NatGateway", "id": "nat-0abc", "reason": "tagged teardown.gates/protected"}]
+blocked:
+  description: What waits on a kept resource and is therefore not deleted either, each with C(type), C(id) and
+    C(blocked_by) (the kept resources, each as C(TYPE ID)).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"type": "AWS::EC2::VPC", "id": "vpc-0abc", "blocked_by": ["AWS::EC2::NatGateway nat-0abc"]}]
 verified:
-  description: True only when lookups by ID found every non-retained resource absent or terminal.
+  description: True only when lookups by ID found every non-retained resource absent or terminal, and nothing was
+    kept.
   returned: always
   type: bool
 manifest:

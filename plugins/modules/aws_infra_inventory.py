@@ -91,6 +91,14 @@ guest_volumes:
   type: list
   elements: str
   sample: ["vol-0abc"]
+protected:
+  description:
+    - The resources found tagged C(teardown.gates/protected=true), each with C(type), C(id) and C(reason), from the
+      tags discovery's answers carry (no request is added). M(teardown.gates.aws_infra_cleanup) keeps them.
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"type": "AWS::EC2::NatGateway", "id": "nat-0abc", "reason": "tagged teardown.gates/protected"}]
 api_calls:
   description: AWS requests made, by service and action (every HTTP attempt, retries included).
   returned: always

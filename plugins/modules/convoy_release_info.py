@@ -158,6 +158,14 @@ absent_names:
   returned: always
   type: list
   elements: str
+protected:
+  description:
+    - The Releases labelled C(teardown.gates/protected=true), left out of RV(releases) so that no plan deletes or waits
+      on them, each with C(name), C(namespace), C(uid), C(cluster) (its Cluster's name) and C(reason).
+  returned: always
+  type: list
+  elements: dict
+  sample: [{"name": "payments", "namespace": "team-a", "uid": "0b1c", "cluster": "prod", "reason": "labelled teardown.gates/protected"}]
 clusters:
   description: The namespace's Clusters (name, uid, state, reachable, prune_releases, deleting, finalizers).
   returned: always

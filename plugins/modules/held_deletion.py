@@ -107,6 +107,13 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+protected:
+  description:
+    - True when the object is labelled C(teardown.gates/protected=true) (read with the object, no other request); such
+      an object is never restored nor abandoned, O(action=restore) and O(action=abandon) fail before any change.
+  returned: always, except when the object could not be read
+  type: bool
+  sample: false
 held:
   description: True when CAPTF holds the deletion (unreadable state, or a destroy that fails); null when unknown.
   returned: always

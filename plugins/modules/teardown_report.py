@@ -79,7 +79,8 @@ options:
     description:
       - The independent verification - C(checks) (a list of C(what), C(state), C(count)), C(aws_verified), and
         C(tracked), the resources of the read-only M(teardown.gates.aws_infra_cleanup) run on the tracked manifest;
-        the report lists each tracked ID with the state its look by ID found (C(report.verification.tracked)).
+        the report lists each tracked ID with the state its look by ID found (C(report.verification.tracked)), and for
+        one tagged C(teardown.gates/protected) C(kept) (the reason), for one that waits on it C(blocked_by).
     type: dict
     default: {}
   milestones:

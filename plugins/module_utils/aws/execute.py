@@ -214,6 +214,12 @@ class Executor(EniWaits):
         self.observe_all()
         for r in self.plan["retained"]:
             self._set(r["type"], r["id"], outcome="retained", reason=r["reason"])
+        for r in self.plan.get("kept", []):
+            self._set(r["type"], r["id"], outcome="kept", reason=r["reason"],
+                      observed=self.prefetched.get(r["type"], {}).get(r["id"], {}).get("state", "present"))
+        for r in self.plan.get("blocked", []):
+            self._set(r["type"], r["id"], outcome="blocked", blocked_by=r["blocked_by"],
+                      error="not deleted: it waits on %s, kept" % ", ".join(r["blocked_by"]))
         events = dict((t, threading.Event()) for t in self.active)
         threads = []
         for rtype in self.active:
@@ -369,8 +375,13 @@ class Executor(EniWaits):
 
     # ------------------------------------------------------------------ verification by ID
     def verify(self):
+        """(ok, type -> {id: state}): ok only when every resource the plan deletes was looked up gone and nothing
+        was kept; what waits on a kept resource is looked up too (a resumed run may find it gone)."""
         out = {}
-        ok = True
+        ok = not self.plan.get("kept")
+        look_at = dict((t, list(ids)) for t, ids in self.active.items())
+        for r in self.plan.get("blocked", []):
+            look_at.setdefault(r["type"], []).append(r["id"])
         # one batched look per type, the types in parallel (the semaphore still bounds requests in flight)
         found_by_type = {}
 
@@ -388,9 +399,9 @@ class Executor(EniWaits):
                 failed = {"state": "unknown", "error": error_text(e)}
             for rtype in (g.ROLE, g.POLICY):
                 found_by_type[rtype] = dict((i, dict(failed) if found is None else found[rtype].get(i, {"state": "absent"}))
-                                            for i in self.active[rtype])
-        paired = g.ROLE in self.active and g.POLICY in self.active
-        threads = [threading.Thread(target=look, args=(rtype, ids)) for rtype, ids in self.active.items()
+                                            for i in look_at[rtype])
+        paired = g.ROLE in look_at and g.POLICY in look_at
+        threads = [threading.Thread(target=look, args=(rtype, ids)) for rtype, ids in look_at.items()
                    if not (paired and rtype in (g.ROLE, g.POLICY))]
         if paired:
             threads.append(threading.Thread(target=look_iam))
@@ -399,13 +410,16 @@ class Executor(EniWaits):
             th.start()
         for th in threads:
             th.join()
-        for rtype, ids in self.active.items():
+        for rtype, ids in look_at.items():
             found = found_by_type[rtype]
             for i in ids:
                 st = found[i]["state"]
                 res = self.results.setdefault((rtype, i), {"type": rtype, "id": i, "outcome": "failed",
                                                            "error": "never processed"})
                 res["verified_state"] = st
+                if res.get("outcome") == "blocked" and st in ("absent", "terminal"):
+                    res["outcome"] = "absent"  # gone already (an earlier run, or someone else): nothing blocked
+                    res.pop("error", None)
                 if st not in ("absent", "terminal"):
                     ok = False
                     if res.get("outcome") in ("deleted", "absent"):

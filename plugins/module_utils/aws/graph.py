@@ -158,13 +158,49 @@ def find_cycle(types, deps):
     return None
 
 
-def plan(manifest, preserve_iam=False, deps=None, retain=None):
+def _blocked(active, kept, deps):
+    """{(type, id): [kept "TYPE ID", ...]} for each resource of ``active`` that waits, through the type order (IAM
+    after every infrastructure type included), on a resource of ``kept``: it cannot be deleted while that stays.
+    By type, as the plan orders them: conservative, it never names fewer than the real dependents."""
+    kept_by_type = {}
+    for r in kept:
+        kept_by_type.setdefault(r["type"], []).append("%s %s" % (r["type"], r["id"]))
+    present = set(active) | set(kept_by_type)
+    infra = [t for t in present if t not in IAM_TYPES]
+    memo = {}
+
+    def reach(t, path=()):
+        # every kept resource of the types t waits for, directly or through other present types
+        if t in memo:
+            return memo[t]
+        waits = set(d for d in deps.get(t, []) if d in present)
+        if t in IAM_TYPES and not any(d in IAM_TYPES for d in waits):
+            waits |= set(infra)
+        out = set()
+        for d in waits:
+            if d in path:
+                continue
+            out |= set(kept_by_type.get(d, []))
+            out |= reach(d, path + (t,))
+        memo[t] = out
+        return out
+    out = {}
+    for t, ids in active.items():
+        by = sorted(reach(t))
+        if by:
+            for i in ids:
+                out[(t, i)] = by
+    return out
+
+
+def plan(manifest, preserve_iam=False, deps=None, retain=None, protected=None):
     """Order a manifest.
 
     Returns a dict: ``levels`` (list of lists of resources, each {type, id, level, waits_on, steps}),
     ``retained`` (IAM resources kept by preserve_iam, and the IDs of ``retain``, a manifest of what to keep
-    as it is), ``type_levels`` and ``waits`` (type -> the present types it waits for). Raises PlanError on
-    unknown types, bad IDs or a dependency cycle.
+    as it is), ``type_levels`` and ``waits`` (type -> the present types it waits for), ``kept`` (the resources of
+    ``protected``, a list of {type, id, reason}: never deleted) and ``blocked`` (what waits on a kept resource, each
+    {type, id, blocked_by}: not deleted either). Raises PlanError on unknown types, bad IDs or a dependency cycle.
     """
     deps = TYPE_DEPS if deps is None else deps
     manifest = validate_manifest(manifest, known=deps)
@@ -179,6 +215,15 @@ def plan(manifest, preserve_iam=False, deps=None, retain=None):
         retained.extend({"type": rtype, "id": i, "reason": "retain"} for i in kept)
         if len(kept) < len(ids):
             active[rtype] = [i for i in ids if i not in kept]
+    # protected: out of the plan, and with it everything that waits on it (a retained resource is kept as it is,
+    # like before: it never blocked the rest)
+    held = [dict(r) for r in protected or [] if r["id"] in active.get(r["type"], [])]
+    for r in held:
+        active[r["type"]].remove(r["id"])
+    blocked = _blocked(active, held, deps)
+    for (t, i) in blocked:
+        active[t].remove(i)
+    active = dict((t, ids) for t, ids in active.items() if ids)
     cycle = find_cycle(set(active), deps)
     if cycle:
         raise PlanError("dependency cycle among resource types: %s; no order can delete them" % " -> ".join(cycle))
@@ -210,4 +255,5 @@ def plan(manifest, preserve_iam=False, deps=None, retain=None):
                 "steps": list(STEPS.get(t, ["delete"])),
             })
     return {"levels": levels, "retained": retained, "type_levels": dict(level), "waits": waits,
-            "manifest": manifest}
+            "manifest": manifest, "kept": sorted(held, key=lambda r: (r["type"], r["id"])),
+            "blocked": [{"type": t, "id": i, "blocked_by": by} for (t, i), by in sorted(blocked.items())]}

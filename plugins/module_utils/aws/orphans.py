@@ -26,9 +26,11 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as
 from ansible_collections.teardown.gates.plugins.module_utils.aws.client import NOT_FOUND_CODES, list_all
 from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import PROBES
 from ansible_collections.teardown.gates.plugins.module_utils.aws.inventory import ROLE_SUFFIXES
+# the protect tag is shared with the other kinds (core/protect.py); the sweep reads it as it always did
+from ansible_collections.teardown.gates.plugins.module_utils.core.protect import (  # noqa: F401 pylint: disable=unused-import
+    PROTECTED_REASON, PROTECTED_TAG, is_protected)
 
 CLUSTER_TAG = "kubernetes.io/cluster/"
-PROTECTED_TAG = "teardown.gates/protected"
 INFRA_ID = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$")
 # the fields that carry a creation time in what discovery reads (EC2, ELB, IAM, S3 answers)
 TIME_FIELDS = ("LaunchTime", "CreateTime", "CreateDate", "CreatedTime", "CreationTimestamp", "CreationDate")
@@ -92,11 +94,33 @@ def infra_id_from_bucket(name):
     return iid if INFRA_ID.match(iid) else None
 
 
-def is_protected(tags):
-    """True when the tags (AWS's list of Key/Value, or a mapping) hold ``teardown.gates/protected=true``."""
-    if isinstance(tags, dict):
-        tags = [{"Key": k, "Value": v} for k, v in tags.items()]
-    return any(t.get("Key") == PROTECTED_TAG and str(t.get("Value", "")).lower() == "true" for t in tags or [])
+TAGS_UNKNOWN_PREFIX = "its tags are unknown"
+TAGS_UNKNOWN = TAGS_UNKNOWN_PREFIX + " (its look by ID failed: %s); it may be tagged %s, so it is not deleted"
+
+
+def protected_rows(observed, tagged_types=()):
+    """The kept rows ({type, id, reason}): what a read found present and tagged protected (protected_rows_seen),
+    and each resource of ``tagged_types`` (whose look answers with its tags) whose look failed, its reason saying so:
+    unknown protection is never taken as none."""
+    rows = protected_rows_seen(observed)
+    for rtype, items in sorted((observed or {}).items()):
+        for rid, item in sorted(items.items()) if rtype in tagged_types else []:
+            if (item or {}).get("state") == "unknown":
+                why = TAGS_UNKNOWN % ((item or {}).get("error") or "no answer", PROTECTED_TAG)
+                rows.append({"type": rtype, "id": rid, "reason": why})
+    return rows
+
+
+def protected_rows_seen(observed):
+    """The kept rows ({type, id, reason}) of what a read found present and tagged protected: ``observed`` is
+    type -> {id: what the read answered (its ``Tags`` where the answer carries them), with ``state``}. Only answers
+    that carry tags can show the tag (EC2's Describe calls do): nothing is read for it."""
+    out = []
+    for rtype, items in sorted((observed or {}).items()):
+        for rid, item in sorted(items.items()):
+            if (item or {}).get("state") not in ("absent", "terminal") and is_protected((item or {}).get("Tags")):
+                out.append({"type": rtype, "id": rid, "reason": PROTECTED_REASON})
+    return out
 
 
 def as_utc(value):

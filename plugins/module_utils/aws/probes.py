@@ -180,6 +180,10 @@ def iam_roles_and_policies(ex):
     return out
 
 
+# the types whose look by ID answers with the resource's tags (EC2's Describe calls): the protect tag is read there
+TAGGED_BY_LOOK = frozenset([g.INSTANCE, g.NAT, g.SUBNET, g.SG, g.ROUTE_TABLE, g.IGW, g.EIP, g.ENDPOINT, g.VPC, g.DHCP,
+                            g.VOLUME])
+
 PROBES = {
     g.INSTANCE: _ec2_probe("describe_instances", "Reservations", "InstanceId", "instance-id", instance_state),
     g.NAT: _ec2_probe("describe_nat_gateways", "NatGateways", "NatGatewayId", "nat-gateway-id", nat_state,

@@ -19,6 +19,8 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws.args import Bad
 from ansible_collections.teardown.gates.plugins.module_utils.aws.client import AWS_ERRORS, module_clients
 from ansible_collections.teardown.gates.plugins.module_utils.aws.execute import Executor
 from ansible_collections.teardown.gates.plugins.module_utils.aws.inventory import discover
+from ansible_collections.teardown.gates.plugins.module_utils.aws.orphans import TAGS_UNKNOWN_PREFIX, protected_rows
+from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import TAGGED_BY_LOOK
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
 
 DEFAULT_REGION = "us-east-1"
@@ -75,7 +77,7 @@ def inventory(module):
                                   "incomplete one would leave resources behind")
     result = dict(changed=False, manifest=manifest, counts=dict((t, len(v)) for t, v in manifest.items()),
                   total=sum(len(v) for v in manifest.values()), api_calls=clients.calls, vpcs=details["vpcs"],
-                  guest_volumes=details["guest_volumes"])
+                  guest_volumes=details["guest_volumes"], protected=protected_rows(details["observed"]))
     path = module.params["manifest_path"]
     if path:
         text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
@@ -116,7 +118,16 @@ def check_mode_result(ex, plan):
     """What check mode returns: every resource planned, retained or already gone, and the ordered plan."""
     levels = ex.check_plan()
     resources = [dict(type=r["type"], id=r["id"], outcome="retained", reason=r["reason"]) for r in plan["retained"]]
-    verified = True
+    resources += [dict(type=r["type"], id=r["id"], outcome="kept", reason=r["reason"], observed=_seen(ex, r))
+                  for r in plan["kept"]]
+    verified = not plan["kept"]
+    for r in plan["blocked"]:
+        seen = _seen(ex, r)
+        if seen in ("absent", "terminal"):
+            resources.append(dict(type=r["type"], id=r["id"], outcome="absent", observed=seen))
+            continue
+        verified = False
+        resources.append(dict(type=r["type"], id=r["id"], outcome="blocked", blocked_by=r["blocked_by"], observed=seen))
     for level in levels:
         for r in level:
             resources.append(dict(type=r["type"], id=r["id"], outcome="planned" if r["action"] == "delete" else (
@@ -124,6 +135,15 @@ def check_mode_result(ex, plan):
             verified = verified and r["observed"] in ("absent", "terminal")
     return dict(changed=any(r["outcome"] == "planned" for r in resources), plan=levels, resources=resources,
                 verified=verified)
+
+
+def _seen(ex, r):
+    return ex.prefetched.get(r["type"], {}).get(r["id"], {}).get("state", "unknown")
+
+
+def kept_lists(plan):
+    """The result's ``kept`` (protected, with the reason) and ``blocked`` (what waits on them, by ID)."""
+    return dict(kept=plan["kept"], blocked=plan["blocked"])
 
 
 def run_result(ex, plan):
@@ -135,9 +155,10 @@ def run_result(ex, plan):
                 resources=resources, verified=verified)
 
 
-def _plan(module, manifest):
+def _plan(module, manifest, protected=None):
     try:
-        return aws_graph.plan(manifest, preserve_iam=module.params["preserve_iam"], retain=module.params["retain"])
+        return aws_graph.plan(manifest, preserve_iam=module.params["preserve_iam"], retain=module.params["retain"],
+                              protected=protected)
     except aws_graph.PlanError as e:
         fail_from(module, e, what="manifest")
     return None  # not reached: fail_json exits
@@ -166,9 +187,21 @@ def cleanup(module):
         manifest, details = _discover(module, clients, p["infra_id"].strip(), p["infra_id"], "nothing was deleted")
         observed = details["observed"]
     plan = _plan(module, manifest)
-    ex = Executor(clients, plan, wait_timeout=p["wait_timeout"], observed=observed)
-    result = dict(manifest=plan["manifest"])
+    # the first look by ID (or discovery's answers) carries each EC2 resource's tags: what is tagged protected
+    # leaves the plan, with what waits on it, and the second plan reuses that look (no request is added)
+    first = Executor(clients, plan, wait_timeout=p["wait_timeout"], observed=observed)
+    seen = first.observe_all()
+    protected = protected_rows(seen, TAGGED_BY_LOOK)
+    if protected:
+        plan = _plan(module, manifest, protected)
+    ex = Executor(clients, plan, wait_timeout=p["wait_timeout"], observed=seen)
+    result = dict(manifest=plan["manifest"], **kept_lists(plan))
     result.update(check_mode_result(ex, plan) if module.check_mode else run_result(ex, plan))
+    # a look that failed left its tags unknown: not deleted, and a failure to resume from, not a kept resource
+    result["kept"] = [r for r in result["kept"] if not r["reason"].startswith(TAGS_UNKNOWN_PREFIX)]
+    for r in result["resources"]:
+        if r.get("outcome") == "kept" and r.get("reason", "").startswith(TAGS_UNKNOWN_PREFIX):
+            r.update(outcome="failed", error=r.pop("reason"))
     result.update(api_calls=clients.calls, api_errors=clients.errors, elapsed=round(time.monotonic() - t0, 3),
                   refused=sum(len(r.get("refusals", [])) for r in result["resources"]))
     failed = [r for r in result["resources"] if r.get("outcome") == "failed"]

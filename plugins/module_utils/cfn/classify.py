@@ -16,6 +16,8 @@ __metaclass__ = type
 
 import re
 
+# the sweep's protect tag and its reading of the value (core/protect.py), not a copy
+from ansible_collections.teardown.gates.plugins.module_utils.core.protect import PROTECTED_REASON, is_protected
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 DELETE_CONFLICT = "DeleteConflict"
@@ -246,6 +248,8 @@ def order_from_info(info, names=None):
         ids = set(s["id"] for s in chosen)
         chosen += [s for s in stacks if s["parent_id"] in ids and s["id"] not in ids]
         stacks = chosen
+    kept = protected_stacks(stacks, dict((n, (f or {}).get("stack_tags")) for n, f in (info or {}).items()))
+    stacks = [s for s in stacks if s["name"] not in kept]
     ordered, handled = order_stacks(stacks)
     exporter_of = dict((e, s["name"]) for s in stacks for e in s["exports"])
     importers_of = {}
@@ -267,4 +271,30 @@ def order_from_info(info, names=None):
         out.append(dict(name=s["name"], id=s["id"], status=s["status"], after=after))
     return dict(order=out, handled_by_parent=[dict(name=s["name"], id=s["id"], parent_id=s["parent_id"])
                                               for s in handled],
-                unknown_imports=sorted(unknown))
+                unknown_imports=sorted(unknown),
+                kept=[dict(name=n, id=k["id"], reason=k["reason"]) for n, k in sorted(kept.items())])
+
+
+def protected_stacks(stacks, tags_of):
+    """{name: {id, reason}} of the stacks that stay: tagged teardown.gates/protected (its tags as DescribeStacks
+    answers them, ``tags_of``: name -> tags; nothing more is read), and what cannot be deleted while one stays:
+    its parent and ancestors (deleting a parent deletes its nested stacks), the stacks it imports from (an export in
+    use cannot be deleted), and the nested stacks of each kept stack (their parent, which deletes them, stays)."""
+    by_name = dict((s["name"], s) for s in stacks)
+    by_id = dict((s["id"], s) for s in stacks)
+    exporter_of = dict((e, s["name"]) for s in stacks for e in s["exports"])
+    kept = dict((s["name"], {"id": s["id"], "reason": PROTECTED_REASON}) for s in stacks
+                if is_protected(tags_of.get(s["name"])))
+    todo = list(kept)
+    while todo:
+        name = todo.pop()
+        s = by_name[name]
+        holds = [(by_id[s["parent_id"]]["name"], "nested stack %s is kept" % name)] if s["parent_id"] in by_id else []
+        holds += [(exporter_of[i], "stack %s, kept, imports its export %s" % (name, i))
+                  for i in s["imports"] if i in exporter_of]
+        holds += [(c["name"], "its parent %s is kept" % name) for c in stacks if c["parent_id"] == s["id"]]
+        for other, why in holds:
+            if other not in kept:
+                kept[other] = {"id": by_name[other]["id"], "reason": why}
+                todo.append(other)
+    return kept

@@ -24,6 +24,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.owners.convoy impor
     what_stayed,
 )
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
+from ansible_collections.teardown.gates.plugins.module_utils.core.protect import PROTECTED_LABEL_REASON, labelled_protected
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError, missing_permission
 from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import utc_iso
 
@@ -120,10 +121,10 @@ def client_failed(module, err, started=None):
 
 
 def read_releases(module, reads, record):
-    """``(releases, absent_names, clusters)``; fails the module when the Releases cannot be listed."""
+    """``(releases, absent_names, clusters, protected)``; fails the module when the Releases cannot be listed."""
     p = module.params
     ns = p["namespace"]
-    releases, absent_names, clusters = [], [], []
+    releases, absent_names, clusters, protected = [], [], [], []
     if want_releases(p):
         listing = list_of(reads, record, API_VERSION, "Release", ns, label_selector=p["label_selector"])
         if listing["state"] == UNKNOWN:
@@ -150,7 +151,12 @@ def read_releases(module, reads, record):
         if p["cluster_name"] and cl["state"] == PRESENT and p["cluster_name"] not in cl_by:
             clusters.append({"name": p["cluster_name"], "state": ABSENT})
 
-        for r in items:
+        for r in [r for r in items if labelled_protected(r)]:
+            # labelled teardown.gates/protected: out of every plan, listed as kept (never deleted nor waited on)
+            md = r["metadata"]
+            protected.append({"name": md["name"], "namespace": ns, "uid": md.get("uid"), "cluster": cluster_name(r),
+                              "reason": PROTECTED_LABEL_REASON})
+        for r in [r for r in items if not labelled_protected(r)]:
             md = r["metadata"]
             jobs = events = None
             if p["diagnose"] and md.get("deletionTimestamp"):
@@ -173,7 +179,7 @@ def read_releases(module, reads, record):
                                 s["untracked"].append({"apiVersion": av, "kind": kind, "namespace": key[2],
                                                        "name": key[3]})
             releases.append(s)
-    return releases, absent_names, clusters
+    return releases, absent_names, clusters, protected
 
 
 def run(module, reads):
@@ -183,11 +189,11 @@ def run(module, reads):
     for o in p["verify_objects"]:
         obs = presence(reads, record, o["apiVersion"], o["kind"], o["name"], o.get("namespace"))
         objects.append(dict(o, state=obs["state"], error=obs.get("error")))
-    releases, absent_names, clusters = read_releases(module, reads, record)
+    releases, absent_names, clusters, protected = read_releases(module, reads, record)
     result = {}
     if p["verify_plan"]:
         result["verification"] = verify(reads, record, p["verify_plan"])
-    module.exit_json(changed=False, releases=releases, absent_names=absent_names, clusters=clusters,
+    module.exit_json(changed=False, releases=releases, absent_names=absent_names, clusters=clusters, protected=protected,
                      objects=objects, unknown=record["unknown"], retried=record["retried"],
                      query_times=dict(started=utc_iso(reads.started), finished=utc_iso()), **result)
 

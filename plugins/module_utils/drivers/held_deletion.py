@@ -16,6 +16,7 @@ from ansible.module_utils.common.text.converters import to_native
 
 from ansible_collections.teardown.gates.plugins.module_utils.owners import captf
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
+from ansible_collections.teardown.gates.plugins.module_utils.core.protect import PROTECTED_LABEL_REASON, labelled_protected
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError, missing_permission
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import ABSENT, PRESENT
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import CheckModeWrite
@@ -237,9 +238,12 @@ def run(module, reads):
     obj, diag = gather(module, reads, seen)
     result = dict(changed=False, action=p["action"], held=diag["held"], reason=diag["reason"],
                   hold_type=diag.get("hold_type"), uid=diag.get("uid"), diagnosis=public(diag),
-                  query_times=seen["times"])
+                  query_times=seen["times"], protected=labelled_protected(obj))
     if p["action"] == "diagnose":
         module.exit_json(**result)
+    if result["protected"]:
+        module.fail_json(msg="%s %s/%s is %s: it is neither restored nor abandoned; nothing changed (remove the label "
+                         "first if it is to go)" % (p["kind"], p["namespace"], p["name"], PROTECTED_LABEL_REASON), **result)
 
     before = {"annotations": dict((obj or {}).get("metadata", {}).get("annotations") or {}),
               "deletionPolicy": ((obj or {}).get("spec") or {}).get("deletionPolicy")}

@@ -25,7 +25,8 @@ CONTROLLERS = ()
 HINT_RULES = ()
 
 DONE = ("DELETE_COMPLETE", "NOT_FOUND")  # a stack deleted, or gone before the run
-CLOSED_STATES = DONE
+KEPT = "KEPT"  # tagged teardown.gates/protected, or held by one that is: never deleted, listed with the reason
+CLOSED_STATES = DONE + (KEPT,)
 
 
 def claims(report):
@@ -74,15 +75,22 @@ def body(report):
             r.get("logical_id"), r.get("type"), r.get("class"), r.get("remedy") or "no remedy", r.get("action"))
             for r in st.get("refusals") or [])
         kept = ", ".join("%s (%s)" % (k.get("physical_id"), k.get("why")) for k in st.get("retained") or [])
-        rows.append((st.get("stack"), st.get("status"), refusals or "-", kept or "-", st.get("error") or "-"))
+        rows.append((st.get("stack"), st.get("status"), refusals or "-", kept or "-",
+                     st.get("error") or ("kept: %s" % st["reason"] if st.get("reason") else "-")))
     return "\n".join(["<h2>Stacks, in deletion order</h2>",
                       html_table(["stack", "final status", "refusals (resource, class: remedy, action)", "retained",
                                   "error"], rows)])
 
 
 def verdict(report):
-    failed = [s for s in report.get("stacks") or [] if s.get("status") not in DONE]
-    return ("bad", "%d stack(s) not deleted" % len(failed)) if failed else ("ok", "every stack deleted")
+    failed = [s for s in report.get("stacks") or [] if s.get("status") not in DONE + (KEPT,)]
+    kept = [s for s in report.get("stacks") or [] if s.get("status") == KEPT]
+    if failed:
+        return ("bad", "%d stack(s) not deleted" % len(failed))
+    if kept:
+        return ("ok", "every stack deleted but %d kept: %s" % (len(kept), ", ".join(
+            "%s (%s)" % (s.get("stack"), s.get("reason")) for s in kept)))
+    return ("ok", "every stack deleted")
 
 
 # The Kubernetes permissions a run needs on its path, as data (preflight/permissions.py reviews them before the first
@@ -135,6 +143,8 @@ def plan(facts, options):
                                          r.get("physical_resource_id") or r.get("logical_resource_id", ""), of=s.get("name", "")))
     for s in order.get("handled_by_parent") or []:
         keep.append(planlib.kept("AWS::CloudFormation::Stack", s.get("id") or s.get("name", ""), "nested: deleted by its parent %s" % s.get("parent_id", "")))
+    for s in order.get("kept") or []:
+        keep.append(planlib.kept("AWS::CloudFormation::Stack", s.get("id") or s.get("name", ""), s.get("reason", "")))
     for name in sorted(facts.get("missing") or []):
         keep.append(planlib.kept("AWS::CloudFormation::Stack", name, "already gone"))
     if entries:

@@ -193,6 +193,8 @@ def plan(facts, options):
             entries.append(planlib.entry(1, "restore", kind, oid, detail="uid %s, backup serial %s" % (o.get("uid", ""), o.get("backup_serial"))))
         elif o.get("action") == "abandon":
             entries.append(planlib.entry(2, "abandon", kind, oid, detail="uid %s: the infrastructure keeps running, untracked" % o.get("uid", "")))
+        elif o.get("kept"):
+            keep.append(planlib.kept(kind, oid, o["kept"]))  # labelled teardown.gates/protected
         else:
             keep.append(planlib.kept(kind, oid, "left alone: %s" % (o.get("reason") or "not held")))
     unknown = []

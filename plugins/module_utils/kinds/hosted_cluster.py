@@ -303,8 +303,9 @@ def _on(value):
 def plan(facts, options):
     """The destroy's plan from what Phase 1 read before the first change: ``facts`` holds ``cluster`` (the
     identity: namespace, name, uid, infra_id, region, hcp_namespace), ``present`` and ``deleting`` (the
-    HostedCluster's state), ``cli_finalizer_on``, ``cleanup_preexisting``, ``nodepools`` and ``manifest`` (every
-    AWS ID recorded). Steps: 1 the CLI finalizer, 2 the cleanup annotation, 3 the HostedCluster's delete, 4 what
+    HostedCluster's state), ``cli_finalizer_on``, ``cleanup_preexisting``, ``nodepools``, ``manifest`` (every
+    AWS ID recorded) and ``protected`` (aws_infra_inventory's kept rows: tagged teardown.gates/protected; they and
+    what waits on them are kept, with the reason). Steps: 1 the CLI finalizer, 2 the cleanup annotation, 3 the HostedCluster's delete, 4 what
     HyperShift and CAPI delete on their own (NodePools, the HCP namespace), 10 + level the AWS deletes in
     dependency order, IAM last, 90 the CLI finalizer's release."""
     facts, options = facts or {}, options or {}
@@ -326,9 +327,12 @@ def plan(facts, options):
             entries.append(planlib.entry(4, "deleted by HyperShift", "Namespace", c["hcp_namespace"]))
         unknown.append(planlib.at_run_time("the CAPI Machines, AWSMachines and the guest's load balancers and volumes",
                                            "HyperShift's and CAPI's own deletion (the gates wait on them, they are not deleted by ID here)"))
-    ordered = aws_graph.plan(facts.get("manifest") or {}, preserve_iam=_on(options.get("preserve_iam")))
+    ordered = aws_graph.plan(facts.get("manifest") or {}, preserve_iam=_on(options.get("preserve_iam")),
+                             protected=facts.get("protected") or [])
     entries += [planlib.entry(10 + r["level"], "delete", r["type"], r["id"], of=c.get("infra_id", "")) for lvl in ordered["levels"] for r in lvl]
     keep = [planlib.kept(r["type"], r["id"], "preserve_iam") for r in ordered["retained"]]
+    keep += [planlib.kept(r["type"], r["id"], r["reason"]) for r in ordered["kept"]]
+    keep += [planlib.kept(r["type"], r["id"], "waits on kept " + ", ".join(r["blocked_by"])) for r in ordered["blocked"]]
     if present and (not _on(facts.get("cli_finalizer_on")) or deleting):
         entries.append(planlib.entry(90, "remove finalizer", "HostedCluster", hc, detail=CLI_FINALIZER))
     target = dict((k, c.get(k, "")) for k in ("namespace", "name", "uid", "infra_id", "region"))

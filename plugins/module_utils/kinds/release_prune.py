@@ -160,6 +160,13 @@ def _object_id(e):
     return "%s/%s" % (ns, e.get("name", "")) if ns else e.get("name", "")
 
 
+def cluster_held(info, cluster_name):
+    """The kept (labelled protected) Releases of the Cluster ``cluster_name``: while one stays, the Cluster is not
+    deleted (deleting it deletes its Releases)."""
+    return sorted(r.get("name", "") for r in (info or {}).get("protected") or []
+                  if cluster_name and r.get("cluster") == cluster_name)
+
+
 def plan(facts, options):
     """release_prune's plan from convoy_release_info's result (``facts['info']``: ``releases``, ``clusters``,
     ``absent_names``), read before the first delete. Step 1: the Cluster, when prune_cluster deletes it (its
@@ -177,10 +184,17 @@ def plan(facts, options):
     entries, keep = [], []
     cluster = [c for c in info.get("clusters") or [] if isinstance(c, dict) and c.get("name") == cluster_name]
     by_cluster = False
+    for r in sorted(info.get("protected") or [], key=lambda r: r.get("name", "")):
+        keep.append(planlib.kept("Release", "%s/%s" % (ns, r.get("name", "")), r.get("reason", "")))
+    held = cluster_held(info, cluster_name)
     if options.get("prune_cluster") and cluster and cluster[0].get("state") == "present":
         c = cluster[0]
-        by_cluster = bool(c.get("prune_releases"))
-        if by_cluster and not c.get("deleting"):
+        # a held Cluster is not deleted: its other Releases are then deleted one by one, as without pruneReleases
+        by_cluster = bool(c.get("prune_releases")) and not held
+        if held:
+            # its pruneReleases flow (or convoy's finalizer) would take the kept Releases with it
+            keep.append(planlib.kept("Cluster", "%s/%s" % (ns, c["name"]), "holds kept Release(s) %s" % ", ".join(held)))
+        elif by_cluster and not c.get("deleting"):
             entries.append(planlib.entry(1, "delete", "Cluster", "%s/%s" % (ns, c["name"]), detail="uid %s" % c.get("uid", "")))
     present = sorted((r for r in info.get("releases") or [] if isinstance(r, dict) and r.get("state") == "present"),
                      key=lambda r: r.get("name", ""))

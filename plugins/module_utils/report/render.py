@@ -116,6 +116,10 @@ def split_aws(resources):
                 ref["state"] = verified
             if r.get("blockers"):
                 ref["blockers"] = r["blockers"]
+            # kept (tagged protected) and what waits on it: left on purpose, by ID, with why
+            for k in ("reason", "blocked_by"):
+                if r.get(k):
+                    ref[k] = r[k]
         aws[bucket].append(ref)
         if ref["type"] in IAM_TYPES and bucket in iam:
             iam[bucket].append(ref)
@@ -163,13 +167,20 @@ def split_manifest(manifest):
 def tracked_states(resources):
     """Each tracked AWS ID as the verification's look by ID found it: {type, id, state}, from the resources of the
     read-only aws_infra_cleanup run (their ``observed`` state: absent, terminal, pending, present or unknown;
-    one retained by request reads ``retained``). Sorted by type and ID; nothing given, an empty list."""
+    one retained by request reads ``retained``; one kept by the protect tag carries ``kept``, the reason, and what
+    waits on it ``blocked_by``). Sorted by type and ID; nothing given, an empty list."""
     out = []
     for r in resources or []:
         if not isinstance(r, dict) or not r.get("type") or not r.get("id"):
             continue
         state = "retained" if r.get("outcome") == "retained" else r.get("observed") or r.get("outcome") or "unknown"
-        out.append({"type": r["type"], "id": r["id"], "state": state})
+        row = {"type": r["type"], "id": r["id"], "state": state}
+        # tagged teardown.gates/protected, or waiting on what is: present on purpose, and why
+        if r.get("outcome") == "kept":
+            row["kept"] = r.get("reason") or "kept"
+        if r.get("outcome") == "blocked":
+            row["blocked_by"] = list(r.get("blocked_by") or [])
+        out.append(row)
     return sorted(out, key=lambda r: (r["type"], r["id"]))
 
 

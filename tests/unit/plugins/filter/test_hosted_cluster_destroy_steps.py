@@ -252,3 +252,12 @@ def test_every_filter_is_registered():
         "hosted_cluster_aws_plan_message", "hosted_cluster_gate_stop_message", "hosted_cluster_gates",
         "hosted_cluster_gates_plan_message", "hosted_cluster_stored_baseline", "hosted_cluster_verification_checks",
         "hosted_cluster_verification_message"]
+
+
+def test_the_aws_plan_names_what_the_protect_tag_keeps_and_what_waits_on_it():
+    result = {"plan": [[{"type": "AWS::EC2::RouteTable", "id": "rtb-1", "action": "delete"}]], "resources": [
+        {"type": "AWS::EC2::NatGateway", "id": "nat-1", "outcome": "kept", "reason": "tagged teardown.gates/protected"},
+        {"type": "AWS::EC2::VPC", "id": "vpc-1", "outcome": "blocked", "blocked_by": ["AWS::EC2::NatGateway nat-1"]}]}
+    msg = hosted_cluster_aws_plan_message(result)
+    assert msg.endswith("0 IAM resources retained (preserve_iam). Kept, never deleted: AWS::EC2::NatGateway nat-1 "
+                        "(tagged teardown.gates/protected). Not deleted, it waits on a kept one: AWS::EC2::VPC vpc-1."), msg

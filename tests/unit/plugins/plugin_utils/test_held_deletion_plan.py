@@ -110,3 +110,11 @@ def test_waits_need_a_list_of_results():
     from ansible_collections.teardown.gates.plugins.plugin_utils.held_deletion_plan import waits
     with pytest.raises(AnsibleFilterError, match="held_deletion_waits"):
         waits({"results": []})
+
+
+def test_an_object_labelled_protected_is_kept_neither_restored_nor_abandoned_nor_named_still_held():
+    kept = {"action": "none", "backup_serial": None, "kept": "labelled teardown.gates/protected"}
+    assert decide(held(protected=True), True, "u-edge", "edge") == kept
+    assert decide(held(protected=False), True, "", "")["action"] == "restore"
+    assert still_held(held(protected=True), "none", False) is False
+    assert still_held(held(protected=False), "none", False) is True

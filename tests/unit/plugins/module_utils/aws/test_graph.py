@@ -63,6 +63,33 @@ def test_preserve_iam_retains_iam_and_plans_the_rest():
     assert all(r["reason"] == "preserve_iam" for r in plan["retained"])
 
 
+def test_a_protected_resource_is_kept_and_what_waits_on_it_is_blocked_the_rest_planned():
+    kept = [{"type": g.INSTANCE, "id": "i-1", "reason": "tagged teardown.gates/protected"}]
+    plan = g.plan(FULL, protected=kept)
+    planned = set((r["type"], r["id"]) for lvl in plan["levels"] for r in lvl)
+    assert plan["kept"] == kept
+    blocked = dict(((r["type"], r["id"]), r["blocked_by"]) for r in plan["blocked"])
+    # an instance holds its subnet, groups, the VPC, the internet gateway, EIPs, the profile (and IAM, last)
+    for rtype in (g.SUBNET, g.SG, g.VPC, g.DHCP, g.IGW, g.EIP, g.PROFILE, g.ROLE, g.POLICY, g.OIDC):
+        for i in FULL[rtype]:
+            assert blocked[(rtype, i)] == [g.INSTANCE + " i-1"], (rtype, i)
+            assert (rtype, i) not in planned
+    # the other instance and what never waits on instances are still deleted
+    for rtype in (g.INSTANCE, g.NAT, g.ROUTE_TABLE, g.ENDPOINT, g.ELB, g.ZONE, g.RECORD, g.BUCKET, g.PREFIX):
+        assert set((rtype, i) for i in FULL[rtype] if i != "i-1") <= planned, rtype
+    assert (g.INSTANCE, "i-1") not in planned and (g.INSTANCE, "i-2") in planned
+    every = planned | set(blocked) | {(g.INSTANCE, "i-1")}
+    assert every == set((t, i) for t, ids in FULL.items() for i in ids)  # nothing is lost
+
+
+def test_a_protected_id_outside_the_manifest_or_retained_changes_nothing():
+    base = g.plan(FULL, retain={g.SUBNET: ["subnet-1"]})
+    other = g.plan(FULL, retain={g.SUBNET: ["subnet-1"]},
+                   protected=[{"type": g.NAT, "id": "nat-x", "reason": "r"},
+                              {"type": g.SUBNET, "id": "subnet-1", "reason": "r"}])
+    assert other["levels"] == base["levels"] and other["kept"] == [] and other["blocked"] == []
+
+
 def test_cycle_is_refused_with_the_cycle_named():
     deps = dict(g.TYPE_DEPS)
     deps[g.NAT] = [g.SUBNET]  # a subnet waits for its NAT gateway; make the NAT wait for the subnet

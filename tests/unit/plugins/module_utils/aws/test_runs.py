@@ -21,14 +21,24 @@ from aws_module_double import AWSModuleDouble as FakeModule, Exited
 class FakeEC2:
     """Subnets that can be deleted; every read answers by ID."""
 
-    def __init__(self, subnets=("subnet-1",), refuse=False):
+    def __init__(self, subnets=("subnet-1",), refuse=False, protected=(), vpcs=()):
         self.subnets = set(subnets)
         self.refuse = refuse
         self.calls = []
+        self.protected = set(protected)  # tagged teardown.gates/protected=true
+        self.vpcs = set(vpcs)
+
+    def _tags(self, rid):
+        return [{"Key": "Name", "Value": rid}] + (
+            [{"Key": "teardown.gates/protected", "Value": "True"}] if rid in self.protected else [])
 
     def describe_subnets(self, Filters):
         self.calls.append("DescribeSubnets")
-        return {"Subnets": [{"SubnetId": s} for s in Filters[0]["Values"] if s in self.subnets]}
+        return {"Subnets": [{"SubnetId": s, "Tags": self._tags(s)} for s in Filters[0]["Values"] if s in self.subnets]}
+
+    def describe_vpcs(self, Filters):
+        self.calls.append("DescribeVpcs")
+        return {"Vpcs": [{"VpcId": v, "Tags": self._tags(v)} for v in Filters[0]["Values"] if v in self.vpcs]}
 
     def describe_nat_gateways(self, Filter):
         return {"NatGateways": []}
@@ -132,7 +142,8 @@ def test_inventory_without_a_path_changes_nothing(monkeypatch):
     _discovered(monkeypatch, {})
     out = aws_runs.inventory(FakeModule(dict(infra_id="demo", base_domain=None, cluster_name=None, oidc_bucket=None,
                                              manifest_path=None)))
-    assert out == dict(changed=False, manifest={}, counts={}, total=0, api_calls={}, vpcs=["vpc-1"], guest_volumes=[])
+    assert out == dict(changed=False, manifest={}, counts={}, total=0, api_calls={}, vpcs=["vpc-1"], guest_volumes=[],
+                       protected=[])
 
 
 def _aws_failure(monkeypatch):
@@ -185,7 +196,8 @@ def test_cleanup_check_mode_plans_and_sends_no_delete():
     assert outcomes == {"subnet-1": ("planned", "present"), "subnet-gone": ("absent", "absent")}
     assert out["changed"] is True and out["verified"] is False and out["refused"] == 0
     assert set(out) == {"manifest", "changed", "plan", "resources", "verified", "api_calls", "api_errors", "elapsed",
-                        "refused"}
+                        "refused", "kept", "blocked"}
+    assert out["kept"] == [] and out["blocked"] == []
 
 
 def test_cleanup_deletes_and_verifies():
@@ -211,3 +223,53 @@ def test_a_mutating_call_in_check_mode_is_refused_by_the_clients():
     clients = aws_runs.module_clients(m, "aws_infra_cleanup", concurrency=1)
     with pytest.raises(CheckModeViolation):
         clients.call("ec2", "delete_subnet", SubnetId="subnet-1")
+
+
+def test_cleanup_keeps_a_protected_subnet_and_its_vpc_and_is_not_verified():
+    """The protect tag read from the look by ID the run makes anyway: no request is added, nothing kept is deleted."""
+    plain = FakeEC2(subnets=("subnet-1", "subnet-p"))
+    aws_runs.cleanup(FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1", "subnet-p"]}), check_mode=True,
+                                client=plain))
+    fake = FakeEC2(subnets=("subnet-1", "subnet-p"), protected=("subnet-p",), vpcs=("vpc-1",))
+    manifest = {g.SUBNET: ["subnet-1", "subnet-p"], g.VPC: ["vpc-1"]}
+    check = aws_runs.cleanup(FakeModule(cleanup_params(manifest=manifest), check_mode=True, client=fake))
+    assert fake.calls.count("DescribeSubnets") == plain.calls.count("DescribeSubnets") == 1
+    assert fake.calls.count("DescribeVpcs") == 1 and "DeleteSubnet" not in fake.calls
+    rows = dict((r["id"], r) for r in check["resources"])
+    assert (rows["subnet-p"]["outcome"], rows["subnet-p"]["reason"]) == ("kept", "tagged teardown.gates/protected")
+    assert (rows["vpc-1"]["outcome"], rows["vpc-1"]["blocked_by"]) == ("blocked", [g.SUBNET + " subnet-p"])
+    assert rows["subnet-1"]["outcome"] == "planned" and check["verified"] is False
+    assert check["kept"] == [{"type": g.SUBNET, "id": "subnet-p", "reason": "tagged teardown.gates/protected"}]
+    assert check["blocked"] == [{"type": g.VPC, "id": "vpc-1", "blocked_by": [g.SUBNET + " subnet-p"]}]
+
+    out = aws_runs.cleanup(FakeModule(cleanup_params(manifest=manifest), client=fake))
+    assert fake.subnets == {"subnet-p"} and fake.calls.count("DeleteSubnet") == 1
+    rows = dict((r["id"], r) for r in out["resources"])
+    assert rows["subnet-1"]["outcome"] == "deleted" and rows["subnet-p"]["outcome"] == "kept"
+    assert rows["vpc-1"]["outcome"] == "blocked" and rows["vpc-1"]["verified_state"] == "present"
+    assert out["verified"] is False and out["changed"] is True
+
+
+def test_cleanup_treats_a_blocked_resource_found_gone_as_absent():
+    fake = FakeEC2(subnets=("subnet-p",), protected=("subnet-p",))  # the VPC is gone already
+    out = aws_runs.cleanup(FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-p"], g.VPC: ["vpc-1"]}), client=fake))
+    rows = dict((r["id"], r["outcome"]) for r in out["resources"])
+    assert rows == {"subnet-p": "kept", "vpc-1": "absent"} and out["verified"] is False
+
+
+def test_cleanup_does_not_delete_what_it_could_not_look_up_its_tags_unknown():
+    class Failing(FakeEC2):
+        def describe_subnets(self, Filters):
+            self.calls.append("DescribeSubnets")
+            raise botocore.exceptions.ClientError({"Error": {"Code": "InternalError", "Message": "boom"}}, "DescribeSubnets")
+    fake = Failing(subnets=("subnet-1",), vpcs=("vpc-1",))
+    m = FakeModule(cleanup_params(manifest={g.SUBNET: ["subnet-1"], g.VPC: ["vpc-1"]}), client=fake)
+    with pytest.raises(Exited):
+        aws_runs.cleanup(m)
+    out = m.failed
+    assert "DeleteSubnet" not in fake.calls
+    rows = dict((r["id"], r) for r in out["resources"])
+    assert rows["subnet-1"]["outcome"] == "failed" and rows["subnet-1"]["error"].startswith(
+        "its tags are unknown (its look by ID failed: ")
+    assert rows["vpc-1"]["outcome"] == "blocked" and out["kept"] == [] and out["verified"] is False
+    assert "could not be deleted" in out["msg"] and "subnet-1" in out["msg"]

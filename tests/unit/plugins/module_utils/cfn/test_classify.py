@@ -148,3 +148,25 @@ def test_order_from_info_finds_children_without_parent_id():
     out = cfn_classify.order_from_info(info)
     assert [s["name"] for s in out["order"]] == ["par"]
     assert [s["name"] for s in out["handled_by_parent"]] == ["kid"]
+
+
+def test_order_from_info_keeps_a_protected_stack_and_what_it_holds():
+    def facts(name, parent=None, exports=(), imports=(), tags=None):
+        return {"stack_description": {"stack_id": "arn:" + name, "stack_name": name, "parent_id": parent,
+                                      "stack_status": "DELETE_FAILED",
+                                      "outputs": [{"output_key": "O", "export_name": e} for e in exports]},
+                "stack_template": {"R": [{"Fn::ImportValue": i} for i in imports]}, "stack_tags": tags or {}}
+    on = {"teardown.gates/protected": "TRUE", "team": "a"}
+    info = {"exp": facts("exp", exports=["exp-Arn"]), "imp": facts("imp", imports=["exp-Arn"], tags=on),
+            "par": facts("par"), "par-Child-1": facts("par-Child-1", parent="arn:par", tags=on),
+            "other": facts("other", tags={"teardown.gates/protected": "false"}),
+            "top": facts("top", tags=on), "top-Kid": facts("top-Kid", parent="arn:top")}
+    out = cfn_classify.order_from_info(info)
+    assert [s["name"] for s in out["order"]] == ["other"] and out["handled_by_parent"] == []
+    reasons = dict((k["name"], k["reason"]) for k in out["kept"])
+    assert reasons == {"imp": "tagged teardown.gates/protected", "par-Child-1": "tagged teardown.gates/protected",
+                       "top": "tagged teardown.gates/protected",
+                       "exp": "stack imp, kept, imports its export exp-Arn",
+                       "par": "nested stack par-Child-1 is kept", "top-Kid": "its parent top is kept"}
+    plain = dict((n, dict(f, stack_tags={})) for n, f in info.items())
+    assert cfn_classify.order_from_info(plain)["kept"] == []

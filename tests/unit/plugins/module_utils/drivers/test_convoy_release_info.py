@@ -37,3 +37,24 @@ def test_an_object_out_of_a_listing_is_unknown_when_the_listing_failed():
 
 def test_a_client_error_without_a_status_is_its_text():
     assert C.short_error(ValueError("connection reset")) == "connection reset"
+
+
+class _Module:
+    def __init__(self, p):
+        self.params = p
+
+
+def test_a_release_labelled_protected_is_listed_as_kept_not_planned(monkeypatch):
+    def release(name, labels=None):
+        return {"apiVersion": C.API_VERSION, "kind": "Release",
+                "metadata": {"name": name, "namespace": "ns", "uid": "u-" + name, "labels": labels or {}},
+                "spec": {"clusterRef": {"name": "c1"}}}
+    listed = {"Release": [release("a"), release("b", {"teardown.gates/protected": "true"}),
+                          release("c", {"teardown.gates/protected": "no"})], "Cluster": [], "ReleaseInventory": []}
+    monkeypatch.setattr(C, "list_of", lambda reads, record, av, kind, ns=None, **kw: {"state": "present",
+                                                                                      "items": listed[kind]})
+    p = params(find_untracked=False, diagnose=False)
+    releases, absent, clusters, protected = C.read_releases(_Module(p), None, C.new_record())
+    assert [r["name"] for r in releases] == ["a", "c"]
+    assert protected == [{"name": "b", "namespace": "ns", "uid": "u-b", "cluster": "c1",
+                          "reason": "labelled teardown.gates/protected"}]

@@ -74,3 +74,22 @@ def test_abandon_by_annotation_returns_the_patch_and_the_after():
 def test_the_result_never_holds_secret_data():
     d = {"held": True, "secrets": [{"data": {"tfstate": "e30="}}]}
     assert "secrets" not in H.public(d) and "secrets" in d
+
+
+@pytest.mark.parametrize("action", ["restore", "abandon"])
+def test_an_object_labelled_protected_is_neither_restored_nor_abandoned(monkeypatch, action):
+    o = obj()
+    o["metadata"]["labels"] = {"teardown.gates/protected": "true"}
+    diag = {"held": True, "reason": "DestroyFailed", "hold_type": "state", "uid": UID, "deleting": True}
+    monkeypatch.setattr(H, "gather", lambda module, reads, seen: (o, diag))
+    patched = []
+    monkeypatch.setattr(H, "patch", lambda module, reads, ops: patched.append(ops))
+    with pytest.raises(Done) as e:
+        H.run(Module(action=action, backup_serial=3, confirm_uid=UID), None)
+    kind, res = e.value.args[0]
+    assert kind == "fail" and res["protected"] is True and res["changed"] is False and patched == []
+    assert "labelled teardown.gates/protected: it is neither restored nor abandoned; nothing changed" in res["msg"]
+    o["metadata"]["labels"] = {}
+    with pytest.raises(Done) as e:
+        H.run(Module(action="diagnose"), None)
+    assert e.value.args[0][0] == "exit" and e.value.args[0][1]["protected"] is False

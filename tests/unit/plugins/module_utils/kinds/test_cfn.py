@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import cfn, registry
+from ansible_collections.teardown.gates.plugins.module_utils.preflight import plan as planlib
 
 
 def test_cfn_clears_each_refusal_before_its_stack_in_the_stacks_order():
@@ -73,3 +74,15 @@ def test_the_chart_marks_each_refusal_and_each_delete_after_the_first():
     assert [m["label"] for m in rows[0]["marks"]] == ["DELETE_FAILED", "deleted again"]
     assert rows[0]["note"] == "Logs BucketNotEmpty: empty_buckets, clear"
     assert rows[1]["note"] == "already gone"
+
+
+def test_cfn_a_protected_stack_is_kept_with_the_reason_and_changes_the_digest():
+    order = {"order": [{"name": "a", "id": "arn:a"}, {"name": "b", "id": "arn:b"}], "handled_by_parent": [],
+             "unknown_imports": [], "kept": []}
+    plain = registry.planner("cfn")({"order": order}, {"stack_prefix": "x-"})
+    order = dict(order, order=[{"name": "a", "id": "arn:a"}],
+                 kept=[{"name": "b", "id": "arn:b", "reason": "tagged teardown.gates/protected"}])
+    kept = registry.planner("cfn")({"order": order}, {"stack_prefix": "x-"})
+    assert [e["id"] for e in kept["entries"]] == ["arn:a"]
+    assert kept["kept"] == [{"type": "AWS::CloudFormation::Stack", "id": "arn:b", "reason": "tagged teardown.gates/protected"}]
+    assert planlib.plan_digest(plain) != planlib.plan_digest(kept)

@@ -9,6 +9,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import held_deletion, registry
+from ansible_collections.teardown.gates.plugins.module_utils.preflight import plan as planlib
 
 
 def test_held_deletion_plans_restores_then_abandons_and_keeps_the_rest():
@@ -69,3 +70,13 @@ def test_verdict_counts_what_is_still_held():
 def test_permission_options_add_the_plural_of_the_held_kind(kind, plural):
     options = {"held_kind": kind, "held_namespace": "ns"}
     assert held_deletion.permission_options(options) == dict(options, held_resource=plural)
+
+
+def test_held_deletion_a_protected_object_is_kept_with_the_reason_and_changes_the_digest():
+    options = {"namespace": "ns", "held_kind": "Workspace", "abandon_uid": "ub"}
+    plain = registry.planner("held_deletion")({"plan": [{"name": "b", "uid": "ub", "action": "abandon"}]}, options)
+    kept = registry.planner("held_deletion")({"plan": [{"name": "b", "uid": "ub", "action": "none", "reason": "DestroyFailed",
+                                                        "kept": "labelled teardown.gates/protected"}]}, options)
+    assert kept["entries"] == []
+    assert kept["kept"] == [{"type": "Workspace", "id": "ns/b", "reason": "labelled teardown.gates/protected"}]
+    assert planlib.plan_digest(plain) != planlib.plan_digest(kept)

@@ -9,6 +9,7 @@ __metaclass__ = type
 import pytest
 
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import hosted_cluster, registry
+from ansible_collections.teardown.gates.plugins.module_utils.preflight import plan as planlib
 
 
 VPC, SUBNET = "AWS::EC2::VPC", "AWS::EC2::Subnet"
@@ -121,3 +122,24 @@ def test_aws_actions_are_the_deletes_and_the_reads_sorted_once():
     assert list(actions) == sorted(set(actions))
     assert set(actions) == set(hosted_cluster.AWS_DELETE_ACTIONS) | set(hosted_cluster.AWS_WAIT_ACTIONS)
     assert all(":" in a for a in actions)
+
+
+def test_hosted_cluster_protected_nat_gateway_is_kept_with_what_waits_on_it_and_changes_the_digest():
+    nat, eip, igw, rt = "AWS::EC2::NatGateway", "AWS::EC2::EIP", "AWS::EC2::InternetGateway", "AWS::EC2::RouteTable"
+    manifest = {VPC: ["vpc-1"], SUBNET: ["subnet-1"], nat: ["nat-1"], eip: ["eip-1"], igw: ["igw-1"], rt: ["rtb-1"],
+                "AWS::IAM::Role": ["r-1"]}
+    facts = {"cluster": CLUSTER, "present": False, "manifest": manifest}
+    plain = registry.planner("hosted_cluster")(facts, {})
+    facts["protected"] = [{"type": nat, "id": "nat-1", "reason": "tagged teardown.gates/protected"}]
+    kept = registry.planner("hosted_cluster")(facts, {})
+    # only the route table waits on nothing the NAT gateway holds: it alone is still deleted
+    assert [(e["type"], e["id"]) for e in kept["entries"]] == [(rt, "rtb-1")]
+    reasons = dict((k["id"], k["reason"]) for k in kept["kept"])
+    assert reasons == {"nat-1": "tagged teardown.gates/protected",
+                       "vpc-1": "waits on kept %s nat-1" % nat, "subnet-1": "waits on kept %s nat-1" % nat,
+                       "eip-1": "waits on kept %s nat-1" % nat, "igw-1": "waits on kept %s nat-1" % nat,
+                       "r-1": "waits on kept %s nat-1" % nat}
+    assert planlib.plan_digest(plain) != planlib.plan_digest(kept)
+    # protection of an ID the manifest does not hold changes nothing
+    facts["protected"] = [{"type": nat, "id": "nat-other", "reason": "tagged teardown.gates/protected"}]
+    assert planlib.plan_digest(registry.planner("hosted_cluster")(facts, {})) == planlib.plan_digest(plain)

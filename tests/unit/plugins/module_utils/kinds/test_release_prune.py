@@ -7,6 +7,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import release_prune, registry
+from ansible_collections.teardown.gates.plugins.module_utils.preflight import plan as planlib
 
 
 def test_release_prune_batches_the_releases_and_lists_what_convoy_prunes():
@@ -60,3 +61,17 @@ def test_the_chart_draws_a_release_never_seen_absent_open_with_what_held_it():
     assert releases["Release r2"]["open"] is True
     assert releases["Release r2"]["note"] == (
         "not gone: finalizers core.convoy.kumodo.io/release; a preDelete hook failed")
+
+
+def test_release_prune_a_protected_release_is_kept_and_holds_its_cluster():
+    info = {"releases": [{"name": "r1", "uid": "u1", "state": "present", "deleting": False, "inventory": {"entries": []}}],
+            "clusters": [{"name": "c1", "uid": "uc", "state": "present", "prune_releases": True}], "absent_names": []}
+    options = {"namespace": "team-a", "batch_size": 1, "prune_cluster": True, "cluster_name": "c1"}
+    plain = registry.planner("release_prune")({"info": info}, options)
+    assert (1, "delete", "team-a/c1") in [(e["order"], e["action"], e["id"]) for e in plain["entries"]]
+    info["protected"] = [{"name": "r2", "uid": "u2", "cluster": "c1", "reason": "labelled teardown.gates/protected"}]
+    kept = registry.planner("release_prune")({"info": info}, options)
+    assert "team-a/c1" not in [e["id"] for e in kept["entries"]] and "team-a/r2" not in [e["id"] for e in kept["entries"]]
+    assert {(k["type"], k["id"], k["reason"]) for k in kept["kept"]} == {
+        ("Release", "team-a/r2", "labelled teardown.gates/protected"), ("Cluster", "team-a/c1", "holds kept Release(s) r2")}
+    assert planlib.plan_digest(plain) != planlib.plan_digest(kept)

@@ -207,3 +207,29 @@ def test_every_finalizer_a_take_over_removed_is_listed_with_its_evidence():
     page = H.hosted_cluster_body(r)
     assert "Taken over (take_over_cleanup)" in page and "np-uid" in page
     assert "Taken over" not in R.render_markdown(R.build_report(CLUSTER, {}))
+
+
+def test_split_aws_lists_kept_and_blocked_as_remaining_with_why():
+    aws, dummy = R.split_aws([
+        {"type": "AWS::EC2::NatGateway", "id": "nat-1", "outcome": "kept", "reason": "tagged teardown.gates/protected",
+         "observed": "present"},
+        {"type": "AWS::EC2::VPC", "id": "vpc-1", "outcome": "blocked", "blocked_by": ["AWS::EC2::NatGateway nat-1"],
+         "verified_state": "present"},
+        {"type": "AWS::EC2::Subnet", "id": "subnet-1", "outcome": "absent", "blocked_by": ["AWS::EC2::NatGateway nat-1"]}])
+    assert aws["remaining"] == [
+        {"type": "AWS::EC2::NatGateway", "id": "nat-1", "outcome": "kept", "state": "present",
+         "reason": "tagged teardown.gates/protected"},
+        {"type": "AWS::EC2::VPC", "id": "vpc-1", "outcome": "blocked", "state": "present",
+         "blocked_by": ["AWS::EC2::NatGateway nat-1"]}]
+    assert [r["id"] for r in aws["absent"]] == ["subnet-1"]
+
+
+def test_tracked_states_say_why_a_kept_or_blocked_id_is_present():
+    rows = R.tracked_states([
+        {"type": "AWS::EC2::VPC", "id": "vpc-1", "outcome": "blocked", "observed": "present",
+         "blocked_by": ["AWS::EC2::NatGateway nat-1"]},
+        {"type": "AWS::EC2::NatGateway", "id": "nat-1", "outcome": "kept", "observed": "present",
+         "reason": "tagged teardown.gates/protected"}])
+    assert rows == [
+        {"type": "AWS::EC2::NatGateway", "id": "nat-1", "state": "present", "kept": "tagged teardown.gates/protected"},
+        {"type": "AWS::EC2::VPC", "id": "vpc-1", "state": "present", "blocked_by": ["AWS::EC2::NatGateway nat-1"]}]
