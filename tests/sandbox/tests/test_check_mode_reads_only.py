@@ -192,6 +192,13 @@ def test_check_mode_sends_reads_only_and_an_old_digest_is_refused(playbook, acco
     assert len(plans) == 1, plans
     planned = json.loads(plans[0].read_text())
     assert len(planned["plan_digest"]) == 64 and planned["plan"]["entries"], planned
+    # the playbooks whose check run writes a report carry the same plan and digest in its JSON
+    reported = {"prune_releases.yml": ("release_prune-report.json", lambda r: r["plan"]["digested"]),
+                "clear_cfn_refusals.yml": ("cfn_refusals-report.json", lambda r: r["plan"])}
+    if playbook in reported:
+        name, plan_of = reported[playbook]
+        report = json.loads((tmp_path / "reports" / name).read_text())
+        assert report["plan_digest"] == planned["plan_digest"] and plan_of(report) == planned["plan"], report
     added = CHANGES[playbook](tag, planned, api_client)
 
     # the apply with the old digest, by the same ServiceAccount and a key of its own
