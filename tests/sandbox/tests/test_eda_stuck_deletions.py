@@ -97,6 +97,15 @@ def rulebook(api_client, tmp_path_factory):
                "log": text, "returncode": proc.returncode}
 
 
+async def _stopped(task):
+    """Cancel the source's task and wait for it to end, whatever it ended with (the test has its events)."""
+    task.cancel()
+    try:
+        await task
+    except (asyncio.CancelledError, Exception):
+        pass
+
+
 @pytest.mark.exclusive
 def test_the_engine_is_the_real_ansible_rulebook(rulebook, capsys):
     version = rulebook["version"]
@@ -175,11 +184,7 @@ def test_a_silent_api_server_is_an_unknown_event_within_the_bound(tmp_path):
             event = await asyncio.wait_for(queue.get(), bound)
             return event, time.monotonic() - started, task.done()
         finally:
-            task.cancel()
-            try:
-                await task
-            except (asyncio.CancelledError, Exception):
-                pass
+            await _stopped(task)
 
     with SilentServer() as server:
         event, after, ended = asyncio.run(first_event(server.write_kubeconfig(str(tmp_path / "kubeconfig"))))
@@ -226,11 +231,7 @@ def test_an_api_server_that_goes_silent_mid_watch_is_unknown_and_nothing_is_emit
                     third = await asyncio.wait_for(queue.get(), 30)
                     return first, second, unknown_after, third, task.done()
                 finally:
-                    task.cancel()
-                    try:
-                        await task
-                    except (asyncio.CancelledError, Exception):
-                        pass
+                    await _stopped(task)
             first, second, unknown_after, third, ended = asyncio.run(scenario())
     finally:
         try:
