@@ -17,6 +17,7 @@ import botocore.exceptions
 import botocore.session
 import pytest
 
+from ansible_collections.teardown.gates.plugins.module_utils.aws import orphans
 from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
 from ansible_collections.teardown.gates.plugins.module_utils.aws.client import Clients
 from ansible_collections.teardown.gates.plugins.module_utils.cfn.classify import CLEAR_CHOICES
@@ -106,6 +107,33 @@ def test_the_hosted_cluster_kind_declares_every_action_its_cleanup_sends():
     assert len(calls) > 50 and {"ec2:DeleteVolume", "ec2:DescribeVolumes", "ec2:RevokeSecurityGroupEgress"} <= sent
     missing = sorted(sent - set(hosted_cluster.aws_actions()))
     assert not missing, "sent by the cleanup but not declared by kinds/hosted_cluster.py: %s" % missing
+
+
+class Recorder(object):
+    """A client wrapper that answers every call with nothing found and records it."""
+
+    def __init__(self, answers):
+        self.answers, self.sent = answers, set()
+
+    def call(self, service, operation, **kw):
+        self.sent.add((service, operation))
+        answer = self.answers.get((service, operation), {})
+        return answer(**kw) if callable(answer) else answer
+
+
+def test_the_orphan_sweep_kind_declares_every_action_its_scan_sends():
+    # one resource of each EC2 type DescribeTags can name, so that each is looked up by ID (volumes among them)
+    tags = {"Tags": [{"Key": "kubernetes.io/cluster/inf-a", "Value": "owned", "ResourceType": kind, "ResourceId": kind}
+                     for kind in orphans.EC2_TYPES]}
+    c = Recorder({("ec2", "describe_tags"): lambda Filters: tags if Filters[0]["Name"] == "value" else {},
+                  ("route53", "list_hosted_zones"): {"HostedZones": [{"Id": "/hostedzone/Z1", "Config": {"PrivateZone": True}}]},
+                  ("s3", "list_buckets"): {"Buckets": [{"Name": "inf-a-image-registry-us-east-1-x"}]}})
+    orphans.scan_region(c, oidc_bucket="oidc")
+    session = botocore.session.get_session()
+    sent = set(iam_action(session, svc, op) for svc, op in c.sent)
+    assert {"ec2:DescribeVolumes", "ec2:DescribeInstances", "route53:ListTagsForResource", "s3:GetBucketTagging"} <= sent
+    missing = sorted(sent - set(orphan_sweep.aws_actions(sweep_delete=False)))
+    assert not missing, "sent by the orphan scan but not declared by kinds/orphan_sweep.py: %s" % missing
 
 
 def test_the_cleanup_statements_grant_what_the_hosted_cluster_kind_declares():
