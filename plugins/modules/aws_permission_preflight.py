@@ -59,7 +59,7 @@ options:
     description:
       - Real resource IDs for the DryRun checks, by parameter name (V(VpcId), V(SubnetId), V(GroupId),
         V(InternetGatewayId), V(RouteTableId), V(AssociationId), V(NatGatewayId), V(AllocationId), V(DhcpOptionsId),
-        V(VpcEndpointId), V(InstanceId), V(NetworkInterfaceId)). Placeholders are sent for those not given; a policy
+        V(VpcEndpointId), V(InstanceId), V(NetworkInterfaceId), V(VolumeId)). Placeholders are sent for those not given; a policy
         that narrows its Resource to some IDs is then checked on the placeholder.
     type: dict
     default: {}

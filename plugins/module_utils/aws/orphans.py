@@ -262,7 +262,7 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
 # DescribeTags resource types -> manifest types that aws_infra_cleanup deletes and verifies by ID
 EC2_TYPES = {"instance": g.INSTANCE, "vpc": g.VPC, "subnet": g.SUBNET, "natgateway": g.NAT, "nat-gateway": g.NAT,
              "internet-gateway": g.IGW, "elastic-ip": g.EIP, "vpc-elastic-ip": g.EIP, "dhcp-options": g.DHCP,
-             "vpc-endpoint": g.ENDPOINT, "route-table": g.ROUTE_TABLE, "security-group": g.SG}
+             "vpc-endpoint": g.ENDPOINT, "route-table": g.ROUTE_TABLE, "security-group": g.SG, "volume": g.VOLUME}
 NAMED_TYPES = (g.ZONE, g.BUCKET, g.PREFIX, g.ROLE, g.PROFILE, g.OIDC)
 
 

@@ -93,10 +93,13 @@ def plan(facts, options):
     return planlib.build(NAME, target, options, entries, unknown, keep)
 
 
-# The AWS actions of a sweep: the region scan's reads (aws/orphans.py: the tags, IAM, Route 53 and S3 listings) always,
-# and with sweep_delete the destroy's AWS cleanup (aws_infra_cleanup) for each orphan: its deletes and waits.
+# The AWS actions of a sweep: the region scan's reads (aws/orphans.py: the tags, the look by ID of each tagged EC2
+# resource, the IAM, Route 53 and S3 listings) always, and with sweep_delete the destroy's AWS cleanup
+# (aws_infra_cleanup) for each orphan: its deletes and waits.
 AWS_SCAN_ACTIONS = (
-    "ec2:DescribeRouteTables", "ec2:DescribeSecurityGroups", "ec2:DescribeTags",
+    "ec2:DescribeAddresses", "ec2:DescribeDhcpOptions", "ec2:DescribeInstances", "ec2:DescribeInternetGateways",
+    "ec2:DescribeNatGateways", "ec2:DescribeRouteTables", "ec2:DescribeSecurityGroups", "ec2:DescribeSubnets",
+    "ec2:DescribeTags", "ec2:DescribeVolumes", "ec2:DescribeVpcEndpoints", "ec2:DescribeVpcs",
     "iam:GetAccountAuthorizationDetails", "iam:GetOpenIDConnectProvider", "iam:ListInstanceProfiles",
     "iam:ListOpenIDConnectProviders",
     "route53:GetHostedZone", "route53:ListHostedZones", "route53:ListTagsForResource",

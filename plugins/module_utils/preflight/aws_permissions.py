@@ -41,7 +41,7 @@ PLACEHOLDER = {
     "AssociationId": "rtbassoc-0000000000000000a", "NatGatewayId": "nat-0000000000000000a",
     "AllocationId": "eipalloc-0000000000000000a", "DhcpOptionsId": "dopt-0000000000000000a",
     "VpcEndpointId": "vpce-0000000000000000a", "InstanceId": "i-0000000000000000a",
-    "NetworkInterfaceId": "eni-0000000000000000a",
+    "NetworkInterfaceId": "eni-0000000000000000a", "VolumeId": "vol-0000000000000000a",
 }
 _RULE = [{"IpProtocol": "tcp", "FromPort": 443, "ToPort": 443, "IpRanges": [{"CidrIp": "192.0.2.0/32"}]}]
 DRY_RUN = {
@@ -58,6 +58,7 @@ DRY_RUN = {
     "ec2:DeleteDhcpOptions": ("delete_dhcp_options", lambda i: dict(DhcpOptionsId=i["DhcpOptionsId"])),
     "ec2:DeleteVpcEndpoints": ("delete_vpc_endpoints", lambda i: dict(VpcEndpointIds=[i["VpcEndpointId"]])),
     "ec2:TerminateInstances": ("terminate_instances", lambda i: dict(InstanceIds=[i["InstanceId"]])),
+    "ec2:DeleteVolume": ("delete_volume", lambda i: dict(VolumeId=i["VolumeId"])),
     "ec2:DeleteNetworkInterface": ("delete_network_interface",
                                    lambda i: dict(NetworkInterfaceId=i["NetworkInterfaceId"])),
     "ec2:RevokeSecurityGroupIngress": ("revoke_security_group_ingress",

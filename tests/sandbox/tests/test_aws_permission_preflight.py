@@ -174,6 +174,8 @@ def test_a_refused_simulation_falls_back_to_dry_run(preflight):
     rows = {x["action"]: x for x in r["actions"]}
     assert rows["ec2:DeleteVpc"]["how"] == "dry_run" and rows["ec2:DeleteVpc"]["detail"] == "UnauthorizedOperation"
     assert rows["ec2:DeleteSubnet"]["result"] == "allowed" and rows["ec2:DeleteSubnet"]["how"] == "dry_run"
+    # the worker and guest volumes' delete is checked the same way (a placeholder VolumeId: AWS checks the permission first)
+    assert rows["ec2:DeleteVolume"]["result"] == "allowed" and rows["ec2:DeleteVolume"]["how"] == "dry_run"
     # what neither way can check is never claimed as allowed
     assert "iam:DeleteRole" in r["unverified"] and "ec2:DescribeVpcs" in r["unverified"]
 

@@ -318,6 +318,26 @@ def test_elb_enis_linger_after_the_load_balancer(net):
     ec2.delete_subnet(SubnetId=subnet)
 
 
+def test_an_elb_s_lingering_enis_hold_its_security_group(net):  # AWS-12 with AWS-2
+    """A guest Service's load balancer: its group is refused while the ENIs it left behind still carry it."""
+    ec2, vpc, subnet = net
+    elb = client("elb")
+    sg = ec2.create_security_group(VpcId=vpc, GroupName="k8s-elb-" + uuid.uuid4().hex[:6], Description="d")["GroupId"]
+    name = "lb-" + uuid.uuid4().hex[:6]
+    elb.create_load_balancer(LoadBalancerName=name, Subnets=[subnet], SecurityGroups=[sg],
+                             Listeners=[{"Protocol": "TCP", "LoadBalancerPort": 80, "InstancePort": 80}])
+    [eni] = ec2.describe_network_interfaces(Filters=[{"Name": "subnet-id", "Values": [subnet]}])["NetworkInterfaces"]
+    assert eni["Description"] == f"ELB {name}" and [g["GroupId"] for g in eni["Groups"]] == [sg]
+    elb.delete_load_balancer(LoadBalancerName=name)
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.delete_security_group(GroupId=sg)
+    assert code_of(e) == "DependencyViolation" and e.value.response["ResponseMetadata"]["HTTPStatusCode"] == 400
+    wait_for(lambda: not ec2.describe_network_interfaces(
+        Filters=[{"Name": "subnet-id", "Values": [subnet]}])["NetworkInterfaces"])
+    ec2.delete_security_group(GroupId=sg)
+    assert not ec2.describe_security_groups(Filters=[{"Name": "group-id", "Values": [sg]}])["SecurityGroups"]
+
+
 def test_hosted_zone_not_empty():
     r53 = client("route53")
     name = f"z{uuid.uuid4().hex[:6]}.example.com"

@@ -135,7 +135,10 @@ def test_a_tag_of_what_is_gone_is_not_evidence():
         {"Key": "kubernetes.io/cluster/inf-a", "Value": "owned", "ResourceType": "subnet", "ResourceId": "subnet-1"},
         {"Key": "kubernetes.io/cluster/inf-b", "Value": "owned", "ResourceType": "instance", "ResourceId": "i-2"},
         {"Key": "kubernetes.io/cluster/inf-b", "Value": "owned", "ResourceType": "nat-gateway", "ResourceId": "nat-1"},
-        {"Key": "kubernetes.io/cluster/inf-c", "Value": "owned", "ResourceType": "volume", "ResourceId": "vol-1"},
+        {"Key": "kubernetes.io/cluster/inf-c", "Value": "owned", "ResourceType": "snapshot", "ResourceId": "snap-1"},
+        # a guest volume the CSI driver is deleting, and one still there
+        {"Key": "kubernetes.io/cluster/inf-d", "Value": "owned", "ResourceType": "volume", "ResourceId": "vol-1"},
+        {"Key": "kubernetes.io/cluster/inf-e", "Value": "owned", "ResourceType": "volume", "ResourceId": "vol-2"},
     ]}
     c = FakeClients({
         ("ec2", "describe_tags"): lambda Filters: tags if Filters[0]["Name"] == "value" else {},
@@ -144,13 +147,19 @@ def test_a_tag_of_what_is_gone_is_not_evidence():
             {"InstanceId": "i-2", "State": {"Name": "shutting-down"}}]}]},
         ("ec2", "describe_subnets"): {"Subnets": []},
         ("ec2", "describe_nat_gateways"): {"NatGateways": [{"NatGatewayId": "nat-1", "State": "deleted"}]},
+        ("ec2", "describe_volumes"): {"Volumes": [{"VolumeId": "vol-1", "State": "deleting"},
+                                                  {"VolumeId": "vol-2", "State": "available"}]},
     })
     found = o.scan_region(c)
-    # inf-a: everything gone, so it is not in the region any more; inf-b: a shutting-down instance is still there
-    assert sorted(found.ids) == ["inf-b", "inf-c"]
+    # inf-a: everything gone, so it is not in the region any more; inf-b: a shutting-down instance is still there;
+    # inf-d: a deleting volume is as good as gone (AWS finishes it), inf-e's available one is there
+    assert sorted(found.ids) == ["inf-b", "inf-c", "inf-e"]
     assert found.ids["inf-b"]["evidence"] == {("EC2 instance", "i-2")}
+    assert found.ids["inf-e"]["evidence"] == {("EC2 volume", "vol-2")}
     # a type the scan has no look for stays evidence
-    assert found.ids["inf-c"]["evidence"] == {("EC2 volume", "vol-1")}
+    assert found.ids["inf-c"]["evidence"] == {("EC2 snapshot", "snap-1")}
+    # one look for both volumes
+    assert c.sent.count(("ec2", "describe_volumes")) == 1
 
 
 def test_a_zone_or_bucket_deleted_during_the_scan_is_skipped_not_a_failed_scan():
@@ -169,3 +178,13 @@ def test_a_zone_or_bucket_deleted_during_the_scan_is_skipped_not_a_failed_scan()
     })
     found = o.scan_region(c)
     assert sorted(found.ids) == ["inf-f"]  # the untagged bucket that is there; nothing of what went
+
+
+def test_what_the_scan_saw_and_the_inventory_did_not_is_added_by_type_volumes_among_them():
+    c = FakeClients({("ec2", "describe_route_tables"): {"RouteTables": [{"RouteTableId": "rtb-main",
+                                                                          "Associations": [{"Main": True}]}]}})
+    evidence = {("EC2 volume", "vol-9"), ("EC2 volume", "vol-1"), ("EC2 route-table", "rtb-main"),
+                ("EC2 snapshot", "snap-1"), ("AWS::S3::Bucket", "inf-image-registry")}
+    manifest = {"AWS::EC2::Volume": ["vol-1"]}
+    # vol-1 the inventory found; the main route table goes with its VPC; a snapshot is no type the cleanup deletes
+    assert o.extra_ids(c, evidence, manifest) == [("AWS::S3::Bucket", "inf-image-registry"), ("AWS::EC2::Volume", "vol-9")]

@@ -10,9 +10,14 @@ import json
 import os
 from fnmatch import fnmatch
 
+import re
+
+import botocore
 import botocore.exceptions
+import botocore.session
 import pytest
 
+from ansible_collections.teardown.gates.plugins.module_utils.aws import orphans
 from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
 from ansible_collections.teardown.gates.plugins.module_utils.aws.client import Clients
 from ansible_collections.teardown.gates.plugins.module_utils.cfn.classify import CLEAR_CHOICES
@@ -23,12 +28,14 @@ REPO = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "..")
 POLICY = os.path.join(REPO, ap.POLICY_FILE)
 
 
-def policy_actions():
+def policy_actions(sids=None):
+    """The actions the shipped policy grants (in the statements ``sids`` only, when given)."""
     with open(POLICY) as f:
         doc = json.load(f)
     out = set()
     for st in doc["Statement"]:
-        out.update([st["Action"]] if isinstance(st["Action"], str) else st["Action"])
+        if sids is None or st.get("Sid") in sids:
+            out.update([st["Action"]] if isinstance(st["Action"], str) else st["Action"])
     return out
 
 
@@ -53,6 +60,87 @@ def test_the_declarations_hold_the_deletes_and_are_shaped_by_the_options():
     assert "s3:DeleteObjectVersion" in cfn.aws_actions(["empty_buckets"])
     assert "cloudformation:UpdateTerminationProtection" in cfn.aws_actions(disable_termination_protection=True)
     assert set(cfn.AWS_REMEDY_ACTIONS) == set(CLEAR_CHOICES) | {"disable_termination_protection"}
+
+
+# The destroy's AWS cleanup is what the hosted_cluster kind declares: every request its code sends must be declared,
+# or the preflight passes a caller who then fails between two deletes. Its calls are written three ways: ("svc", "op"),
+# an EC2 probe's describe (_ec2_probe("op", ...)) and an IAM listing (_iam_list(ex, "op", ...)); the revokes name
+# their direction in a format (revoke_security_group_%s)
+CLEANUP_CODE = ("blockers", "deletes", "execute", "inventory", "probes")
+CALL = re.compile(r'"(ec2|elbv2|elb|iam|route53|s3)",\s*"([a-z0-9_]+)"|_ec2_probe\(\s*"([a-z0-9_]+)"'
+                  r'|_iam_list\(\s*ex,\s*"([a-z0-9_]+)"|"(revoke_security_group)_%s"')
+IAM_PREFIX = {"elb": "elasticloadbalancing", "elbv2": "elasticloadbalancing"}
+# S3 operations whose IAM action has another name (AWS's "Actions, resources, and condition keys for Amazon S3")
+S3_ACTIONS = {"ListBuckets": "s3:ListAllMyBuckets", "ListObjectVersions": "s3:ListBucketVersions",
+              "ListObjectsV2": "s3:ListBucket", "DeleteObjects": "s3:DeleteObject"}
+
+
+def cleanup_calls():
+    """{(client, operation)} the cleanup's code sends, read from its source."""
+    calls = set()
+    for name in CLEANUP_CODE:
+        with open(os.path.join(REPO, "plugins", "module_utils", "aws", name + ".py")) as f:
+            for svc, op, ec2_op, iam_op, revoke in CALL.findall(f.read()):
+                if svc:
+                    calls.add((svc, op))
+                elif ec2_op:
+                    calls.add(("ec2", ec2_op))
+                elif iam_op:
+                    calls.add(("iam", iam_op))
+                else:
+                    calls.update([("ec2", revoke + "_ingress"), ("ec2", revoke + "_egress")])
+    return calls
+
+
+def iam_action(session, service, operation):
+    api = dict((botocore.xform_name(n), n) for n in session.get_service_model(service).operation_names)[operation]
+    if service == "s3" and api in S3_ACTIONS:
+        return S3_ACTIONS[api]
+    return "%s:%s" % (IAM_PREFIX.get(service, service), api)
+
+
+def test_the_hosted_cluster_kind_declares_every_action_its_cleanup_sends():
+    session = botocore.session.get_session()
+    calls = cleanup_calls()
+    sent = set(iam_action(session, svc, op) for svc, op in calls)
+    # the scan finds the calls (a refactor that hides them must update CALL), the volumes' among them
+    assert len(calls) > 50 and {"ec2:DeleteVolume", "ec2:DescribeVolumes", "ec2:RevokeSecurityGroupEgress"} <= sent
+    missing = sorted(sent - set(hosted_cluster.aws_actions()))
+    assert not missing, "sent by the cleanup but not declared by kinds/hosted_cluster.py: %s" % missing
+
+
+class Recorder(object):
+    """A client wrapper that answers every call with nothing found and records it."""
+
+    def __init__(self, answers):
+        self.answers, self.sent = answers, set()
+
+    def call(self, service, operation, **kw):
+        self.sent.add((service, operation))
+        answer = self.answers.get((service, operation), {})
+        return answer(**kw) if callable(answer) else answer
+
+
+def test_the_orphan_sweep_kind_declares_every_action_its_scan_sends():
+    # one resource of each EC2 type DescribeTags can name, so that each is looked up by ID (volumes among them)
+    tags = {"Tags": [{"Key": "kubernetes.io/cluster/inf-a", "Value": "owned", "ResourceType": kind, "ResourceId": kind}
+                     for kind in orphans.EC2_TYPES]}
+    c = Recorder({("ec2", "describe_tags"): lambda Filters: tags if Filters[0]["Name"] == "value" else {},
+                  ("route53", "list_hosted_zones"): {"HostedZones": [{"Id": "/hostedzone/Z1", "Config": {"PrivateZone": True}}]},
+                  ("s3", "list_buckets"): {"Buckets": [{"Name": "inf-a-image-registry-us-east-1-x"}]}})
+    orphans.scan_region(c, oidc_bucket="oidc")
+    session = botocore.session.get_session()
+    sent = set(iam_action(session, svc, op) for svc, op in c.sent)
+    assert {"ec2:DescribeVolumes", "ec2:DescribeInstances", "route53:ListTagsForResource", "s3:GetBucketTagging"} <= sent
+    missing = sorted(sent - set(orphan_sweep.aws_actions(sweep_delete=False)))
+    assert not missing, "sent by the orphan scan but not declared by kinds/orphan_sweep.py: %s" % missing
+
+
+def test_the_cleanup_statements_grant_what_the_hosted_cluster_kind_declares():
+    # extensions/iam/README.md: InventoryAndVerify and InfraCleanup are what a sweep that deletes attaches
+    granted = policy_actions(("InventoryAndVerify", "InfraCleanup"))
+    missing = sorted(a for a in hosted_cluster.aws_actions() if a not in granted)
+    assert not missing, "declared by kinds/hosted_cluster.py, not in InventoryAndVerify or InfraCleanup: %s" % missing
 
 
 def params(**kw):
