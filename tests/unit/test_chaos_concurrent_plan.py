@@ -158,3 +158,14 @@ def test_main_refuses_a_bad_pin(tmp_path, monkeypatch, capsys):
     assert chaos.main(["--runs", "1", "--cases", "concurrent:nope", "--budget-scale", "0",
                        "--results", str(tmp_path / "r.json"), "--workdir", str(tmp_path / "w")]) == 2
     assert "no such playbook" in capsys.readouterr().err
+
+
+def test_every_aws_type_the_cleanup_deletes_has_its_delete_action_in_the_concurrent_check():
+    # The report-true check accepts a resource both runs claim as deleted only when each run's key sent that type's
+    # delete. A type missing from DELETE_ACTIONS (AWS::EC2::Volume was, campaign seed 42000, run 42129) turns two
+    # true reports into a violation: every type the AWS graph names must be there.
+    import re
+    graph = open(os.path.join(REPO, "plugins", "module_utils", "aws", "graph.py")).read()
+    types = set(re.findall(r'^[A-Z_]+ = "((?:AWS|Custom)::[A-Za-z0-9:]+)"', graph, re.M))
+    assert "AWS::EC2::Volume" in types and len(types) > 15
+    assert sorted(types - set(concurrent_case.DELETE_ACTIONS)) == []
