@@ -54,7 +54,7 @@ options:
     default: true
   min_age:
     description:
-      - Keep out Releases created less than this long ago (C(metadata.creationTimestamp)): seconds, or a duration
+      - Keep out Releases created less than this long ago (C(metadata.creationTimestamp)) - seconds, or a duration
         such as V(90m), V(24h), V(1d12h). They are listed in RV(protected) with the reason, like a Release labelled
         C(teardown.gates/protected=true), and not in RV(releases). V(0), the default, keeps none for its age.
       - A negative value or one that is not a duration fails before any request, naming C(min_age).
@@ -168,7 +168,7 @@ absent_names:
   elements: str
 protected:
   description:
-    - The Releases kept out of every plan, left out of RV(releases) so that no plan deletes or waits on them: those
+    - The Releases kept out of every plan, left out of RV(releases) so that no plan deletes or waits on them - those
       labelled C(teardown.gates/protected=true) and those created less than O(min_age) ago, each with C(name),
       C(namespace), C(uid), C(cluster) (its Cluster's name) and C(reason) (V(labelled teardown.gates/protected), or
       V(created <time>, less than min_age (<n> s\) ago)).
