@@ -68,3 +68,33 @@ def too_young(created, min_age_seconds, now=None):
     if (now - when).total_seconds() < min_age_seconds:
         return "created %s, less than min_age (%d s) ago" % (when.strftime("%Y-%m-%dT%H:%M:%SZ"), min_age_seconds)
     return ""
+
+
+def oldest(item, time_fields):
+    """The oldest of the creation times ``item`` (a read's answer) carries in ``time_fields``, or None."""
+    times = [t for t in (_aware((item or {}).get(f)) for f in time_fields) if t is not None]
+    return min(times) if times else None
+
+
+def young_rows(manifest, observed, min_age_seconds, fallback_created, time_fields, missing_is_absent=False, now=None):
+    """The kept rows ({type, id, reason}) of the resources of ``manifest`` (type -> IDs) created less than
+    ``min_age_seconds`` ago. Each is judged by its own creation time where the read's answer (``observed``: type ->
+    {id: answer, with ``state``}) carries one (``time_fields``), else by ``fallback_created`` (for a hosted cluster's
+    resources, the HostedCluster's creationTimestamp: they were made with it or after it). What the read found
+    absent or terminal is not kept, nor, with ``missing_is_absent`` (a look by ID that answers only for what
+    exists), an ID the read did not answer for. min_age 0 is off: no row."""
+    if not min_age_seconds:
+        return []
+    rows = []
+    for rtype, ids in sorted((manifest or {}).items()):
+        seen = (observed or {}).get(rtype)
+        for rid in sorted(ids or []):
+            item = (seen or {}).get(rid)
+            if item is None and missing_is_absent and seen is not None:
+                continue
+            if (item or {}).get("state") in ("absent", "terminal"):
+                continue
+            why = too_young(oldest(item, time_fields) or fallback_created, min_age_seconds, now)
+            if why:
+                rows.append({"type": rtype, "id": rid, "reason": why})
+    return rows

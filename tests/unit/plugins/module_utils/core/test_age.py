@@ -59,3 +59,38 @@ def test_exactly_min_age_old_is_old_enough():
 def test_an_unreadable_creation_time_is_not_taken_as_old():
     for created in (None, "", "yesterday"):
         assert "no creation time is readable" in age.too_young(created, 60, NOW)
+
+
+FIELDS = ("LaunchTime", "CreateTime")
+
+
+def test_young_rows_judge_each_resource_by_its_own_time_else_by_the_cluster_s():
+    manifest = {"AWS::EC2::Instance": ["i-new", "i-old", "i-gone"], "AWS::EC2::Subnet": ["subnet-1"]}
+    observed = {"AWS::EC2::Instance": {
+        "i-new": {"state": "present", "LaunchTime": datetime.datetime(2026, 12, 5, 1, 30, tzinfo=datetime.timezone.utc)},
+        "i-old": {"state": "present", "LaunchTime": "2026-11-01T00:00:00+00:00"},
+        "i-gone": {"state": "terminal", "LaunchTime": "2026-12-05T01:59:00+00:00"}}}
+    # a subnet's answer carries no creation time: the HostedCluster's, two hours old, is old enough
+    rows = age.young_rows(manifest, observed, 3600, "2026-12-04T23:59:00Z", FIELDS, now=NOW)
+    assert rows == [{"type": "AWS::EC2::Instance", "id": "i-new",
+                     "reason": "created 2026-12-05T01:30:00Z, less than min_age (3600 s) ago"}]
+    # a cluster made 10 minutes ago: its subnet is kept too
+    rows = age.young_rows(manifest, observed, 3600, "2026-12-05T01:50:00Z", FIELDS, now=NOW)
+    assert [r["id"] for r in rows] == ["i-new", "subnet-1"]
+    assert rows[1]["reason"] == "created 2026-12-05T01:50:00Z, less than min_age (3600 s) ago"
+
+
+def test_young_rows_off_at_zero_and_unknown_cluster_time_is_not_old():
+    manifest = {"AWS::EC2::Subnet": ["subnet-1"]}
+    assert age.young_rows(manifest, {}, 0, None, FIELDS, now=NOW) == []
+    [row] = age.young_rows(manifest, {}, 60, None, FIELDS, now=NOW)
+    assert "no creation time is readable" in row["reason"]
+
+
+def test_young_rows_of_a_look_by_id_skip_what_it_did_not_find():
+    manifest = {"AWS::EC2::Subnet": ["subnet-1", "subnet-2"]}
+    observed = {"AWS::EC2::Subnet": {"subnet-1": {"state": "present"}}}
+    rows = age.young_rows(manifest, observed, 3600, "2026-12-05T01:50:00Z", FIELDS, missing_is_absent=True, now=NOW)
+    assert [r["id"] for r in rows] == ["subnet-1"]
+    rows = age.young_rows(manifest, observed, 3600, "2026-12-05T01:50:00Z", FIELDS, now=NOW)
+    assert [r["id"] for r in rows] == ["subnet-1", "subnet-2"]
