@@ -82,6 +82,8 @@ CASES = [
     # aws_infra_inventory
     ("aws_infra_inventory-missing", "aws_infra_inventory", {"base_domain": "example.com"}, "infra_id"),
     ("aws_infra_inventory-blank", "aws_infra_inventory", {"infra_id": "  "}, "infra_id"),
+    ("aws_infra_inventory-age", "aws_infra_inventory", {"infra_id": "bi-none", "min_age": "banana"}, "min_age"),
+    ("aws_infra_cleanup-age", "aws_infra_cleanup", {"manifest": {"AWS::EC2::VPC": ["vpc-1"]}, "min_age": -5}, "min_age"),
     # aws_infra_cleanup
     ("aws_infra_cleanup-both", "aws_infra_cleanup", {"manifest": {"AWS::EC2::VPC": ["vpc-1"]}, "infra_id": "x"},
      "manifest"),
@@ -181,6 +183,8 @@ CASES = [
                                                       "min_age": "banana"}, "min_age"),
     ("role-cfn_refusals-age", "role:cfn_refusals", {"cfn_stacks": ["s"], "min_age": -5}, "min_age"),
     ("role-held_deletion-age", "role:held_deletion", {"held_namespace": "{ns}", "min_age": "banana"}, "min_age"),
+    ("role-hosted_cluster_destroy-age", "role:hosted_cluster_destroy", {
+        "hosted_cluster_name": "hc", "hosted_cluster_namespace": "{ns}", "min_age": -5}, "min_age"),
     ("deletion_info-bad-api-version", "deletion_info", {"api_version": "apps/v1/extra", "kind": "Deployment",
                                                         "name": "d", "namespace": "{ns}", "diagnose": True}, "api_version"),
     ("role-diagnose_deletion-missing-name", "role:diagnose_deletion", {"kind": "ConfigMap", "namespace": "{ns}"},
