@@ -73,3 +73,26 @@ def test_a_just_created_stack_is_kept_as_too_young(tmp_path):
     assert kept["id"] == arn and kept["reason"].startswith("created ") and kept["reason"].endswith(YOUNG), kept
     assert cfn.describe_stacks(StackName=arn)["Stacks"][0]["StackStatus"] == "CREATE_COMPLETE"
     cfn.delete_stack(StackName=arn)
+
+
+def test_a_just_seeded_hosted_cluster_s_aws_resources_are_kept_as_too_young(tmp_path, request):
+    """Check mode: each resource by its own creation time (an instance's LaunchTime...), the rest by the
+    HostedCluster's creationTimestamp, all a moment ago; none is planned for deletion, each is kept with the reason."""
+    from privilege import retire_hosted_cluster
+    name = "ma" + uuid.uuid4().hex[:6]
+    info = seed("hosted-cluster", "--name", name, "--namespace", name, "--knob", "replicas=0", "--knob", "zones=1")
+    request.addfinalizer(lambda: retire_hosted_cluster(info["namespace"], info["name"]))
+    args = {"hosted_cluster_name": info["name"], "hosted_cluster_namespace": info["namespace"], "min_age": "1h",
+            "destroy_cloud_resources": True, "report_dir": str(tmp_path / "reports")}
+    run = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="", check=True)
+    text = run.stdout + run.stderr
+    assert run.returncode == 0, text[-4000:]
+    plan = _plan(args["report_dir"], "plan-hosted_cluster-")["plan"]
+    assert plan["options"]["min_age"] == 3600, plan["options"]
+    aws = [e for e in plan["entries"] if e["type"].startswith("AWS::")]
+    assert aws == [], aws
+    kept = dict((k["id"], k["reason"]) for k in plan["kept"] if k["type"].startswith("AWS::"))
+    vpc = info["aws"]["AWS::EC2::VPC"][0]
+    nat = info["aws"]["AWS::EC2::NatGateway"][0]
+    for rid in (vpc, nat):
+        assert kept.get(rid, "").startswith("created ") and kept[rid].endswith(YOUNG), (rid, kept)
