@@ -26,7 +26,7 @@ options:
     description:
       - The creation time (ISO 8601) of the HostedCluster whose resources these are; with O(min_age), the creation
         time of a resource whose answer carries none (subnets, route tables, security groups, VPCs, IAM, Route 53,
-        S3: they were made with the cluster or after it). Empty, with O(min_age) above 0, such a resource is kept
+        S3 - they were made with the cluster or after it). Empty, with O(min_age) above 0, such a resource is kept
         (its age is not shown to be above O(min_age)).
     type: str
     default: ""

@@ -305,9 +305,10 @@ def plan(facts, options):
     identity: namespace, name, uid, infra_id, region, hcp_namespace), ``present`` and ``deleting`` (the
     HostedCluster's state), ``cli_finalizer_on``, ``cleanup_preexisting``, ``nodepools``, ``manifest`` (every
     AWS ID recorded) and ``protected`` (aws_infra_inventory's kept rows: tagged teardown.gates/protected, or created
-    less than min_age ago; they and what waits on them are kept, with the reason). Steps: 1 the CLI finalizer, 2 the cleanup annotation, 3 the HostedCluster's delete, 4 what
-    HyperShift and CAPI delete on their own (NodePools, the HCP namespace), 10 + level the AWS deletes in
-    dependency order, IAM last, 90 the CLI finalizer's release."""
+    less than min_age ago; they and what waits on them are kept, with the reason). Steps: 1 the CLI finalizer, 2
+    the cleanup annotation, 3 the HostedCluster's delete, 4 what HyperShift and CAPI delete on their own
+    (NodePools, the HCP namespace), 10 + level the AWS deletes in dependency order, IAM last, 90 the CLI
+    finalizer's release."""
     facts, options = facts or {}, options or {}
     c = facts.get("cluster") or {}
     opts = dict((k, options[k]) for k in PLAN_OPTIONS if k in options)
