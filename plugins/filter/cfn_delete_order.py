@@ -10,11 +10,13 @@ from ansible.errors import AnsibleFilterError
 from ansible_collections.teardown.gates.plugins.module_utils.cfn import classify as cfn_classify
 
 
-def cfn_delete_order(info, names=None):
+def cfn_delete_order(info, names=None, min_age=0):
     try:
-        return cfn_classify.order_from_info(info, names=names)
+        return cfn_classify.order_from_info(info, names=names, min_age=min_age)
     except cfn_classify.OrderError as e:
         raise AnsibleFilterError("cfn_delete_order: %s" % e)
+    except ValueError as e:  # a bad min_age (the role refuses it first, before any request)
+        raise AnsibleFilterError("cfn_delete_order: min_age: %s" % e)
 
 
 class FilterModule(object):

@@ -42,6 +42,8 @@ description:
     protected so (the EC2 types). Kept and blocked resources do not fail the module; RV(verified) is then false.
     One of those types whose look failed has unknown tags; it is not deleted either (nor what waits on it), and it
     fails the module (outcome C(failed), C(its tags are unknown ...)).
+  - With O(min_age), what was created less than that long ago is kept the same way (RV(kept), with the reason), and
+    what waits on it is blocked.
 author:
   - teardown.gates developers (@teardown-gates)
 options:
@@ -90,6 +92,7 @@ extends_documentation_fragment:
   - amazon.aws.boto3
   - teardown.gates.aws_infra_discovery
   - teardown.gates.aws_wait_timeout
+  - teardown.gates.aws_min_age
 """
 
 EXAMPLES = r"""
@@ -178,8 +181,8 @@ elapsed:
   returned: always
   type: float
 kept:
-  description: The resources tagged C(teardown.gates/protected=true), never deleted, each with C(type), C(id) and
-    C(reason).
+  description: The resources tagged C(teardown.gates/protected=true) or created less than O(min_age) ago, never
+    deleted, each with C(type), C(id) and C(reason).
   returned: always
   type: list
   elements: dict

@@ -46,6 +46,7 @@ extends_documentation_fragment:
   - amazon.aws.region.modules
   - amazon.aws.boto3
   - teardown.gates.aws_infra_discovery
+  - teardown.gates.aws_min_age
 """
 
 EXAMPLES = r"""
@@ -93,8 +94,9 @@ guest_volumes:
   sample: ["vol-0abc"]
 protected:
   description:
-    - The resources found tagged C(teardown.gates/protected=true), each with C(type), C(id) and C(reason), from the
-      tags discovery's answers carry (no request is added). M(teardown.gates.aws_infra_cleanup) keeps them.
+    - The resources found tagged C(teardown.gates/protected=true), and those created less than O(min_age) ago, each
+      with C(type), C(id) and C(reason), from the tags and creation times discovery's answers carry (no request is
+      added). M(teardown.gates.aws_infra_cleanup) keeps them.
   returned: always
   type: list
   elements: dict

@@ -52,6 +52,14 @@ options:
     description: For deleting Releases, read their hook Jobs and Warning events to say why they have not gone.
     type: bool
     default: true
+  min_age:
+    description:
+      - Keep out Releases created less than this long ago (C(metadata.creationTimestamp)) - seconds, or a duration
+        such as V(90m), V(24h), V(1d12h). They are listed in RV(protected) with the reason, like a Release labelled
+        C(teardown.gates/protected=true), and not in RV(releases). V(0), the default, keeps none for its age.
+      - A negative value or one that is not a duration fails before any request, naming C(min_age).
+    type: raw
+    default: 0
   find_untracked:
     description:
       - Also list objects on the target labelled C(convoy.kumodo.io/release=<name>), of the kinds the
@@ -160,8 +168,10 @@ absent_names:
   elements: str
 protected:
   description:
-    - The Releases labelled C(teardown.gates/protected=true), left out of RV(releases) so that no plan deletes or waits
-      on them, each with C(name), C(namespace), C(uid), C(cluster) (its Cluster's name) and C(reason).
+    - The Releases kept out of every plan, left out of RV(releases) so that no plan deletes or waits on them - those
+      labelled C(teardown.gates/protected=true) and those created less than O(min_age) ago, each with C(name),
+      C(namespace), C(uid), C(cluster) (its Cluster's name) and C(reason) (V(labelled teardown.gates/protected), or
+      V(created <time>, less than min_age (<n> s\) ago)).
   returned: always
   type: list
   elements: dict
@@ -215,6 +225,7 @@ def main():
         label_selector=dict(type="str"),
         cluster_name=dict(type="str"),
         diagnose=dict(type="bool", default=True),
+        min_age=dict(type="raw", default=0),
         find_untracked=dict(type="bool", default=True),
         verify_objects=dict(type="list", elements="dict", default=[]),
         verify_plan=dict(type="list", elements="dict", default=[]),

@@ -79,6 +79,13 @@ options:
         are garbage collected with the object. An existing directory gets a file named after the
         object and its UID. Nothing is abandoned if the save fails.
     type: path
+  min_age:
+    description:
+      - Keep the object when it was created less than this long ago (its C(metadata.creationTimestamp)) - seconds, or a
+        duration such as V(90m), V(24h), V(1d12h); RV(young) gives the reason. V(0), the default, is off.
+      - A negative value or one that is not a duration fails before any request, naming C(min_age).
+    type: raw
+    default: 0
 """
 
 EXAMPLES = r"""
@@ -107,6 +114,14 @@ EXAMPLES = r"""
 """
 
 RETURN = r"""
+young:
+  description:
+    - The reason the object is kept for its age (V(created <time>, less than min_age (<n> s\) ago)) when it was
+      created less than O(min_age) ago, else an empty string. Such an object is never restored nor abandoned,
+      O(action=restore) and O(action=abandon) fail before any change.
+  returned: always, except when the object could not be read
+  type: str
+  sample: ""
 protected:
   description:
     - True when the object is labelled C(teardown.gates/protected=true) (read with the object, no other request); such
@@ -197,6 +212,7 @@ def main():
         backup_serial=dict(type="int"),
         confirm_uid=dict(type="str"),
         backup_to=dict(type="path"),
+        min_age=dict(type="raw", default=0),
     )
     module = AnsibleK8SModule(argument_spec=argument_spec, supports_check_mode=True)
     run_k8s_module(module, driver)

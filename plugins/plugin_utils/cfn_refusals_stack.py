@@ -18,13 +18,16 @@ DELETE_STATUS = re.compile("DELETE_")
 
 
 def missing(chosen, plan):
-    """The stacks asked for (names or IDs) that the deletion order does not hold, by name or ID, and that no parent
-    takes: they no longer exist. ``plan`` is the cfn_delete_order result."""
+    """The stacks asked for (names or IDs) that the deletion order does not hold, by name or ID, that no parent
+    takes and that are not kept (protected, younger than min_age, or held by one that is): they no longer exist.
+    ``plan`` is the cfn_delete_order result."""
     chosen = plain_list(chosen, "cfn_refusals_missing", "the stacks chosen (a list of names or IDs)")
     plan = parsed_dict(plan, "cfn_refusals_missing", "the deletion order of cfn_delete_order")
     order = dict_list(plan.get("order") or [], "cfn_refusals_missing", "the plan's order")
     parent = dict_list(plan.get("handled_by_parent") or [], "cfn_refusals_missing", "the plan's handled_by_parent")
+    kept = dict_list(plan.get("kept") or [], "cfn_refusals_missing", "the plan's kept")
     known = [s.get("name") for s in order] + [s.get("id") for s in order] + [s.get("name") for s in parent]
+    known += [s.get("name") for s in kept] + [s.get("id") for s in kept]  # there, and kept: not gone
     return [c for c in chosen if c not in known]
 
 

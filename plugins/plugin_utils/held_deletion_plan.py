@@ -25,12 +25,15 @@ def decide(result, prefer_restore, abandon_uid, held_name):
 
     Restore wins over abandon: a held state hold with a restore option is restored from the first one (the newest
     usable backup) when prefer_restore. Abandon needs abandon_uid, and it must be the object's UID unless
-    held_name names the one object. An object that is not held gets 'none'; one labelled teardown.gates/protected
-    gets 'none' and ``kept``, the reason."""
+    held_name names the one object. An object that is not held gets 'none'; one labelled teardown.gates/protected,
+    or created less than min_age ago (``young``), gets 'none' and ``kept``, the reason."""
     result = one_dict(result, "held_deletion_decision", "one result of the held_deletion diagnosis (a loop item)")
     if as_bool(result.get("protected")):
         # labelled teardown.gates/protected: kept, whatever holds it, with the reason
         return {"action": "none", "backup_serial": None, "kept": PROTECTED_LABEL_REASON}
+    if printed(result.get("young")):
+        # created less than min_age ago: kept as a protected one is, with the reason
+        return {"action": "none", "backup_serial": None, "kept": printed(result.get("young"))}
     held = as_bool(result.get("held"))
     restores = restore_options(result)
     abandon_uid = printed(abandon_uid)
@@ -52,8 +55,8 @@ def still_held(after, action, check_mode):
     restore or abandon did not run). Named: a hold, or an unknown one (held None), or a reason that nothing from
     here releases, or an action taken that did not end in Absent or FinalizerGone."""
     after = one_dict(after, "held_deletion_still_held", "one result of the held_deletion diagnosis (phase 7)")
-    if as_bool(after.get("protected")):
-        return False  # kept on purpose (labelled teardown.gates/protected): listed as kept, not as still held
+    if as_bool(after.get("protected")) or printed(after.get("young")):
+        return False  # kept on purpose (labelled teardown.gates/protected, or younger than min_age): listed as kept, not as still held
     acted = printed(action) != "none"
     check_mode = as_bool(check_mode)
     if acted and check_mode:

@@ -57,7 +57,9 @@ def identity(hc, stored, present, aws_region="", oidc_bucket="", infra_id="", en
       (AWS_DEFAULT_REGION);
     - oidc_bucket: the oidc_bucket option, else the bucket of the HostedCluster's issuer URL, else the stored one;
     - cleanup_preexisting, skip_namespace_delete: whether the HostedCluster's annotation is 'true' when it is
-      present, else what the stored baseline says (False when it says nothing).
+      present, else what the stored baseline says (False when it says nothing);
+    - created: the HostedCluster's creationTimestamp, else the stored one, else '' (min_age judges by it what has
+      no creation time of its own).
 
     stored may be the stored baseline or its JSON text (ansible-core 2.16 may hand it on as text)."""
     fname = "hosted_cluster_baseline"
@@ -83,6 +85,7 @@ def identity(hc, stored, present, aws_region="", oidc_bucket="", infra_id="", en
             bucket if bucket else _or(_at(stored, "oidc_bucket"), "")),
         "cleanup_preexisting": cleanup,
         "skip_namespace_delete": skip_ns,
+        "created": _first_set(_at(hc, "metadata", "creationTimestamp"), _at(stored, "cluster", "created"), ""),
     }
 
 

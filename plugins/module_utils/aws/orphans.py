@@ -29,34 +29,13 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws.inventory impor
 # the protect tag is shared with the other kinds (core/protect.py); the sweep reads it as it always did
 from ansible_collections.teardown.gates.plugins.module_utils.core.protect import (  # noqa: F401 pylint: disable=unused-import
     PROTECTED_REASON, PROTECTED_TAG, is_protected)
+# min_age's duration format is shared with the other kinds (core/age.py); the sweep parses it as it always did
+from ansible_collections.teardown.gates.plugins.module_utils.core.age import parse_age  # noqa: F401 pylint: disable=unused-import
 
 CLUSTER_TAG = "kubernetes.io/cluster/"
 INFRA_ID = re.compile(r"^[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?$")
 # the fields that carry a creation time in what discovery reads (EC2, ELB, IAM, S3 answers)
 TIME_FIELDS = ("LaunchTime", "CreateTime", "CreateDate", "CreatedTime", "CreationTimestamp", "CreationDate")
-_AGE = re.compile(r"(\d+)\s*([smhdw])")
-_UNIT = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800}
-
-
-def parse_age(value):
-    """Seconds in ``value``: a number of seconds, or a duration such as ``24h``, ``90m``, ``1d12h``, ``0``.
-
-    Raises ValueError for anything else, a negative value included."""
-    if isinstance(value, bool):
-        raise ValueError("%r is not a duration" % (value,))
-    if isinstance(value, (int, float)):
-        if value < 0:
-            raise ValueError("%r is negative" % (value,))
-        return int(value)
-    text = str(value or "").strip().lower()
-    if re.match(r"^\d+$", text):
-        return int(text)
-    if text.startswith("-"):
-        raise ValueError("%r is negative" % (value,))
-    parts = _AGE.findall(text)
-    if not parts or _AGE.sub("", text).strip():
-        raise ValueError("%r is not a duration (seconds, or e.g. 24h, 90m, 1d12h)" % (value,))
-    return sum(int(n) * _UNIT[u] for n, u in parts)
 
 
 def infra_id_from_tag(key, value):

@@ -19,22 +19,54 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws.args import Bad
 from ansible_collections.teardown.gates.plugins.module_utils.aws.client import AWS_ERRORS, module_clients
 from ansible_collections.teardown.gates.plugins.module_utils.aws.execute import Executor
 from ansible_collections.teardown.gates.plugins.module_utils.aws.inventory import discover
-from ansible_collections.teardown.gates.plugins.module_utils.aws.orphans import TAGS_UNKNOWN_PREFIX, protected_rows
+from ansible_collections.teardown.gates.plugins.module_utils.aws.orphans import TAGS_UNKNOWN_PREFIX, TIME_FIELDS, protected_rows
 from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import TAGGED_BY_LOOK
+from ansible_collections.teardown.gates.plugins.module_utils.core.age import parse_age, young_rows
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
 
 DEFAULT_REGION = "us-east-1"
 
 
+def age_spec():
+    """min_age and the creation time of what has none of its own (the HostedCluster's), both modules' options."""
+    return dict(min_age=dict(type="raw", default=0), cluster_created=dict(type="str", default=""))
+
+
 def inventory_spec():
-    return dict(infra_id=dict(type="str", required=True), manifest_path=dict(type="path"), **aws_args.discovery_spec())
+    spec = dict(infra_id=dict(type="str", required=True), manifest_path=dict(type="path"), **aws_args.discovery_spec())
+    spec.update(age_spec())
+    return spec
+
+
+def min_age(p):
+    """The min_age option in seconds; BadInput naming it when it is negative or not a duration."""
+    try:
+        return parse_age(p.get("min_age", 0))
+    except ValueError as e:
+        raise BadInput("min_age: %s; nothing changed" % e)
+
+
+def young(manifest, observed, p, missing_is_absent=False):
+    """The kept rows of what was created less than min_age ago: each resource by the creation time its read's answer
+    carries (LaunchTime, CreateTime, CreatedTime, CreationTimestamp...), else by cluster_created (the HostedCluster's
+    creationTimestamp: its resources were made with it or after it). No request is added."""
+    return young_rows(manifest, observed, min_age(p), p.get("cluster_created") or None, TIME_FIELDS,
+                      missing_is_absent=missing_is_absent)
+
+
+def kept_rows(protected, aged):
+    """The protect mark's rows, then min_age's for what the mark does not already keep (one row per ID)."""
+    ids = set((r["type"], r["id"]) for r in protected)
+    return protected + [r for r in aged if (r["type"], r["id"]) not in ids]
 
 
 def cleanup_spec():
-    return dict(manifest=dict(type="raw"), infra_id=dict(type="str"), preserve_iam=dict(type="bool", default=False),
+    spec = dict(manifest=dict(type="raw"), infra_id=dict(type="str"), preserve_iam=dict(type="bool", default=False),
                 retain=dict(type="dict", default={}),
                 wait_timeout=aws_args.wait_timeout_spec(), concurrency=dict(type="int", default=8),
                 **aws_args.discovery_spec())
+    spec.update(age_spec())
+    return spec
 
 
 # aws_infra_cleanup takes a manifest or an infra ID, never both
@@ -72,12 +104,15 @@ def _discover(module, clients, infra_id, shown, then):
 def inventory(module):
     """aws_infra_inventory: the infra ID's manifest, written to manifest_path when that is given."""
     infra_id = aws_args.infra_id(module.params["infra_id"])
+    min_age(module.params)
     clients = module_clients(module, "aws_infra_inventory", concurrency=4, check_mode=False)
     manifest, details = _discover(module, clients, infra_id, infra_id, "no manifest is returned because an "
                                   "incomplete one would leave resources behind")
+    # kept: tagged protected, or created less than min_age ago (judged from discovery's answers)
+    kept = kept_rows(protected_rows(details["observed"]), young(manifest, details["observed"], module.params))
     result = dict(changed=False, manifest=manifest, counts=dict((t, len(v)) for t, v in manifest.items()),
                   total=sum(len(v) for v in manifest.values()), api_calls=clients.calls, vpcs=details["vpcs"],
-                  guest_volumes=details["guest_volumes"], protected=protected_rows(details["observed"]))
+                  guest_volumes=details["guest_volumes"], protected=kept)
     path = module.params["manifest_path"]
     if path:
         text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
@@ -112,6 +147,7 @@ def cleanup_options(p):
         aws_args.infra_id(p["infra_id"])
     aws_args.wait_timeout(p["wait_timeout"])
     aws_args.at_least_one("concurrency", p["concurrency"])
+    min_age(p)
 
 
 def check_mode_result(ex, plan):
@@ -191,7 +227,8 @@ def cleanup(module):
     # leaves the plan, with what waits on it, and the second plan reuses that look (no request is added)
     first = Executor(clients, plan, wait_timeout=p["wait_timeout"], observed=observed)
     seen = first.observe_all()
-    protected = protected_rows(seen, TAGGED_BY_LOOK)
+    # and its creation time, where the answer carries one: what is younger than min_age is kept the same way
+    protected = kept_rows(protected_rows(seen, TAGGED_BY_LOOK), young(first.active, seen, p, missing_is_absent=True))
     if protected:
         plan = _plan(module, manifest, protected)
     ex = Executor(clients, plan, wait_timeout=p["wait_timeout"], observed=seen)

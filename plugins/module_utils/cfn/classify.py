@@ -18,6 +18,7 @@ import re
 
 # the sweep's protect tag and its reading of the value (core/protect.py), not a copy
 from ansible_collections.teardown.gates.plugins.module_utils.core.protect import PROTECTED_REASON, is_protected
+from ansible_collections.teardown.gates.plugins.module_utils.core.age import parse_age, too_young
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 DELETE_CONFLICT = "DeleteConflict"
@@ -216,12 +217,15 @@ def template_imports(template):
     return found
 
 
-def order_from_info(info, names=None):
+def order_from_info(info, names=None, min_age=0, now=None):
     """``info``: the ``cloudformation`` dict of amazon.aws.cloudformation_info (stack name -> facts, with
-    ``stack_template``). ``names``: restrict to these stack names or ARNs (None: all). Returns a dict:
+    ``stack_template``). ``names``: restrict to these stack names or ARNs (None: all). ``min_age`` (seconds or a
+    duration, 0 off): a stack whose ``CreationTime`` (DescribeStacks' ``creation_time``, no added request) is less
+    than that before ``now`` is kept, as a protected one is. Returns a dict:
     ``order`` (names, importers before exporters, each with ``after``: the importers it waits for),
-    ``handled_by_parent`` (nested stacks their parent deletes) and ``unknown_imports`` (stacks whose template
-    imports a name not known until run time)."""
+    ``handled_by_parent`` (nested stacks their parent deletes), ``unknown_imports`` (stacks whose template
+    imports a name not known until run time) and ``kept`` (each with its reason)."""
+    min_age = parse_age(min_age)
     stacks, unknown = [], []
     # a nested stack is known by its ParentId, or (where an endpoint leaves ParentId out) by being the
     # physical ID of a parent's AWS::CloudFormation::Stack resource (``stack_resources: true``)
@@ -248,7 +252,9 @@ def order_from_info(info, names=None):
         ids = set(s["id"] for s in chosen)
         chosen += [s for s in stacks if s["parent_id"] in ids and s["id"] not in ids]
         stacks = chosen
-    kept = protected_stacks(stacks, dict((n, (f or {}).get("stack_tags")) for n, f in (info or {}).items()))
+    young = dict((n, too_young(((f or {}).get("stack_description") or {}).get("creation_time"), min_age, now))
+                 for n, f in (info or {}).items())
+    kept = protected_stacks(stacks, dict((n, (f or {}).get("stack_tags")) for n, f in (info or {}).items()), young)
     stacks = [s for s in stacks if s["name"] not in kept]
     ordered, handled = order_stacks(stacks)
     exporter_of = dict((e, s["name"]) for s in stacks for e in s["exports"])
@@ -275,9 +281,10 @@ def order_from_info(info, names=None):
                 kept=[dict(name=n, id=k["id"], reason=k["reason"]) for n, k in sorted(kept.items())])
 
 
-def protected_stacks(stacks, tags_of):
+def protected_stacks(stacks, tags_of, young=None):
     """{name: {id, reason}} of the stacks that stay: tagged teardown.gates/protected (its tags as DescribeStacks
-    answers them, ``tags_of``: name -> tags; nothing more is read), and what cannot be deleted while one stays:
+    answers them, ``tags_of``: name -> tags; nothing more is read), created less than min_age ago (``young``: name ->
+    the reason, "" when old enough), and what cannot be deleted while one stays:
     its parent and ancestors (deleting a parent deletes its nested stacks), the stacks it imports from (an export in
     use cannot be deleted), and the nested stacks of each kept stack (their parent, which deletes them, stays)."""
     by_name = dict((s["name"], s) for s in stacks)
@@ -285,6 +292,9 @@ def protected_stacks(stacks, tags_of):
     exporter_of = dict((e, s["name"]) for s in stacks for e in s["exports"])
     kept = dict((s["name"], {"id": s["id"], "reason": PROTECTED_REASON}) for s in stacks
                 if is_protected(tags_of.get(s["name"])))
+    for s in stacks:
+        if s["name"] not in kept and (young or {}).get(s["name"]):
+            kept[s["name"]] = {"id": s["id"], "reason": young[s["name"]]}
     todo = list(kept)
     while todo:
         name = todo.pop()

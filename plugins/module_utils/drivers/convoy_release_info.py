@@ -23,6 +23,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.owners.convoy impor
     target_namespace,
     what_stayed,
 )
+from ansible_collections.teardown.gates.plugins.module_utils.core.age import min_age_problem, parse_age, too_young
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
 from ansible_collections.teardown.gates.plugins.module_utils.core.protect import PROTECTED_LABEL_REASON, labelled_protected
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError, missing_permission
@@ -103,6 +104,8 @@ def input_errors(p):
     """The first input error (as the module words it), or None."""
     if p["request_timeout"] <= 0:
         return "request_timeout: must be more than 0 seconds"
+    if min_age_problem(p.get("min_age", 0)):
+        return min_age_problem(p.get("min_age", 0))
     for i, o in enumerate(p["verify_objects"]):
         missing = [k for k in ("apiVersion", "kind", "name") if not o.get(k)]
         if missing:
@@ -120,9 +123,18 @@ def client_failed(module, err, started=None):
     fail_from(module, err, what="could not create the API client (state unknown, nothing is taken as absent)")
 
 
+def kept_reason(release, min_age):
+    """Why a Release stays out of every plan (labelled protected, or younger than ``min_age`` seconds), or ""."""
+    if labelled_protected(release):
+        return PROTECTED_LABEL_REASON
+    return too_young((release.get("metadata") or {}).get("creationTimestamp"), min_age)
+
+
 def read_releases(module, reads, record):
-    """``(releases, absent_names, clusters, protected)``; fails the module when the Releases cannot be listed."""
+    """``(releases, absent_names, clusters, protected)``; fails the module when the Releases cannot be listed.
+    ``protected`` holds every kept Release with its reason: labelled protected, or younger than min_age."""
     p = module.params
+    min_age = parse_age(p.get("min_age", 0))
     ns = p["namespace"]
     releases, absent_names, clusters, protected = [], [], [], []
     if want_releases(p):
@@ -151,12 +163,14 @@ def read_releases(module, reads, record):
         if p["cluster_name"] and cl["state"] == PRESENT and p["cluster_name"] not in cl_by:
             clusters.append({"name": p["cluster_name"], "state": ABSENT})
 
-        for r in [r for r in items if labelled_protected(r)]:
-            # labelled teardown.gates/protected: out of every plan, listed as kept (never deleted nor waited on)
+        kept = dict((r["metadata"]["name"], kept_reason(r, min_age)) for r in items)
+        for r in [r for r in items if kept[r["metadata"]["name"]]]:
+            # labelled teardown.gates/protected, or created less than min_age ago: out of every plan, listed as
+            # kept (never deleted nor waited on)
             md = r["metadata"]
             protected.append({"name": md["name"], "namespace": ns, "uid": md.get("uid"), "cluster": cluster_name(r),
-                              "reason": PROTECTED_LABEL_REASON})
-        for r in [r for r in items if not labelled_protected(r)]:
+                              "reason": kept[md["name"]]})
+        for r in [r for r in items if not kept[r["metadata"]["name"]]]:
             md = r["metadata"]
             jobs = events = None
             if p["diagnose"] and md.get("deletionTimestamp"):

@@ -15,6 +15,7 @@ import os
 from ansible.module_utils.common.text.converters import to_native
 
 from ansible_collections.teardown.gates.plugins.module_utils.owners import captf
+from ansible_collections.teardown.gates.plugins.module_utils.core.age import min_age_problem, parse_age, too_young
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
 from ansible_collections.teardown.gates.plugins.module_utils.core.protect import PROTECTED_LABEL_REASON, labelled_protected
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError, missing_permission
@@ -66,6 +67,8 @@ def check(module):
     for key in ("name", "namespace"):
         if not (p[key] or "").strip():  # required, but "" passes Ansible's check; "" would mean every namespace
             module.fail_json(msg="%s: must not be empty" % key)
+    if min_age_problem(p.get("min_age", 0)):
+        module.fail_json(msg=min_age_problem(p.get("min_age", 0)))
     if p["action"] == "restore" and p["backup_serial"] is None:
         module.fail_json(msg="backup_serial is required with action=restore: name one of status.stateBackups")
     if p["action"] == "abandon" and not p["confirm_uid"]:
@@ -232,18 +235,29 @@ def plan_abandon(module, obj, diag, before, after, result):
     return captf.annotation_patch(obj, captf.ABANDON_ANNOTATION, diag["uid"])
 
 
+def young(obj, min_age):
+    """The kept reason when the object read was created less than ``min_age`` ago (its metadata.creationTimestamp),
+    else "" (none read: nothing to keep)."""
+    if not obj:
+        return ""
+    return too_young(((obj or {}).get("metadata") or {}).get("creationTimestamp"), parse_age(min_age))
+
+
 def run(module, reads):
     p = module.params
     seen = {"errors": [], "times": {}}
     obj, diag = gather(module, reads, seen)
     result = dict(changed=False, action=p["action"], held=diag["held"], reason=diag["reason"],
                   hold_type=diag.get("hold_type"), uid=diag.get("uid"), diagnosis=public(diag),
-                  query_times=seen["times"], protected=labelled_protected(obj))
+                  query_times=seen["times"], protected=labelled_protected(obj), young=young(obj, p.get("min_age", 0)))
     if p["action"] == "diagnose":
         module.exit_json(**result)
     if result["protected"]:
         module.fail_json(msg="%s %s/%s is %s: it is neither restored nor abandoned; nothing changed (remove the label "
                          "first if it is to go)" % (p["kind"], p["namespace"], p["name"], PROTECTED_LABEL_REASON), **result)
+    if result["young"]:
+        module.fail_json(msg="%s %s/%s was %s: it is neither restored nor abandoned; nothing changed (lower min_age "
+                         "if it is to go)" % (p["kind"], p["namespace"], p["name"], result["young"]), **result)
 
     before = {"annotations": dict((obj or {}).get("metadata", {}).get("annotations") or {}),
               "deletionPolicy": ((obj or {}).get("spec") or {}).get("deletionPolicy")}

@@ -25,7 +25,7 @@ CONTROLLERS = ()
 HINT_RULES = ()
 
 DONE = ("DELETE_COMPLETE", "NOT_FOUND")  # a stack deleted, or gone before the run
-KEPT = "KEPT"  # tagged teardown.gates/protected, or held by one that is: never deleted, listed with the reason
+KEPT = "KEPT"  # tagged teardown.gates/protected or younger than min_age, or held by one that is: never deleted, listed with the reason
 CLOSED_STATES = DONE + (KEPT,)
 
 
@@ -117,7 +117,7 @@ FILES = {
 
 
 # the options of cfn_refusals that shape its plan
-PLAN_OPTIONS = ("stacks", "stack_prefix", "stack_tag", "statuses", "clear", "retain_unremovable")
+PLAN_OPTIONS = ("stacks", "stack_prefix", "stack_tag", "statuses", "clear", "retain_unremovable", "min_age")
 
 
 def _refusing(facts_of_stack):

@@ -176,7 +176,7 @@ FILES = {
 
 
 # the options of held_deletion that shape its plan
-PLAN_OPTIONS = ("held_kind", "held_name", "prefer_restore", "abandon_uid")
+PLAN_OPTIONS = ("held_kind", "held_name", "prefer_restore", "abandon_uid", "min_age")
 
 
 def plan(facts, options):
@@ -194,7 +194,7 @@ def plan(facts, options):
         elif o.get("action") == "abandon":
             entries.append(planlib.entry(2, "abandon", kind, oid, detail="uid %s: the infrastructure keeps running, untracked" % o.get("uid", "")))
         elif o.get("kept"):
-            keep.append(planlib.kept(kind, oid, o["kept"]))  # labelled teardown.gates/protected
+            keep.append(planlib.kept(kind, oid, o["kept"]))  # labelled teardown.gates/protected, or younger than min_age
         else:
             keep.append(planlib.kept(kind, oid, "left alone: %s" % (o.get("reason") or "not held")))
     unknown = []

@@ -289,7 +289,7 @@ FILES = {
 
 # the options of the destroy that shape its plan (hosted_cluster_destroy_options less what says how the run began)
 PLAN_OPTIONS = ("destroy_cloud_resources", "cleanup_effective", "skip_namespace_delete", "preserve_iam",
-                "cluster_grace_period", "take_over_cleanup", "take_over_after", "aws_region")
+                "cluster_grace_period", "take_over_cleanup", "take_over_after", "aws_region", "min_age")
 
 
 def _on(value):
@@ -304,10 +304,11 @@ def plan(facts, options):
     """The destroy's plan from what Phase 1 read before the first change: ``facts`` holds ``cluster`` (the
     identity: namespace, name, uid, infra_id, region, hcp_namespace), ``present`` and ``deleting`` (the
     HostedCluster's state), ``cli_finalizer_on``, ``cleanup_preexisting``, ``nodepools``, ``manifest`` (every
-    AWS ID recorded) and ``protected`` (aws_infra_inventory's kept rows: tagged teardown.gates/protected; they and
-    what waits on them are kept, with the reason). Steps: 1 the CLI finalizer, 2 the cleanup annotation, 3 the HostedCluster's delete, 4 what
-    HyperShift and CAPI delete on their own (NodePools, the HCP namespace), 10 + level the AWS deletes in
-    dependency order, IAM last, 90 the CLI finalizer's release."""
+    AWS ID recorded) and ``protected`` (aws_infra_inventory's kept rows: tagged teardown.gates/protected, or created
+    less than min_age ago; they and what waits on them are kept, with the reason). Steps: 1 the CLI finalizer, 2
+    the cleanup annotation, 3 the HostedCluster's delete, 4 what HyperShift and CAPI delete on their own
+    (NodePools, the HCP namespace), 10 + level the AWS deletes in dependency order, IAM last, 90 the CLI
+    finalizer's release."""
     facts, options = facts or {}, options or {}
     c = facts.get("cluster") or {}
     opts = dict((k, options[k]) for k in PLAN_OPTIONS if k in options)

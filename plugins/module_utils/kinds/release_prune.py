@@ -152,7 +152,8 @@ FILES = {
 
 
 # the options of release_prune that shape its plan (timeout is a duration: not part of it)
-PLAN_OPTIONS = ("prune_cluster", "allow_orphaned_workloads", "batch_size", "label_selector", "names", "cluster_name")
+PLAN_OPTIONS = ("prune_cluster", "allow_orphaned_workloads", "batch_size", "label_selector", "names", "cluster_name",
+                "min_age")
 
 
 def _object_id(e):

@@ -68,10 +68,13 @@ CASES = [
                                                   "confirm_uid": WRONG_UID}, "confirm_uid"),
     ("held_deletion-kind", "held_deletion", {"kind": "Cluster", "name": "tc", "namespace": "{ns}"}, "kind"),
     ("held_deletion-missing", "held_deletion", {"name": "tc"}, "namespace"),
+    ("held_deletion-age", "held_deletion", {"name": "tc", "namespace": "{ns}", "min_age": -5}, "min_age"),
     # convoy_release_info
     ("convoy_release_info-missing", "convoy_release_info", {"names": ["a"]}, "namespace"),
     ("convoy_release_info-type", "convoy_release_info", {"namespace": "{ns}", "names": ["a"],
                                                          "request_timeout": "soon"}, "request_timeout"),
+    ("convoy_release_info-age", "convoy_release_info", {"namespace": "{ns}", "names": ["a"], "min_age": "banana"},
+     "min_age"),
     # convoy_delete
     ("convoy_delete-no-uid", "convoy_delete", {"namespace": "{ns}", "objects": [{"name": "r"}]}, "uid"),
     ("convoy_delete-kind", "convoy_delete", {"namespace": "{ns}", "kind": "Deployment",
@@ -79,6 +82,8 @@ CASES = [
     # aws_infra_inventory
     ("aws_infra_inventory-missing", "aws_infra_inventory", {"base_domain": "example.com"}, "infra_id"),
     ("aws_infra_inventory-blank", "aws_infra_inventory", {"infra_id": "  "}, "infra_id"),
+    ("aws_infra_inventory-age", "aws_infra_inventory", {"infra_id": "bi-none", "min_age": "banana"}, "min_age"),
+    ("aws_infra_cleanup-age", "aws_infra_cleanup", {"manifest": {"AWS::EC2::VPC": ["vpc-1"]}, "min_age": -5}, "min_age"),
     # aws_infra_cleanup
     ("aws_infra_cleanup-both", "aws_infra_cleanup", {"manifest": {"AWS::EC2::VPC": ["vpc-1"]}, "infra_id": "x"},
      "manifest"),
@@ -173,6 +178,13 @@ CASES = [
      "approved_plan_digest"),
     ("role-held_deletion-digest", "role:held_deletion", {"held_namespace": "{ns}", "approved_plan_digest": "abc"},
      "approved_plan_digest"),
+    # min_age (#33): negative or not a duration, refused before any request
+    ("role-release_prune-age", "role:release_prune", {"release_namespace": "{ns}", "release_names": ["a"],
+                                                      "min_age": "banana"}, "min_age"),
+    ("role-cfn_refusals-age", "role:cfn_refusals", {"cfn_stacks": ["s"], "min_age": -5}, "min_age"),
+    ("role-held_deletion-age", "role:held_deletion", {"held_namespace": "{ns}", "min_age": "banana"}, "min_age"),
+    ("role-hosted_cluster_destroy-age", "role:hosted_cluster_destroy", {
+        "hosted_cluster_name": "hc", "hosted_cluster_namespace": "{ns}", "min_age": -5}, "min_age"),
     ("deletion_info-bad-api-version", "deletion_info", {"api_version": "apps/v1/extra", "kind": "Deployment",
                                                         "name": "d", "namespace": "{ns}", "diagnose": True}, "api_version"),
     ("role-diagnose_deletion-missing-name", "role:diagnose_deletion", {"kind": "ConfigMap", "namespace": "{ns}"},

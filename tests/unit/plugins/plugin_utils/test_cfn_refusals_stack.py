@@ -20,6 +20,13 @@ def test_missing_keeps_what_the_order_holds_neither_by_name_nor_id_nor_a_parent(
     assert missing(chosen, PLAN) == ["gone", "arn:gone"]
 
 
+def test_a_kept_stack_is_not_missing_by_name_nor_by_id():
+    # kept (tagged protected, or younger than min_age): it is there, so it is not "already gone"
+    plan = dict(PLAN, kept=[{"name": "young", "id": "arn:young", "reason": "created ..., less than min_age (60 s) ago"}])
+    assert missing(["young", "arn:young", "gone"], plan) == ["gone"]
+    assert missing(["young"], PLAN) == ["young"]
+
+
 def test_missing_of_an_empty_plan_is_every_stack_chosen_and_the_plan_may_be_json_text():
     assert missing(["a", "b"], {}) == ["a", "b"]
     assert missing(["app", "x"], json.dumps(PLAN)) == ["x"]

@@ -118,3 +118,11 @@ def test_an_object_labelled_protected_is_kept_neither_restored_nor_abandoned_nor
     assert decide(held(protected=False), True, "", "")["action"] == "restore"
     assert still_held(held(protected=True), "none", False) is False
     assert still_held(held(protected=False), "none", False) is True
+
+
+def test_an_object_younger_than_min_age_is_kept_with_the_reason_nor_named_still_held():
+    young = "created 2026-12-05T01:30:00Z, less than min_age (3600 s) ago"
+    assert decide(held(young=young), True, "u-edge", "edge") == {"action": "none", "backup_serial": None, "kept": young}
+    assert decide(held(young=""), True, "", "")["action"] == "restore"  # min_age off, or old enough
+    assert still_held(held(young=young), "none", False) is False
+    assert still_held(held(young=""), "none", False) is True

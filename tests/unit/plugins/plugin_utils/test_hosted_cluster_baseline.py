@@ -25,7 +25,7 @@ def test_the_hosted_cluster_wins_over_the_stored_baseline():
     assert identity(HC, STORED, True, "", "", "", "us-west-1") == {
         "uid": "u-hc", "infra_id": "demo-hc", "region": "us-east-2", "release_image": "quay.io/r:4.17",
         "base_domain": "hc.example.com", "oidc_bucket": "demo-oidc", "cleanup_preexisting": True,
-        "skip_namespace_delete": False}
+        "skip_namespace_delete": False, "created": ""}
 
 
 def test_the_options_win_over_everything():
@@ -37,13 +37,13 @@ def test_without_a_hosted_cluster_the_stored_baseline_answers():
     assert identity({}, STORED, False, "", "", "demo-opt", "us-west-1") == {
         "uid": "u-stored", "infra_id": "demo-stored", "region": "eu-west-1", "release_image": "quay.io/r:4.16",
         "base_domain": "stored.example.com", "oidc_bucket": "stored-oidc", "cleanup_preexisting": True,
-        "skip_namespace_delete": True}
+        "skip_namespace_delete": True, "created": ""}
 
 
 def test_with_nothing_stored_the_options_and_the_environment_answer():
     assert identity({}, {}, False, "", "", "demo-opt", "us-west-1") == {
         "uid": None, "infra_id": "demo-opt", "region": "us-west-1", "release_image": None, "base_domain": "",
-        "oidc_bucket": "", "cleanup_preexisting": False, "skip_namespace_delete": False}
+        "oidc_bucket": "", "cleanup_preexisting": False, "skip_namespace_delete": False, "created": ""}
 
 
 def test_empty_values_fall_through_where_the_role_used_default_true():
@@ -125,3 +125,10 @@ def test_the_cleanup_annotation_does_not_decide_whether_the_aws_cleanup_runs():
 def test_the_aws_cleanup_decision_refuses_what_is_not_a_manifest():
     with pytest.raises(AnsibleFilterError, match="^hosted_cluster_aws_cleanup_runs: expects the baseline's AWS manifest"):
         aws_cleanup_runs(["vpc-1"])
+
+
+def test_the_creation_time_is_the_hosted_cluster_s_else_the_stored_one():
+    hc = dict(HC, metadata=dict(HC["metadata"], creationTimestamp="2026-12-05T01:00:00Z"))
+    stored = dict(STORED, cluster=dict(STORED["cluster"], created="2026-12-01T00:00:00Z"))
+    assert identity(hc, stored, True)["created"] == "2026-12-05T01:00:00Z"
+    assert identity({}, stored, False)["created"] == "2026-12-01T00:00:00Z"  # a resumed run, the HostedCluster gone

@@ -65,10 +65,11 @@ def cleanup_params(**kw):
 
 
 def test_specs_hold_every_option():
-    assert sorted(aws_runs.inventory_spec()) == ["base_domain", "cluster_name", "infra_id", "manifest_path",
-                                                 "oidc_bucket"]
-    assert sorted(aws_runs.cleanup_spec()) == ["base_domain", "cluster_name", "concurrency", "infra_id", "manifest",
-                                               "oidc_bucket", "preserve_iam", "retain", "wait_timeout"]
+    assert sorted(aws_runs.inventory_spec()) == ["base_domain", "cluster_created", "cluster_name", "infra_id",
+                                                 "manifest_path", "min_age", "oidc_bucket"]
+    assert sorted(aws_runs.cleanup_spec()) == ["base_domain", "cluster_created", "cluster_name", "concurrency",
+                                               "infra_id", "manifest", "min_age", "oidc_bucket", "preserve_iam",
+                                               "retain", "wait_timeout"]
     assert aws_runs.cleanup_spec()["wait_timeout"] == dict(type="int", default=900)
 
 
@@ -96,6 +97,8 @@ def test_load_manifest_names_what_is_wrong(tmp_path):
     (dict(infra_id=" ", wait_timeout=0), "infra_id must not be empty: an empty infra ID would match every cluster's tag"),
     (dict(wait_timeout=0, concurrency=0), "wait_timeout must be at least 1 second, got 0"),
     (dict(concurrency=0), "concurrency must be at least 1, got 0"),
+    (dict(min_age="banana"), "min_age: 'banana' is not a duration (seconds, or e.g. 24h, 90m, 1d12h); nothing changed"),
+    (dict(min_age=-5), "min_age: -5 is negative; nothing changed"),
 ])
 def test_cleanup_options_in_the_order_the_module_checked_them(kw, message):
     with pytest.raises(BadInput) as e:
@@ -273,3 +276,71 @@ def test_cleanup_does_not_delete_what_it_could_not_look_up_its_tags_unknown():
         "its tags are unknown (its look by ID failed: ")
     assert rows["vpc-1"]["outcome"] == "blocked" and out["kept"] == [] and out["verified"] is False
     assert "could not be deleted" in out["msg"] and "subnet-1" in out["msg"]
+
+
+def _ago(**kw):
+    import datetime
+    return datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(**kw)
+
+
+class AgedEC2(FakeEC2):
+    """Instances with their LaunchTime (a subnet's answer carries no creation time)."""
+
+    def __init__(self, instances, **kw):
+        FakeEC2.__init__(self, **kw)
+        self.instances = dict(instances)
+
+    def describe_instances(self, Filters):
+        return {"Reservations": [{"Instances": [
+            {"InstanceId": i, "LaunchTime": t, "State": {"Name": "running"}, "Tags": self._tags(i)}
+            for i, t in self.instances.items() if i in Filters[0]["Values"]]}]}
+
+
+def test_cleanup_keeps_an_instance_younger_than_min_age_and_what_waits_on_it():
+    """Its LaunchTime from the look by ID the run makes anyway; the subnet, with no time of its own, is judged by the
+    cluster's creation time (two days ago: old enough)."""
+    fake = AgedEC2({"i-new": _ago(minutes=5), "i-old": _ago(days=3)}, subnets=("subnet-1",), vpcs=("vpc-1",))
+    manifest = {g.INSTANCE: ["i-new", "i-old"], g.SUBNET: ["subnet-1"], g.VPC: ["vpc-1"]}
+    params = cleanup_params(manifest=manifest, min_age="1h", cluster_created=_ago(days=2).isoformat())
+    check = aws_runs.cleanup(FakeModule(params, check_mode=True, client=fake))
+    [kept] = check["kept"]
+    assert (kept["type"], kept["id"]) == (g.INSTANCE, "i-new") and kept["reason"].endswith(
+        "less than min_age (3600 s) ago") and kept["reason"].startswith("created ")
+    rows = dict((r["id"], r) for r in check["resources"])
+    assert rows["i-old"]["outcome"] == "planned" and rows["i-new"]["outcome"] == "kept"
+    assert rows["subnet-1"]["outcome"] == "blocked" and rows["subnet-1"]["blocked_by"] == [g.INSTANCE + " i-new"]
+    assert check["verified"] is False
+    # min_age 0 (the default) is off: every ID is planned
+    off = aws_runs.cleanup(FakeModule(cleanup_params(manifest=manifest), check_mode=True, client=fake))
+    assert off["kept"] == [] and off["blocked"] == []
+
+
+def test_cleanup_judges_what_has_no_creation_time_by_the_cluster_s():
+    fake = FakeEC2(subnets=("subnet-1",), vpcs=("vpc-1",))
+    manifest = {g.SUBNET: ["subnet-1"], g.VPC: ["vpc-1"]}
+    young = aws_runs.cleanup(FakeModule(cleanup_params(manifest=manifest, min_age="1h",
+                                                       cluster_created=_ago(minutes=10).isoformat()),
+                                        check_mode=True, client=fake))
+    assert sorted(r["id"] for r in young["kept"]) == ["subnet-1", "vpc-1"]
+    old = aws_runs.cleanup(FakeModule(cleanup_params(manifest=manifest, min_age="1h",
+                                                     cluster_created=_ago(days=2).isoformat()),
+                                      check_mode=True, client=fake))
+    assert old["kept"] == [] and old["blocked"] == []
+
+
+def test_inventory_lists_young_resources_with_the_protected_ones_once(monkeypatch):
+    observed = {g.INSTANCE: {"i-new": {"state": "present", "LaunchTime": _ago(minutes=5),
+                                        "Tags": [{"Key": "teardown.gates/protected", "Value": "true"}]},
+                             "i-young": {"state": "present", "LaunchTime": _ago(minutes=5)},
+                             "i-old": {"state": "present", "LaunchTime": _ago(days=3)}}}
+
+    def discover(clients, infra_id, **kw):
+        return {g.INSTANCE: ["i-new", "i-old", "i-young"], g.SUBNET: ["subnet-1"]}, {
+            "vpcs": [], "observed": observed, "guest_volumes": []}
+    monkeypatch.setattr(aws_runs, "discover", discover)
+    params = dict(infra_id="demo", base_domain=None, cluster_name=None, oidc_bucket=None, manifest_path=None,
+                  min_age="1h", cluster_created=_ago(days=2).isoformat())
+    rows = aws_runs.inventory(FakeModule(params))["protected"]
+    assert [(r["id"], r["reason"].split(",")[0]) for r in rows] == [
+        ("i-new", "tagged teardown.gates/protected"), ("i-young", "created %s" % rows[1]["reason"][8:28])]
+    assert rows[1]["reason"].endswith("less than min_age (3600 s) ago")

@@ -170,3 +170,26 @@ def test_order_from_info_keeps_a_protected_stack_and_what_it_holds():
                        "par": "nested stack par-Child-1 is kept", "top-Kid": "its parent top is kept"}
     plain = dict((n, dict(f, stack_tags={})) for n, f in info.items())
     assert cfn_classify.order_from_info(plain)["kept"] == []
+
+
+def test_order_from_info_keeps_a_stack_younger_than_min_age_and_what_it_holds():
+    import datetime
+    now = datetime.datetime(2026, 12, 5, 2, 0, 0, tzinfo=datetime.timezone.utc)
+
+    def facts(name, created, imports=(), exports=()):
+        # cloudformation_info's creation_time, as boto3's datetime comes out of it
+        return {"stack_description": {"stack_id": "arn:" + name, "stack_name": name, "stack_status": "DELETE_FAILED",
+                                      "creation_time": created,
+                                      "outputs": [{"output_key": "O", "export_name": e} for e in exports]},
+                "stack_template": {"R": [{"Fn::ImportValue": i} for i in imports]}, "stack_tags": {}}
+    info = {"old": facts("old", "2026-11-01T00:00:00.123000+00:00"),
+            "young": facts("young", "2026-12-05T01:30:00.500000+00:00", imports=["net-Vpc"]),
+            "net": facts("net", "2026-11-01T00:00:00+00:00", exports=["net-Vpc"])}
+    out = cfn_classify.order_from_info(info, min_age="1h", now=now)
+    assert [s["name"] for s in out["order"]] == ["old"]
+    assert dict((k["name"], k["reason"]) for k in out["kept"]) == {
+        "young": "created 2026-12-05T01:30:00Z, less than min_age (3600 s) ago",
+        "net": "stack young, kept, imports its export net-Vpc"}
+    # min_age 0 (the default) is off: every stack is ordered
+    assert sorted(s["name"] for s in cfn_classify.order_from_info(info, now=now)["order"]) == ["net", "old", "young"]
+    assert cfn_classify.order_from_info(info, min_age=0, now=now)["kept"] == []

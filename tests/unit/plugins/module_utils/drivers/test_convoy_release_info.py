@@ -58,3 +58,36 @@ def test_a_release_labelled_protected_is_listed_as_kept_not_planned(monkeypatch)
     assert [r["name"] for r in releases] == ["a", "c"]
     assert protected == [{"name": "b", "namespace": "ns", "uid": "u-b", "cluster": "c1",
                           "reason": "labelled teardown.gates/protected"}]
+
+
+def _aged(name, created, labels=None):
+    return {"apiVersion": C.API_VERSION, "kind": "Release",
+            "metadata": {"name": name, "namespace": "ns", "uid": "u-" + name, "labels": labels or {},
+                         "creationTimestamp": created}, "spec": {"clusterRef": {"name": "c1"}}}
+
+
+def _read_with(monkeypatch, items, **kw):
+    listed = {"Release": items, "Cluster": [], "ReleaseInventory": []}
+    monkeypatch.setattr(C, "list_of", lambda reads, record, av, kind, ns=None, **k: {"state": "present",
+                                                                                     "items": listed[kind]})
+    return C.read_releases(_Module(params(find_untracked=False, diagnose=False, **kw)), None, C.new_record())
+
+
+def test_a_release_younger_than_min_age_is_kept_with_the_reason_an_old_one_is_planned(monkeypatch):
+    import datetime
+    just_now = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=30)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    items = [_aged("old", "2020-01-01T00:00:00Z"), _aged("young", just_now),
+             _aged("marked", "2020-01-01T00:00:00Z", {"teardown.gates/protected": "true"})]
+    releases, dummy, dummy, kept = _read_with(monkeypatch, items, min_age="1h")
+    assert [r["name"] for r in releases] == ["old"]
+    assert {k["name"]: k["reason"] for k in kept} == {
+        "young": "created %s, less than min_age (3600 s) ago" % just_now, "marked": "labelled teardown.gates/protected"}
+    # min_age 0 (the default) is off: the young Release is planned as before
+    releases, dummy, dummy, kept = _read_with(monkeypatch, items, min_age=0)
+    assert [r["name"] for r in releases] == ["old", "young"] and [k["name"] for k in kept] == ["marked"]
+
+
+def test_a_bad_min_age_is_an_input_error_naming_it():
+    assert C.input_errors(params(min_age="banana")).startswith("min_age: 'banana' is not a duration")
+    assert C.input_errors(params(min_age=-5)).startswith("min_age: -5 is negative")
+    assert C.input_errors(params(min_age="24h")) is None

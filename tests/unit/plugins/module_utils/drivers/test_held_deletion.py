@@ -93,3 +93,38 @@ def test_an_object_labelled_protected_is_neither_restored_nor_abandoned(monkeypa
     with pytest.raises(Done) as e:
         H.run(Module(action="diagnose"), None)
     assert e.value.args[0][0] == "exit" and e.value.args[0][1]["protected"] is False
+
+
+@pytest.mark.parametrize("action", ["restore", "abandon"])
+def test_an_object_younger_than_min_age_is_neither_restored_nor_abandoned(monkeypatch, action):
+    import datetime
+    o = obj()
+    just_now = datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(seconds=30)
+    o["metadata"]["creationTimestamp"] = just_now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    diag = {"held": True, "reason": "DestroyFailed", "hold_type": "state", "uid": UID, "deleting": True}
+    monkeypatch.setattr(H, "gather", lambda module, reads, seen: (o, diag))
+    patched = []
+    monkeypatch.setattr(H, "patch", lambda module, reads, ops: patched.append(ops))
+    with pytest.raises(Done) as e:
+        H.run(Module(action=action, backup_serial=3, confirm_uid=UID, min_age="1h"), None)
+    kind, res = e.value.args[0]
+    assert kind == "fail" and res["changed"] is False and patched == []
+    assert res["young"] == "created %s, less than min_age (3600 s) ago" % just_now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    assert "neither restored nor abandoned; nothing changed" in res["msg"]
+    # old enough, or min_age off: no reason, the diagnosis says so
+    o["metadata"]["creationTimestamp"] = "2020-01-01T00:00:00Z"
+    with pytest.raises(Done) as e:
+        H.run(Module(action="diagnose", min_age="1h"), None)
+    assert e.value.args[0][0] == "exit" and e.value.args[0][1]["young"] == ""
+    o["metadata"]["creationTimestamp"] = just_now.strftime("%Y-%m-%dT%H:%M:%SZ")
+    with pytest.raises(Done) as e:
+        H.run(Module(action="diagnose", min_age=0), None)
+    assert e.value.args[0][1]["young"] == ""
+
+
+@pytest.mark.parametrize("value, why", [(-5, "is negative"), ("banana", "is not a duration")])
+def test_a_bad_min_age_fails_naming_it_before_any_read(value, why):
+    with pytest.raises(Done) as e:
+        H.check(Module(action="diagnose", min_age=value))
+    kind, res = e.value.args[0]
+    assert kind == "fail" and res["msg"].startswith("min_age: ") and why in res["msg"]

@@ -86,3 +86,15 @@ def test_cfn_a_protected_stack_is_kept_with_the_reason_and_changes_the_digest():
     assert [e["id"] for e in kept["entries"]] == ["arn:a"]
     assert kept["kept"] == [{"type": "AWS::CloudFormation::Stack", "id": "arn:b", "reason": "tagged teardown.gates/protected"}]
     assert planlib.plan_digest(plain) != planlib.plan_digest(kept)
+
+
+def test_cfn_a_young_stack_is_kept_with_the_reason_and_min_age_is_in_the_digest():
+    young = "created 2026-12-05T01:30:00Z, less than min_age (3600 s) ago"
+    order = {"order": [{"name": "a", "id": "arn:a"}], "handled_by_parent": [], "unknown_imports": [],
+             "kept": [{"name": "b", "id": "arn:b", "reason": young}]}
+    p = registry.planner("cfn")({"order": order}, {"stack_prefix": "x-", "min_age": 3600})
+    assert [e["id"] for e in p["entries"]] == ["arn:a"]
+    assert p["kept"] == [{"type": "AWS::CloudFormation::Stack", "id": "arn:b", "reason": young}]
+    assert p["options"]["min_age"] == 3600
+    off = registry.planner("cfn")({"order": dict(order, kept=[])}, {"stack_prefix": "x-", "min_age": 0})
+    assert planlib.plan_digest(off) != planlib.plan_digest(p)

@@ -80,3 +80,15 @@ def test_held_deletion_a_protected_object_is_kept_with_the_reason_and_changes_th
     assert kept["entries"] == []
     assert kept["kept"] == [{"type": "Workspace", "id": "ns/b", "reason": "labelled teardown.gates/protected"}]
     assert planlib.plan_digest(plain) != planlib.plan_digest(kept)
+
+
+def test_held_deletion_a_young_object_is_kept_with_the_reason_and_min_age_is_in_the_digest():
+    young = "created 2026-12-05T01:30:00Z, less than min_age (3600 s) ago"
+    decided = [{"name": "old", "uid": "u1", "action": "restore", "backup_serial": 7},
+               {"name": "new", "uid": "u2", "action": "none", "kept": young, "reason": "DestroyFailed"}]
+    p = registry.planner("held_deletion")({"plan": decided}, {"namespace": "ns", "held_kind": "TerraformCluster", "min_age": 3600})
+    assert [(e["action"], e["id"]) for e in p["entries"]] == [("restore", "ns/old")]
+    assert p["kept"] == [{"type": "TerraformCluster", "id": "ns/new", "reason": young}]
+    assert p["options"]["min_age"] == 3600
+    off = registry.planner("held_deletion")({"plan": decided}, {"namespace": "ns", "held_kind": "TerraformCluster", "min_age": 0})
+    assert planlib.plan_digest(off) != planlib.plan_digest(p)

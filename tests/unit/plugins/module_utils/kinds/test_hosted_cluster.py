@@ -143,3 +143,19 @@ def test_hosted_cluster_protected_nat_gateway_is_kept_with_what_waits_on_it_and_
     # protection of an ID the manifest does not hold changes nothing
     facts["protected"] = [{"type": nat, "id": "nat-other", "reason": "tagged teardown.gates/protected"}]
     assert planlib.plan_digest(registry.planner("hosted_cluster")(facts, {})) == planlib.plan_digest(plain)
+
+
+def test_hosted_cluster_a_young_instance_is_kept_with_what_waits_on_it_and_min_age_is_in_the_digest():
+    inst = "AWS::EC2::Instance"
+    young = "created 2026-12-05T01:30:00Z, less than min_age (3600 s) ago"
+    manifest = {VPC: ["vpc-1"], SUBNET: ["subnet-1"], inst: ["i-new", "i-old"]}
+    facts = {"cluster": CLUSTER, "present": False, "manifest": manifest,
+             "protected": [{"type": inst, "id": "i-new", "reason": young}]}
+    p = registry.planner("hosted_cluster")(facts, {"min_age": 3600})
+    assert [(e["type"], e["id"]) for e in p["entries"]] == [(inst, "i-old")]
+    reasons = dict((k["id"], k["reason"]) for k in p["kept"])
+    assert reasons == {"i-new": young, "subnet-1": "waits on kept %s i-new" % inst, "vpc-1": "waits on kept %s i-new" % inst}
+    assert p["options"]["min_age"] == 3600
+    off = registry.planner("hosted_cluster")(dict(facts, protected=[]), {"min_age": 0})
+    assert sorted(e["id"] for e in off["entries"]) == ["i-new", "i-old", "subnet-1", "vpc-1"]
+    assert planlib.plan_digest(off) != planlib.plan_digest(p)

@@ -75,3 +75,19 @@ def test_release_prune_a_protected_release_is_kept_and_holds_its_cluster():
     assert {(k["type"], k["id"], k["reason"]) for k in kept["kept"]} == {
         ("Release", "team-a/r2", "labelled teardown.gates/protected"), ("Cluster", "team-a/c1", "holds kept Release(s) r2")}
     assert planlib.plan_digest(plain) != planlib.plan_digest(kept)
+
+
+def test_release_prune_a_release_younger_than_min_age_is_kept_with_the_reason_and_holds_its_cluster():
+    young = "created 2026-12-05T01:02:03Z, less than min_age (3600 s) ago"
+    info = {"releases": [{"name": "old", "uid": "u1", "state": "present", "deleting": False, "inventory": {"entries": []}}],
+            "clusters": [{"name": "c1", "uid": "uc", "state": "present", "prune_releases": False}], "absent_names": [],
+            "protected": [{"name": "new", "uid": "u2", "cluster": "c1", "reason": young}]}
+    options = {"namespace": "team-a", "batch_size": 1, "prune_cluster": True, "cluster_name": "c1", "min_age": 3600}
+    p = registry.planner("release_prune")({"info": info}, options)
+    assert [(e["action"], e["id"]) for e in p["entries"]] == [("delete", "team-a/old")]
+    assert {(k["type"], k["id"], k["reason"]) for k in p["kept"]} == {
+        ("Release", "team-a/new", young), ("Cluster", "team-a/c1", "holds kept Release(s) new")}
+    # min_age shapes the plan: it is in the options, so in the digest
+    assert p["options"]["min_age"] == 3600
+    off = registry.planner("release_prune")({"info": dict(info, protected=[])}, dict(options, min_age=0))
+    assert off["options"]["min_age"] == 0 and planlib.plan_digest(off) != planlib.plan_digest(p)
