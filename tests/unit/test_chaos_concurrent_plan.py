@@ -169,3 +169,19 @@ def test_every_aws_type_the_cleanup_deletes_has_its_delete_action_in_the_concurr
     types = set(re.findall(r'^[A-Z_]+ = "((?:AWS|Custom)::[A-Za-z0-9:]+)"', graph, re.M))
     assert "AWS::EC2::Volume" in types and len(types) > 15
     assert sorted(types - set(concurrent_case.DELETE_ACTIONS)) == []
+
+
+def test_two_runs_deleting_one_release_are_both_true_only_when_each_delete_went_through(tmp_path):
+    # seed 51014: both prune runs sent DELETE for one Release and both reports said "deletion requested"
+    path = "/apis/core.convoy.kumodo.io/v1alpha1/namespaces/ns1/releases/r1"
+    rows = [{"fault": None, "method": "DELETE", "path": path, "time": 1.0},
+            {"fault": "status-503", "method": "DELETE", "path": path, "time": 2.0},
+            {"fault": None, "method": "GET", "path": path, "time": 3.0}]
+    log = tmp_path / "kubeproxy.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    releases = concurrent_case.Releases()
+    seeded = {"namespace": "ns1", "releases": ["r1"]}
+    assert not releases.sent_by_both("r1", seeded, str(tmp_path))  # one forwarded, one faulted: one report is false
+    log.write_text(log.read_text() + json.dumps(dict(rows[0], time=4.0)) + "\n")
+    assert releases.sent_by_both("r1", seeded, str(tmp_path))
+    assert not releases.sent_by_both("r2", seeded, str(tmp_path))
