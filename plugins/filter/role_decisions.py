@@ -16,8 +16,9 @@
 - the waits a held deletion reports (held_deletion_waits);
 - which stacks are already gone, why a stack is not deleted and its result row (cfn_refusals_missing,
   cfn_refusals_stack_error, cfn_refusals_stack_record);
-- what release_prune says of bad input and of the Cluster in its plan (release_prune_selection_problem,
-  release_prune_input_problem, release_prune_cluster_line);
+- what release_prune says of bad input and of the Cluster in its plan, and which kept Releases hold that Cluster
+  (release_prune_selection_problem, release_prune_input_problem, release_prune_cluster_line,
+  release_prune_cluster_held);
 - the approved plan: a kind's plan and its digest, what is wrong with an approved_plan_digest, whether the plan
   recomputed now is the approved one, and a manifest kept to the plan's IDs (teardown_plan,
   teardown_plan_digest_problem, teardown_plan_verdict, teardown_plan_restrict)."""
@@ -116,6 +117,10 @@ def release_prune_cluster_line(cluster, cluster_name, prune_cluster):
     return release_prune_input.cluster_line(cluster, cluster_name, prune_cluster)
 
 
+def release_prune_cluster_held(protected, cluster_name):
+    return release_prune_input.cluster_held(protected, cluster_name)
+
+
 def teardown_plan_of(facts, kind, options):
     return teardown_plan.planned(facts, kind, options)
 
@@ -156,6 +161,7 @@ class FilterModule(object):
             "release_prune_selection_problem": release_prune_selection_problem,
             "release_prune_input_problem": release_prune_input_problem,
             "release_prune_cluster_line": release_prune_cluster_line,
+            "release_prune_cluster_held": release_prune_cluster_held,
             "teardown_plan": teardown_plan_of,
             "teardown_plan_digest_problem": teardown_plan_digest_problem,
             "teardown_plan_verdict": teardown_plan_verdict,

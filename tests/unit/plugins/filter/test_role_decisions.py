@@ -16,7 +16,7 @@ def test_each_filter_is_published():
         "hosted_cluster_cli_finalizer_on", "hosted_cluster_input_problems", "hosted_cluster_manifest", "hosted_cluster_report_gates",
         "hosted_cluster_stop_message",
         "hosted_cluster_stop_record", "orphan_sweep_recheck_verdict", "orphan_sweep_record", "orphan_sweep_verified",
-        "release_prune_cluster_line", "release_prune_input_problem", "release_prune_selection_problem",
+        "release_prune_cluster_held", "release_prune_cluster_line", "release_prune_input_problem", "release_prune_selection_problem",
         "teardown_plan", "teardown_plan_digest_problem", "teardown_plan_restrict", "teardown_plan_verdict"]
 
 
@@ -77,3 +77,4 @@ def test_the_wrappers_of_the_roles_records_and_messages():
     assert FILTERS["release_prune_selection_problem"]("", 0).startswith("release_namespace: required")
     assert FILTERS["release_prune_input_problem"](False, "", 0, 1, []).startswith("timeout: ")
     assert FILTERS["release_prune_cluster_line"]({"state": "absent"}, "c", True) == "Cluster c: absent, will be deleted."
+    assert FILTERS["release_prune_cluster_held"]([{"name": "r", "cluster": "c"}, {"name": "s", "cluster": "d"}], "c") == ["r"]
