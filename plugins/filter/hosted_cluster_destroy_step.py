@@ -8,9 +8,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible.errors import AnsibleFilterError
 from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_baseline as baseline
 from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_wait as wait
+from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import role_steps
 
 # STEP: the function it runs, on the piped value and the arguments after STEP
 STEPS = {
@@ -19,12 +19,7 @@ STEPS = {
     "verification_reads": wait.verification_reads,  # name | (namespace, hcp_namespace)
 }
 
-
-def hosted_cluster_destroy_step(value, step, *args):
-    """What STEP of the hosted_cluster_destroy role makes of ``value`` and ``args``."""
-    if step not in STEPS:
-        raise AnsibleFilterError("hosted_cluster_destroy_step: no step %r; the steps are %s" % (step, ", ".join(sorted(STEPS))))
-    return STEPS[step](value, *args)
+hosted_cluster_destroy_step = role_steps("hosted_cluster_destroy_step", STEPS)
 
 
 class FilterModule(object):
