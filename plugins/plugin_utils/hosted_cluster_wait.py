@@ -42,12 +42,12 @@ def gates(nodepools, namespace, name, hcp_name, hcp_namespace, infra_id, hc_pres
     ]
     if not skip_namespace:
         laid_out.append({"name": "HCP namespace gone", "until": "absent",
-                      "resources": [{"api_version": "v1", "kind": "Namespace", "name": hcp_namespace}]})
+                         "resources": [{"api_version": "v1", "kind": "Namespace", "name": hcp_namespace}]})
     if hc_present or len(name) > 0:
         hc = [{"api_version": HYPERSHIFT, "kind": "HostedCluster", "namespace": namespace, "name": name}]
         if hc_present and cli_finalizer_on:
             laid_out.append({"name": "only the CLI finalizer left", "until": "finalizers_only",
-                          "finalizers": [CLI_FINALIZER], "resources": hc})
+                             "finalizers": [CLI_FINALIZER], "resources": hc})
         else:
             laid_out.append({"name": "HostedCluster gone", "until": "absent", "resources": hc})
     return laid_out

@@ -31,7 +31,7 @@ def test_each_role_has_one_step_filter_named_after_it():
 
 def test_cfn_refusals_each_step_runs_its_plugin_utils_function():
     assert STEPS["cfn_refusals"] == {"missing": cfn_refusals_stack.missing, "stack_error": cfn_refusals_stack.stack_error,
-                     "stack_record": cfn_refusals_stack.stack_record, "summary": cfn_refusals_messages.cfn_refusals_summary}
+                                     "stack_record": cfn_refusals_stack.stack_record, "summary": cfn_refusals_messages.cfn_refusals_summary}
 
 
 def test_cfn_refusals_the_steps_answer_as_the_role_calls_them():
@@ -51,8 +51,8 @@ def test_cfn_refusals_an_unknown_step_is_refused_naming_the_steps():
 
 def test_held_deletion_each_step_runs_its_plugin_utils_function():
     assert STEPS["held_deletion"] == {"decision": held_deletion_plan.decide, "still_held": held_deletion_plan.still_held,
-                     "waits": held_deletion_plan.waits,
-                     "unreleased_message": held_deletion_messages.held_deletion_unreleased_message}
+                                      "waits": held_deletion_plan.waits,
+                                      "unreleased_message": held_deletion_messages.held_deletion_unreleased_message}
 
 
 # what test_role_decisions asserted of the filters these steps were
@@ -82,7 +82,7 @@ def test_held_deletion_an_unknown_step_is_refused_naming_the_steps():
 
 def test_hosted_cluster_destroy_each_step_runs_its_plugin_utils_function():
     assert STEPS["hosted_cluster_destroy"] == {"stored_baseline": hosted_cluster_baseline.stored_read, "gates": hosted_cluster_wait.gates_of,
-                     "verification_reads": hosted_cluster_wait.verification_reads}
+                                               "verification_reads": hosted_cluster_wait.verification_reads}
     assert hosted_cluster_destroy_step("", "verification_reads", "clusters", "clusters-x") == [
         {"api_version": "v1", "kind": "Namespace", "name": "clusters-x"}]
     assert hosted_cluster_destroy_step({"skipped": True}, "stored_baseline", "out/x.baseline.json") == {}
@@ -97,10 +97,10 @@ def test_hosted_cluster_destroy_an_unknown_step_is_refused_naming_the_steps():
 
 def test_orphan_sweep_each_step_runs_its_plugin_utils_function():
     assert STEPS["orphan_sweep"] == {"recheck_verdict": orphan_sweep_outcome.recheck_verdict, "record": orphan_sweep_outcome.record,
-                     "verified": orphan_sweep_outcome.sweep_verified,
-                     "found_message": orphan_sweep_messages.orphan_sweep_found_message,
-                     "unread_message": orphan_sweep_messages.orphan_sweep_unread_message,
-                     "failed_message": orphan_sweep_messages.orphan_sweep_failed_message}
+                                     "verified": orphan_sweep_outcome.sweep_verified,
+                                     "found_message": orphan_sweep_messages.orphan_sweep_found_message,
+                                     "unread_message": orphan_sweep_messages.orphan_sweep_unread_message,
+                                     "failed_message": orphan_sweep_messages.orphan_sweep_failed_message}
 
 
 # what test_role_decisions asserted of the filters these steps were (the record now takes the infra ID first,
