@@ -113,20 +113,6 @@ def test_the_aws_cleanup_runs_when_the_manifest_names_a_resource(manifest, runs)
     assert aws_cleanup_runs(manifest) is runs
 
 
-def test_the_cleanup_annotation_does_not_decide_whether_the_aws_cleanup_runs():
-    """The decision reads the manifest only: a baseline whose cleanup annotation was set before (or with
-    destroy_cloud_resources false and no annotation) deletes the cluster's AWS infrastructure all the same, so it
-    checks the AWS permissions first all the same."""
-    found = identity(HC, STORED, True, "", "", "", "")
-    assert found["cleanup_preexisting"] is True
-    assert aws_cleanup_runs(merged_manifest(STORED["manifest"], {"AWS::EC2::VPC": ["vpc-1"]})) is True
-
-
-def test_the_aws_cleanup_decision_refuses_what_is_not_a_manifest():
-    with pytest.raises(AnsibleFilterError, match="^hosted_cluster_aws_cleanup_runs: expects the baseline's AWS manifest"):
-        aws_cleanup_runs(["vpc-1"])
-
-
 # stored_read: where Phase 1 read the stored baseline from, then the same check as hosted_cluster_stored_baseline
 
 STORED_TEXT = json.dumps({"cluster": {"uid": "u-1"}, "nodepools": ["demo-a"]}, indent=2, sort_keys=True) + "\n"
@@ -168,3 +154,18 @@ def test_stored_read_refuses_what_is_not_a_baseline_naming_the_file(tmp_path):
         stored_read({"skipped": True}, str(tmp_path / "latin1.json"))
     with pytest.raises(AnsibleFilterError, match="holds a list, not a JSON object"):
         stored_read(_slurped("[1]"), "out/x.baseline.json")
+
+
+def test_the_cleanup_annotation_does_not_decide_whether_the_aws_cleanup_runs():
+    """The decision reads the manifest only: a baseline whose cleanup annotation was set before (or with
+    destroy_cloud_resources false and no annotation) deletes the cluster's AWS infrastructure all the same, so it
+    checks the AWS permissions first all the same."""
+    found = identity(HC, STORED, True, "", "", "", "")
+    assert found["cleanup_preexisting"] is True
+    assert aws_cleanup_runs(merged_manifest(STORED["manifest"], {"AWS::EC2::VPC": ["vpc-1"]})) is True
+
+
+def test_the_aws_cleanup_decision_refuses_what_is_not_a_manifest():
+    with pytest.raises(AnsibleFilterError, match="^hosted_cluster_aws_cleanup_runs: expects the baseline's AWS manifest"):
+        aws_cleanup_runs(["vpc-1"])
+
