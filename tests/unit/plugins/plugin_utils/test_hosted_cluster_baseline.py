@@ -168,4 +168,3 @@ def test_the_cleanup_annotation_does_not_decide_whether_the_aws_cleanup_runs():
 def test_the_aws_cleanup_decision_refuses_what_is_not_a_manifest():
     with pytest.raises(AnsibleFilterError, match="^hosted_cluster_aws_cleanup_runs: expects the baseline's AWS manifest"):
         aws_cleanup_runs(["vpc-1"])
-
