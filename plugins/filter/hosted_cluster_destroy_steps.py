@@ -12,10 +12,10 @@ __metaclass__ = type
 
 import re
 
-from ansible.errors import AnsibleFilterError
-from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import (
-    CAPA_API as CAPA, CAPI_API as CAPI, CLI_FINALIZER, HO_FINALIZER, HYPERSHIFT_API as HYPERSHIFT)
-from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import json_or_value, one_dict, plain_list, printed
+from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import HO_FINALIZER
+from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import one_dict, plain_list, printed
+from ansible_collections.teardown.gates.plugins.plugin_utils.hosted_cluster_baseline import stored_baseline as _stored
+from ansible_collections.teardown.gates.plugins.plugin_utils.hosted_cluster_wait import gates as _gates
 
 
 # the kinds that must be gone from the HCP namespace, listed one check each when the namespace is still there
@@ -30,76 +30,21 @@ TAKE_OVER_HINT = (
     "hypershift.openshift.io/finalizer only where what it guards is verified gone")
 
 
-# what teardown_report stores as the baseline (the role's Phase 1), key by key: the type each must have
-BASELINE_TYPES = {"cluster": dict, "options": dict, "annotations": dict, "nodepools": list, "oidc_bucket": str,
-                  "versions": dict, "recorded_at": str, "manifest": dict}
-BASELINE_HINT = (". Nothing changed. It is the file an earlier run of this role stored through teardown_report: repair it, "
-                 "or move it aside to begin again from what the HostedCluster and AWS show now (IDs that only it "
-                 "recorded are then no longer tracked)")
-
-
-def _type_name(value):
-    return "a mapping" if isinstance(value, dict) else "a list" if isinstance(value, list) else (
-        "text" if isinstance(value, str) else type(value).__name__)
-
-
 def hosted_cluster_stored_baseline(stored, path):
-    """The baseline stored at ``path`` by an earlier run, as a dict; {} when nothing is stored (``stored`` None,
-    empty or blank). ``stored`` is the file's JSON text, or the mapping it holds: ansible-core before 2.19 turns
-    a template result that looks like a dict back into one, so the same text may arrive either way. Text that is
-    not JSON, JSON that is not an object, and a known key of the wrong type are refused, naming ``path``."""
-    fname = "hosted_cluster_stored_baseline"
-    where = "%s: the stored baseline %s" % (fname, printed(path))
-    stored = json_or_value(stored, lambda e: AnsibleFilterError("%s is not JSON (%s)%s" % (where, e, BASELINE_HINT)))
-    if stored is None:
-        return {}
-    if not isinstance(stored, dict):
-        raise AnsibleFilterError("%s holds %s, not a JSON object%s" % (where, _type_name(stored), BASELINE_HINT))
-    for key, kind in sorted(BASELINE_TYPES.items()):
-        if key in stored and not isinstance(stored[key], kind):
-            raise AnsibleFilterError("%s has %s as %s, expected %s%s" % (
-                where, _type_name(stored[key]), key, _type_name(kind()), BASELINE_HINT))
-    wrong = sorted(str(k) for k, ids in stored.get("manifest", {}).items() if not isinstance(ids, list))
-    if wrong:
-        raise AnsibleFilterError("%s has IDs that are not a list in its manifest, for %s%s" % (
-            where, ", ".join(wrong), BASELINE_HINT))
-    return stored
+    """The baseline stored at ``path`` by an earlier run, as a dict (plugin_utils.hosted_cluster_baseline.stored_baseline)."""
+    return _stored(stored, path)
+
+
+def hosted_cluster_gates(nodepools, namespace, name, hcp_name, hcp_namespace, infra_id, hc_present, cli_finalizer_on,
+                         skip_namespace):
+    """The gates of wait_gate, in order (plugin_utils.hosted_cluster_wait.gates)."""
+    return _gates(nodepools, namespace, name, hcp_name, hcp_namespace, infra_id, hc_present, cli_finalizer_on,
+                  skip_namespace)
 
 
 def _items(value):
     """The dictionaries of a list that may be missing (None)."""
     return [v for v in value or [] if isinstance(v, dict)]
-
-
-def hosted_cluster_gates(nodepools, namespace, name, hcp_name, hcp_namespace, infra_id, hc_present, cli_finalizer_on,
-                         skip_namespace):
-    """The gates of wait_gate, in the order the controllers pass them: the NodePools and the CAPI workers, the
-    HostedControlPlane, the CAPI Cluster, the HCP namespace (unless ``skip_namespace``), and the HostedCluster
-    (down to the CLI finalizer when ``cli_finalizer_on``; none when there is neither a HostedCluster nor a name)."""
-    nodepools = plain_list(nodepools, "hosted_cluster_gates", "the names of the HostedCluster's NodePools")
-    by_label = "cluster.x-k8s.io/cluster-name=" + printed(infra_id)
-    workers = [{"api_version": HYPERSHIFT, "kind": "NodePool", "namespace": namespace, "name": n} for n in nodepools]
-    workers += [{"api_version": api, "kind": kind, "namespace": hcp_namespace, "label_selector": by_label}
-                for api, kind in ((CAPI, "MachineDeployment"), (CAPI, "MachineSet"), (CAPI, "Machine"), (CAPA, "AWSMachine"))]
-    gates = [
-        {"name": "NodePools and Machines gone", "until": "absent", "resources": workers},
-        {"name": "HostedControlPlane gone", "until": "absent", "resources": [
-            {"api_version": HYPERSHIFT, "kind": "HostedControlPlane", "namespace": hcp_namespace, "name": hcp_name}]},
-        {"name": "CAPI Cluster gone", "until": "absent", "resources": [
-            {"api_version": CAPI, "kind": "Cluster", "namespace": hcp_namespace, "name": infra_id},
-            {"api_version": CAPA, "kind": "AWSCluster", "namespace": hcp_namespace, "name": infra_id}]},
-    ]
-    if not skip_namespace:
-        gates.append({"name": "HCP namespace gone", "until": "absent",
-                      "resources": [{"api_version": "v1", "kind": "Namespace", "name": hcp_namespace}]})
-    if hc_present or len(name) > 0:
-        hc = [{"api_version": HYPERSHIFT, "kind": "HostedCluster", "namespace": namespace, "name": name}]
-        if hc_present and cli_finalizer_on:
-            gates.append({"name": "only the CLI finalizer left", "until": "finalizers_only",
-                          "finalizers": [CLI_FINALIZER], "resources": hc})
-        else:
-            gates.append({"name": "HostedCluster gone", "until": "absent", "resources": hc})
-    return gates
 
 
 def hosted_cluster_gates_plan_message(gates, grace_period, will_delete, take_over, take_over_after):

@@ -3,9 +3,6 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The decisions the roles take, made in Python (plugins/plugin_utils) instead of Jinja:
 
-- how a held deletion ends, and whether it is still held after (held_deletion_decision, held_deletion_still_held);
-- whether an orphan is still one, how its sweep ended, and whether the sweep is verified
-  (orphan_sweep_recheck_verdict, orphan_sweep_record, orphan_sweep_verified);
 - the hosted cluster's baseline by precedence, its merged AWS manifest, and whether its AWS cleanup runs (and is
   preflighted) (hosted_cluster_baseline, hosted_cluster_manifest, hosted_cluster_aws_cleanup_runs);
 - the record a stopped teardown keeps and the message it ends with (hosted_cluster_stop_record,
@@ -13,11 +10,6 @@
 - what the hosted cluster's bad input is (hosted_cluster_input_problems);
 - whether the gates wait with the CLI finalizer on, which gates the report shows and whether AWS is verified
   (hosted_cluster_cli_finalizer_on, hosted_cluster_report_gates, hosted_cluster_aws_verified);
-- the waits a held deletion reports (held_deletion_waits);
-- which stacks are already gone, why a stack is not deleted and its result row (cfn_refusals_missing,
-  cfn_refusals_stack_error, cfn_refusals_stack_record);
-- what release_prune says of bad input and of the Cluster in its plan (release_prune_selection_problem,
-  release_prune_input_problem, release_prune_cluster_line);
 - the approved plan: a kind's plan and its digest, what is wrong with an approved_plan_digest, whether the plan
   recomputed now is the approved one, and a manifest kept to the plan's IDs (teardown_plan,
   teardown_plan_digest_problem, teardown_plan_verdict, teardown_plan_restrict)."""
@@ -25,30 +17,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-from ansible_collections.teardown.gates.plugins.plugin_utils import held_deletion_plan, hosted_cluster_baseline as baseline
-from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_stop, orphan_sweep_outcome as sweep
-from ansible_collections.teardown.gates.plugins.plugin_utils import cfn_refusals_stack, hosted_cluster_input, hosted_cluster_wait, release_prune_input
+from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_baseline as baseline
+from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_stop
+from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_input, hosted_cluster_wait
 from ansible_collections.teardown.gates.plugins.plugin_utils import teardown_plan
-
-
-def held_deletion_decision(result, prefer_restore, abandon_uid, held_name):
-    return held_deletion_plan.decide(result, prefer_restore, abandon_uid, held_name)
-
-
-def held_deletion_still_held(after, action, check_mode):
-    return held_deletion_plan.still_held(after, action, check_mode)
-
-
-def orphan_sweep_recheck_verdict(recheck, infra_id):
-    return sweep.recheck_verdict(recheck, infra_id)
-
-
-def orphan_sweep_record(aws_result, infra_id, still, why_not, check_mode, finished):
-    return sweep.record(infra_id, aws_result, still, why_not, check_mode, finished)
-
-
-def orphan_sweep_verified(results, infra_ids):
-    return sweep.sweep_verified(results, infra_ids)
 
 
 def hosted_cluster_baseline(hc, stored, present, aws_region="", oidc_bucket="", infra_id="", env_region=""):
@@ -88,34 +60,6 @@ def hosted_cluster_aws_verified(aws_check, checks, manifest):
     return hosted_cluster_wait.aws_verified(aws_check, checks, manifest)
 
 
-def held_deletion_waits(results):
-    return held_deletion_plan.waits(results)
-
-
-def cfn_refusals_missing(chosen, plan):
-    return cfn_refusals_stack.missing(chosen, plan)
-
-
-def cfn_refusals_stack_error(result, blocked_by):
-    return cfn_refusals_stack.stack_error(result, blocked_by)
-
-
-def cfn_refusals_stack_record(result, stack, error):
-    return cfn_refusals_stack.stack_record(result, stack, error)
-
-
-def release_prune_selection_problem(namespace, selectors):
-    return release_prune_input.selection_problem(namespace, selectors)
-
-
-def release_prune_input_problem(prune_cluster, cluster_name, timeout, batch_size, names):
-    return release_prune_input.input_problem(prune_cluster, cluster_name, timeout, batch_size, names)
-
-
-def release_prune_cluster_line(cluster, cluster_name, prune_cluster):
-    return release_prune_input.cluster_line(cluster, cluster_name, prune_cluster)
-
-
 def teardown_plan_of(facts, kind, options):
     return teardown_plan.planned(facts, kind, options)
 
@@ -135,11 +79,6 @@ def teardown_plan_restrict(manifest, planned, of="", approved=True):
 class FilterModule(object):
     def filters(self):
         return {
-            "held_deletion_decision": held_deletion_decision,
-            "held_deletion_still_held": held_deletion_still_held,
-            "orphan_sweep_recheck_verdict": orphan_sweep_recheck_verdict,
-            "orphan_sweep_record": orphan_sweep_record,
-            "orphan_sweep_verified": orphan_sweep_verified,
             "hosted_cluster_baseline": hosted_cluster_baseline,
             "hosted_cluster_manifest": hosted_cluster_manifest,
             "hosted_cluster_aws_cleanup_runs": hosted_cluster_aws_cleanup_runs,
@@ -149,13 +88,6 @@ class FilterModule(object):
             "hosted_cluster_cli_finalizer_on": hosted_cluster_cli_finalizer_on,
             "hosted_cluster_report_gates": hosted_cluster_report_gates,
             "hosted_cluster_aws_verified": hosted_cluster_aws_verified,
-            "held_deletion_waits": held_deletion_waits,
-            "cfn_refusals_missing": cfn_refusals_missing,
-            "cfn_refusals_stack_error": cfn_refusals_stack_error,
-            "cfn_refusals_stack_record": cfn_refusals_stack_record,
-            "release_prune_selection_problem": release_prune_selection_problem,
-            "release_prune_input_problem": release_prune_input_problem,
-            "release_prune_cluster_line": release_prune_cluster_line,
             "teardown_plan": teardown_plan_of,
             "teardown_plan_digest_problem": teardown_plan_digest_problem,
             "teardown_plan_verdict": teardown_plan_verdict,

@@ -91,3 +91,14 @@ def parsed_dict(value, filter_name, what):
     if value is None:
         return {}
     return one_dict(value, filter_name, what)
+
+
+def role_steps(filter_name, steps):
+    """The one filter of a role's internal steps, named ``filter_name``: ``value | filter_name(STEP, *args)`` runs
+    ``steps[STEP](value, *args)``; a STEP it does not know is refused, naming the steps it has."""
+    def step(value, name, *args):
+        if name not in steps:
+            raise AnsibleFilterError("%s: no step %r; the steps are %s" % (filter_name, name, ", ".join(sorted(steps))))
+        return steps[name](value, *args)
+    step.__name__ = filter_name
+    return step

@@ -9,9 +9,14 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import base64
+import os
 import re
 
-from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import as_bool, one_dict, parsed_dict, printed
+from ansible.errors import AnsibleFilterError
+from ansible.module_utils.common.text.converters import to_bytes, to_text
+from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import (
+    as_bool, json_or_value, one_dict, parsed_dict, printed)
 
 CLEANUP_ANNOTATION = "hypershift.openshift.io/cleanup-cloud-resources"
 SKIP_NS_ANNOTATION = "hypershift.openshift.io/skip-delete-hosted-controlplane-namespace"
@@ -114,3 +119,60 @@ def aws_cleanup_runs(manifest):
     run's cleanup or not (the retain), but the cluster's own infrastructure is deleted by ID either way."""
     manifest = one_dict(manifest, "hosted_cluster_aws_cleanup_runs", "the baseline's AWS manifest")
     return any(bool(ids) for ids in manifest.values())
+
+
+# what teardown_report stores as the baseline (the role's Phase 1), key by key: the type each must have
+BASELINE_TYPES = {"cluster": dict, "options": dict, "annotations": dict, "nodepools": list, "oidc_bucket": str,
+                  "versions": dict, "recorded_at": str, "manifest": dict}
+BASELINE_HINT = (". Nothing changed. It is the file an earlier run of this role stored through teardown_report: repair it, "
+                 "or move it aside to begin again from what the HostedCluster and AWS show now (IDs that only it "
+                 "recorded are then no longer tracked)")
+
+
+def _type_name(value):
+    return "a mapping" if isinstance(value, dict) else "a list" if isinstance(value, list) else (
+        "text" if isinstance(value, str) else type(value).__name__)
+
+
+def stored_baseline(stored, path):
+    """The baseline stored at ``path`` by an earlier run, as a dict; {} when nothing is stored (``stored`` None,
+    empty or blank). ``stored`` is the file's JSON text, or the mapping it holds: ansible-core before 2.19 turns
+    a template result that looks like a dict back into one, so the same text may arrive either way. Text that is
+    not JSON, JSON that is not an object, and a known key of the wrong type are refused, naming ``path``."""
+    fname = "hosted_cluster_stored_baseline"
+    where = "%s: the stored baseline %s" % (fname, printed(path))
+    stored = json_or_value(stored, lambda e: AnsibleFilterError("%s is not JSON (%s)%s" % (where, e, BASELINE_HINT)))
+    if stored is None:
+        return {}
+    if not isinstance(stored, dict):
+        raise AnsibleFilterError("%s holds %s, not a JSON object%s" % (where, _type_name(stored), BASELINE_HINT))
+    for key, kind in sorted(BASELINE_TYPES.items()):
+        if key in stored and not isinstance(stored[key], kind):
+            raise AnsibleFilterError("%s has %s as %s, expected %s%s" % (
+                where, _type_name(stored[key]), key, _type_name(kind()), BASELINE_HINT))
+    wrong = sorted(str(k) for k, ids in stored.get("manifest", {}).items() if not isinstance(ids, list))
+    if wrong:
+        raise AnsibleFilterError("%s has IDs that are not a list in its manifest, for %s%s" % (
+            where, ", ".join(wrong), BASELINE_HINT))
+    return stored
+
+
+def stored_read(read, path):
+    """The baseline an earlier run stored at ``path``, as ``stored_baseline`` checks it, from where Phase 1 read it: the
+    ``slurp`` result ``read`` (its base64 content) for a path relative to the working directory; for an absolute
+    path (the play runs on the controller) the file itself, read in process as the ``file`` lookup with
+    errors='ignore' read it (a file that is missing or cannot be read is ''). The text goes to ``stored_baseline`` as it is
+    read, never through a var, so no core turns it into a mapping first."""
+    read = read if isinstance(read, dict) else {}
+    if "content" in read:
+        text = to_text(base64.b64decode(to_bytes(read["content"], errors="surrogate_or_strict")),
+                       errors="surrogate_or_strict")
+    elif os.path.isabs(printed(path)):
+        try:
+            with open(printed(path), "rb") as handle:
+                text = to_text(handle.read(), errors="surrogate_or_strict").rstrip()
+        except (OSError, UnicodeError):
+            text = ""
+    else:
+        text = ""
+    return stored_baseline(text, path)

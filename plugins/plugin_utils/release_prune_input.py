@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, teardown.gates contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""What the release_prune role says of bad input (its first phase), and the Cluster line of its plan."""
+"""What the release_prune role says of bad input (its first phase), the Cluster line of its plan, and which kept
+Releases hold its Cluster."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -45,3 +46,12 @@ def cluster_line(cluster, cluster_name, prune_cluster):
     state = cluster.get("state")
     prune = (", pruneReleases %s" % (cluster.get("prune_releases"),)) if state == "present" else ""
     return "Cluster %s: %s%s, will be deleted." % (cluster_name, state, prune)
+
+
+def cluster_held(protected, cluster_name):
+    """The names of the kept Releases (convoy_release_info's ``protected``, labelled teardown.gates/protected) of the
+    Cluster ``cluster_name``, in the order listed: while one stays, prune_cluster does not delete the Cluster
+    (deleting it deletes its Releases). None (nothing kept) is no Release."""
+    protected = plain_list(protected if protected is not None else [], "release_prune_cluster_held",
+                           "the kept Releases of the plan (a list)")
+    return [r.get("name") for r in protected if isinstance(r, dict) and "cluster" in r and r["cluster"] == cluster_name]

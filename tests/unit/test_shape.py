@@ -12,7 +12,7 @@ import importlib.util
 import pathlib
 
 REPO = pathlib.Path(__file__).resolve().parents[2]
-LONG_EXPRESSIONS_AT_MOST = 3
+LONG_EXPRESSIONS_AT_MOST = 0
 
 
 def _shape():

@@ -14,14 +14,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s import client a
 from ansible_collections.teardown.gates.plugins.module_utils.owners.convoy import ABSENT, PRESENT, UNKNOWN
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import KubeReads
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import convoy_release_info
-
-
-class Answer(Exception):
-    def __init__(self, text, status=None):
-        super(Answer, self).__init__(text)
-        self.status = status
-        self.reason = text
-        self.body = None
+from kube_answer_double import Answer
 
 
 def _reads(answers):

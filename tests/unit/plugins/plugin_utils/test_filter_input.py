@@ -7,7 +7,7 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import (
-    as_bool, as_int, dict_list, one_dict, parsed_dict, plain_list, printed)
+    as_bool, as_int, dict_list, one_dict, parsed_dict, plain_list, printed, role_steps)
 
 
 @pytest.mark.parametrize("value", [True, 1, 1.0, "yes", "On", "1", "TRUE", "true", b"true"])
@@ -57,3 +57,16 @@ def test_the_older_helpers():
                                            ([], 0), ("", 0)])
 def test_as_int_reads_a_number_as_the_int_filter_does(value, number):
     assert as_int(value) == number
+
+
+def test_role_steps_runs_the_step_on_the_value_and_the_arguments_after_it():
+    step = role_steps("demo_step", {"pair": lambda value, other="": (value, other), "upper": lambda value: value.upper()})
+    assert step.__name__ == "demo_step"
+    assert step("a", "pair", "b") == ("a", "b")
+    assert step("a", "upper") == "A"
+
+
+def test_role_steps_refuses_a_step_it_does_not_know_naming_its_steps():
+    step = role_steps("demo_step", {"pair": lambda value: value, "upper": lambda value: value})
+    with pytest.raises(AnsibleFilterError, match=r"^demo_step: no step 'lower'; the steps are pair, upper$"):
+        step("a", "lower")

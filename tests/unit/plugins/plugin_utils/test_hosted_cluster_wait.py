@@ -8,7 +8,8 @@ import json
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.teardown.gates.plugins.plugin_utils.hosted_cluster_wait import aws_verified, cli_finalizer_on, report_gates
+from ansible_collections.teardown.gates.plugins.plugin_utils.hosted_cluster_wait import (
+    aws_verified, cli_finalizer_on, gates, gates_of, report_gates, verification_reads)
 
 PUT_ON = {"changed": True, "finalizers_after": ["openshift.io/destroy-cluster"]}
 
@@ -72,3 +73,33 @@ def test_the_lookup_says_whether_it_verified(said):
 ])
 def test_without_a_lookup(aws_check, checks, manifest, want):
     assert aws_verified(aws_check, checks, manifest) is want
+
+
+# gates_of and verification_reads: Phase 3's gates from the recorded cluster, Phase 6's reads
+
+CLUSTER = {"namespace": "clusters", "name": "demo", "uid": "u-1", "infra_id": "demo-x7k2p", "region": "us-east-1",
+           "hcp_namespace": "clusters-demo"}
+
+
+@pytest.mark.parametrize("name, present, cli_on, skip_ns", [
+    ("demo", True, True, False), ("demo", True, False, True), ("demo", False, False, False), ("", False, False, False)])
+def test_gates_of_lays_out_the_gates_of_the_recorded_cluster(name, present, cli_on, skip_ns):
+    hosted_cluster = {"name": name, "present": present, "nodepools": ["demo-a"], "cli_finalizer_on": cli_on,
+                      "skip_namespace": skip_ns}
+    assert gates_of(CLUSTER, hosted_cluster) == gates(["demo-a"], "clusters", name, "demo", "clusters-demo", "demo-x7k2p",
+                                                      present, cli_on, skip_ns)
+
+
+def test_gates_of_refuses_what_is_not_a_mapping():
+    with pytest.raises(AnsibleFilterError, match=r"hosted_cluster_destroy_step\('gates'\): expects the cluster Phase 1 recorded"):
+        gates_of([], {})
+    with pytest.raises(AnsibleFilterError, match="expects what Phase 3 knows of the HostedCluster"):
+        gates_of(CLUSTER, "demo")
+
+
+def test_verification_reads_the_hosted_cluster_when_it_has_a_name_then_the_hcp_namespace():
+    namespace = {"api_version": "v1", "kind": "Namespace", "name": "clusters-demo"}
+    assert verification_reads("demo", "clusters", "clusters-demo") == [
+        {"api_version": "hypershift.openshift.io/v1beta1", "kind": "HostedCluster", "namespace": "clusters", "name": "demo"},
+        namespace]
+    assert verification_reads("", "clusters", "clusters-demo") == [namespace]

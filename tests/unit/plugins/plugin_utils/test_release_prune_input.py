@@ -6,7 +6,7 @@ __metaclass__ = type
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.teardown.gates.plugins.plugin_utils.release_prune_input import cluster_line, input_problem, selection_problem
+from ansible_collections.teardown.gates.plugins.plugin_utils.release_prune_input import cluster_held, cluster_line, input_problem, selection_problem
 
 
 def test_no_namespace_comes_first():
@@ -64,3 +64,29 @@ def test_a_present_cluster_shows_its_prune_releases():
 
 def test_an_absent_cluster_shows_its_state_alone():
     assert cluster_line('{"name": "c", "state": "absent"}', "c", "yes") == "Cluster c: absent, will be deleted."
+
+
+KEPT = [{"name": "payments", "namespace": "team-a", "cluster": "prod"}, {"name": "alpha", "namespace": "team-a", "cluster": "prod"},
+        {"name": "other", "namespace": "team-a", "cluster": "stage"}, {"name": "loose", "namespace": "team-a", "cluster": ""}]
+
+
+def test_the_kept_releases_of_the_cluster_hold_it_in_the_order_listed():
+    assert cluster_held(KEPT, "prod") == ["payments", "alpha"]
+    assert cluster_held(KEPT, "stage") == ["other"]
+    assert cluster_held(KEPT, "none") == []
+
+
+def test_the_cluster_name_is_matched_as_given_even_empty():
+    # as selectattr('cluster', 'equalto', convoy_cluster_name) matched it
+    assert cluster_held(KEPT, "") == ["loose"]
+
+
+def test_nothing_kept_holds_nothing():
+    assert cluster_held([], "prod") == []
+    assert cluster_held(None, "prod") == []
+    assert cluster_held([{"name": "no-cluster"}, "not a row"], "prod") == []
+
+
+def test_the_kept_releases_must_be_a_list():
+    with pytest.raises(AnsibleFilterError, match="release_prune_cluster_held: expects the kept Releases of the plan"):
+        cluster_held({"name": "payments"}, "prod")

@@ -13,16 +13,7 @@ from urllib3.exceptions import NewConnectionError, ProtocolError, ReadTimeoutErr
 
 from ansible_collections.teardown.gates.plugins.module_utils.k8s import client as C
 from ansible_collections.teardown.gates.plugins.module_utils.k8s import observe as O
-
-
-class Answer(Exception):
-    """What the kubernetes client raises for an HTTP answer (ApiException: status, reason, body)."""
-
-    def __init__(self, text, status=None, body=None):
-        super(Answer, self).__init__(text)
-        self.status = status
-        self.reason = text
-        self.body = body
+from kube_answer_double import Answer
 
 
 class FakeResource(object):

@@ -19,16 +19,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import R
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import ABSENT, PRESENT, UNKNOWN
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import (
     WRITE_VERBS, CheckModeWrite, KubeReads)
-
-
-class Answer(Exception):
-    """What the dynamic client raises for an HTTP answer (or, without a status, for no answer)."""
-
-    def __init__(self, text, status=None):
-        super(Answer, self).__init__(text)
-        self.status = status
-        self.reason = text
-        self.body = None
+from kube_answer_double import Answer
 
 
 class Obj(dict):

@@ -1,7 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, teardown.gates contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The cfn_refusals_summary filter: the cfn_refusals role's summary table, one line per stack of its results."""
+"""The cfn_refusals role's summary table, one line per stack of its results (cfn_refusals_summary): a step
+of the cfn_refusals_step filter."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -33,8 +34,3 @@ def cfn_refusals_summary(results):
     return [SUMMARY_HEADER] + [
         " | ".join(str(v) for v in (r.get("stack"), _status(r), _refusals(r) or "-", _retained(r) or "-", r.get("elapsed")))
         for r in results]
-
-
-class FilterModule(object):
-    def filters(self):
-        return {"cfn_refusals_summary": cfn_refusals_summary}

@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, teardown.gates contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The orphaning_refusal_message, held_releases_message and wait_summaries filters: the release_prune role's
-two stop messages, from the Releases of convoy_release_info, and its report's waits, from wait_gate's gates."""
+"""The release_prune role's two stop messages, from the Releases of convoy_release_info (orphaning_refusal_message,
+held_releases_message), and its report's waits, from wait_gate's gates (wait_summaries): steps of the
+release_prune_step filter."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -51,9 +52,3 @@ def wait_summaries(gates):
              + [("releases", [dict((k, v) for k, v in o.items() if k in WAIT_OBJECT_KEYS)
                               for o in g.get("objects") or [] if isinstance(o, dict)])])
         for g in gates]
-
-
-class FilterModule(object):
-    def filters(self):
-        return {"orphaning_refusal_message": orphaning_refusal_message, "held_releases_message": held_releases_message,
-                "wait_summaries": wait_summaries}

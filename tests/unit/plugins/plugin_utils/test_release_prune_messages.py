@@ -8,7 +8,7 @@ import json
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.teardown.gates.plugins.filter.release_prune_messages import (
+from ansible_collections.teardown.gates.plugins.plugin_utils.release_prune_messages import (
     held_releases_message, orphaning_refusal_message, wait_summaries)
 
 # Releases as convoy_release_info returns them (module_utils convoy.summarize_release), reduced to what the messages read

@@ -1,8 +1,8 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, teardown.gates contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The held_deletion_unreleased_message filter: the message the held_deletion role fails with when a deletion is
-still held after its phases, from the entries it collected in phase 7."""
+"""The message the held_deletion role fails with when a deletion is still held after its phases, from the
+entries it collected in phase 7 (held_deletion_unreleased_message): a step of the held_deletion_step filter."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -29,8 +29,3 @@ def held_deletion_unreleased_message(unresolved, kind, namespace, abandon_uid=""
                  if abandon_uid and abandon_uid not in uids else "")
     return "%d %s deletion(s) in %s not released: %s %s" % (
         len(unresolved), printed(kind), printed(namespace), "".join(_held(u) for u in unresolved), wrong_uid)
-
-
-class FilterModule(object):
-    def filters(self):
-        return {"held_deletion_unreleased_message": held_deletion_unreleased_message}

@@ -6,7 +6,7 @@ __metaclass__ = type
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.teardown.gates.plugins.filter.orphan_sweep_messages import (
+from ansible_collections.teardown.gates.plugins.plugin_utils.orphan_sweep_messages import (
     orphan_sweep_failed_message, orphan_sweep_found_message, orphan_sweep_unread_message)
 
 REPORT = "/var/tmp/reports/orphan-sweep-eu-west-1-20260102T030405Z.json"

@@ -1,8 +1,9 @@
 # -*- coding: utf-8 -*-
 # Copyright: (c) 2026, teardown.gates contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The orphan_sweep_found_message, orphan_sweep_unread_message and orphan_sweep_failed_message filters: what the
-orphan_sweep role shows it found (from aws_orphan_inventory), and its two stop messages."""
+"""What the orphan_sweep role shows it found (from aws_orphan_inventory), and its two stop messages
+(orphan_sweep_found_message, orphan_sweep_unread_message, orphan_sweep_failed_message): steps of the
+orphan_sweep_step filter."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -46,9 +47,3 @@ def orphan_sweep_failed_message(results, report_path):
     return "%sReport: %s. A re-run resumes." % (
         "".join("%s: %s; " % (printed(r.get("infra_id")), printed(r.get("reason"))) for r in results if r.get("outcome") == "failed"),
         printed(report_path))
-
-
-class FilterModule(object):
-    def filters(self):
-        return {"orphan_sweep_found_message": orphan_sweep_found_message, "orphan_sweep_unread_message": orphan_sweep_unread_message,
-                "orphan_sweep_failed_message": orphan_sweep_failed_message}

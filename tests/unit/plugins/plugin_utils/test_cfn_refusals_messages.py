@@ -6,7 +6,7 @@ __metaclass__ = type
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.teardown.gates.plugins.filter.cfn_refusals_messages import SUMMARY_HEADER, cfn_refusals_summary
+from ansible_collections.teardown.gates.plugins.plugin_utils.cfn_refusals_messages import SUMMARY_HEADER, cfn_refusals_summary
 
 
 def _refusal(cls, remedy, action):

@@ -6,7 +6,7 @@ __metaclass__ = type
 import pytest
 
 from ansible.errors import AnsibleFilterError
-from ansible_collections.teardown.gates.plugins.filter.held_deletion_messages import held_deletion_unreleased_message
+from ansible_collections.teardown.gates.plugins.plugin_utils.held_deletion_messages import held_deletion_unreleased_message
 
 # the plan and the deletions still held as the role builds them (phases 3 and 7), reduced to what the message reads
 PLAN = [{"name": "edge", "uid": "u-edge", "held": True, "action": "restore"}, {"name": "core", "uid": "u-core", "held": True, "action": "none"}]
