@@ -345,6 +345,10 @@ def test_destroy_with_cleanup_follows_the_chain(dyn, core, seeded, recorder):
     mgmt = info["management_cloud"]
     assert not any(elb_exists(lb) for lb in mgmt["AWS::ElasticLoadBalancing::LoadBalancer"])
     assert not any(volume_exists(v) for v in mgmt["AWS::EC2::Volume"])
+    # and only this cluster's: the other hosted clusters seeded beside it keep their guest and etcd volumes
+    others = [v for k, o in seeded.items() if k != "chain"
+              for v in o["guest_cloud"]["AWS::EC2::Volume"] + o["management_cloud"]["AWS::EC2::Volume"]]
+    assert others and all(volume_exists(v) for v in others), [v for v in others if not volume_exists(v)]
     # CAPA terminated the workers; HO deleted the OIDC documents
     assert set(instance_states([m["instance_id"] for m in info["machines"]]).values()) == {"terminated"}
     assert _aws("s3").list_objects_v2(Bucket=info["oidc"]["bucket"], Prefix=info["oidc"]["prefix"]).get("KeyCount", 0) == 0

@@ -296,10 +296,13 @@ def guest_cloud_resources(infra):
                 lbs.append(td["LoadBalancerName"])
     if lbs:
         out["load-balancers"] = sorted(lbs)
-    pages = aws("ec2").get_paginator("describe_volumes").paginate(Filters=[
-        {"Name": "tag-key", "Values": [tag]}, {"Name": "tag-key", "Values": ["kubernetes.io/created-for/pvc/name"]}])
+    # one filter on the cluster's tag, the PVC tag checked here: moto keeps only the last of two filters of the
+    # same name (a dict by name), so filtering on tag-key twice listed every cluster's PVC volumes, and a destroy
+    # of one hosted cluster deleted the others' guest and etcd volumes (interruption campaign 42000's `same`)
+    pages = aws("ec2").get_paginator("describe_volumes").paginate(Filters=[{"Name": "tag-key", "Values": [tag]}])
     vids = [v["VolumeId"] for page in pages for v in page.get("Volumes", [])
-            if v.get("State") not in ("deleted", "deleting")]
+            if {tag, "kubernetes.io/created-for/pvc/name"} <= {t["Key"] for t in v.get("Tags") or []}
+            and v.get("State") not in ("deleted", "deleting")]
     if vids:
         out["persistent-volumes"] = sorted(vids)
     buckets = [b["Name"] for b in aws("s3").list_buckets().get("Buckets", [])
