@@ -83,7 +83,7 @@ options:
     type: list
     elements: dict
   aws_manifest:
-    description: With O(part=oidc_finalizer), the baseline's manifest (resource type -> IDs) the AWS phase worked from.
+    description: With O(part=oidc_finalizer) or O(take_over_after), the baseline's manifest (resource type -> IDs) the AWS phase worked from.
     type: dict
   oidc_bucket:
     description: With O(part=oidc_finalizer), the bucket that holds the C(<infra_id>/) OIDC documents.
@@ -94,12 +94,15 @@ options:
         O(part=operator) stops at it and returns RV(hcp_owners). Without it the take-over waits for the
         HostedControlPlane as before.
     type: int
-  guest_resources:
+  guest_volumes:
     description:
-      - The guest's cloud resources of the baseline (resource type -> IDs) - its load balancers, target groups,
-        persistent volumes and image-registry buckets. Named in the message when the take-over stops at the
-        HostedControlPlane; with O(part=hcp_finalizer), each must be verified absent in O(aws_cleanup).
-    type: dict
+      - The guest's persistent volumes of the baseline (IDs). With O(aws_manifest) they make the guest's cloud
+        resources - its load balancers, target groups, persistent volumes and image-registry buckets - named in
+        the message when the take-over stops at the HostedControlPlane and returned in RV(hcp_owners)
+        (C(guest_resources)); with O(part=hcp_finalizer), each of those recorded in O(hcp_owners) must be
+        verified absent in O(aws_cleanup).
+    type: list
+    elements: str
   guest_cleanup:
     description: Whether this run deletes the guest's cloud resources (the cleanup annotation); only worded in the message.
     type: bool
@@ -162,7 +165,9 @@ inspect_next:
 hcp_owners:
   description:
     - When the take-over stopped at a HostedControlPlane whose owners are read gone - C(hcp) (its reference and UID),
-      C(finalizer) (CPO's), C(owners) and C(evidence) (what was read, its state, when). Empty otherwise.
+      C(finalizer) (CPO's), C(owners), C(evidence) (what was read, its state, when), C(guest_resources) (type -> IDs,
+      what the AWS cleanup is to delete and verify before CPO's finalizer comes off) and C(guest_cleanup). Empty
+      otherwise.
   returned: always
   type: dict
 planned:
@@ -193,7 +198,7 @@ def argument_spec():
         aws_manifest=dict(type="dict"),
         oidc_bucket=dict(type="str"),
         take_over_after=dict(type="int"),
-        guest_resources=dict(type="dict"),
+        guest_volumes=dict(type="list", elements="str"),
         guest_cleanup=dict(type="bool", default=False),
         hcp_owners=dict(type="dict"),
         timeout=dict(type="float", default=600),

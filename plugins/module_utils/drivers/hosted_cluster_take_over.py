@@ -56,11 +56,19 @@ def taken_over(p, started):
     return {"owner": OWNER, "part": p["part"], "reason": reason, "started": utc_iso(started)}
 
 
+def guest_resources(p):
+    """The guest's cloud resources (type -> IDs): those a first take-over recorded, else the baseline's guest part."""
+    recorded = (p.get("hcp_owners") or {}).get("guest_resources")
+    if recorded is not None:
+        return recorded
+    return hcp_owners.guest_manifest(p.get("aws_manifest"), p.get("guest_volumes"))
+
+
 def owners_gone_message(p, job):
     """The failure message when the HostedControlPlane is held by CPO's finalizer and CPO and HCCO are read gone:
     their evidence, the guest's resources left in AWS, and whether this run deletes them (the cleanup annotation)."""
     ho = job.hcp_owners
-    guest = hcp_owners.guest_text(p.get("guest_resources"))
+    guest = hcp_owners.guest_text(guest_resources(p))
     left = [x for b in job.blockers for x in b.get("guest_left") or []]
     if left:
         then = ("the AWS cleanup did not verify these gone: %s; CPO's finalizer stays on the HostedControlPlane"
@@ -112,7 +120,7 @@ def run(module, reads):
         if p["part"] == "operator":
             verified = job.run()
         elif p["part"] == "hcp_finalizer":
-            ok, evidence, left = hcp_owners.guest_evidence(p["aws_cleanup"], p["guest_resources"])
+            ok, evidence, left = hcp_owners.guest_evidence(p["aws_cleanup"], guest_resources(p))
             owners = p["hcp_owners"]
             verified = job.release_hcp(owners["hcp"]["uid"], owners.get("evidence") or [], ok, evidence, left)
         else:
@@ -123,6 +131,8 @@ def run(module, reads):
     except CheckModeWrite as e:  # TakeOver plans in check mode; reaching a write there is a bug, and nothing was sent
         fail_from(module, e, then="nothing was changed", taken_over=dict(taken, verified=False), finalizers_removed=[],
                   blockers=[], steps=job.steps, planned=job.planned, inspect_next=[], hcp_owners={})
+    if job.hcp_owners:  # what the guest cleanup is to delete and verify, and whether this run may
+        job.hcp_owners.update(guest_resources=guest_resources(p), guest_cleanup=p["guest_cleanup"])
     taken.update(ended=utc_iso(), verified=verified and error is None, finalizers_removed=job.removed,
                  blockers=job.blockers, error=error)
     out = dict(changed=bool(job.removed or [s for s in job.steps if s["step"] == "delete"]) or (

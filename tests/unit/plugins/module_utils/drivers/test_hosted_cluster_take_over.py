@@ -42,14 +42,18 @@ class _Job(object):
 
 
 def test_the_stop_at_the_hcp_names_cpo_hcco_their_evidence_and_the_guest_s_resources_left():
-    guest = {"AWS::EC2::Volume": ["vol-1"], "AWS::S3::Bucket": ["i-image-registry-x"]}
-    msg = T.stopped_message(params(guest_resources=guest, guest_cleanup=False), _Job())
+    manifest = {"AWS::EC2::Volume": ["vol-1", "vol-worker"], "AWS::S3::Bucket": ["i-image-registry-x"],
+                "AWS::EC2::VPC": ["vpc-1"]}
+    guest = {"aws_manifest": manifest, "guest_volumes": ["vol-1"]}
+    assert T.guest_resources(guest) == {"AWS::EC2::Volume": ["vol-1"], "AWS::S3::Bucket": ["i-image-registry-x"]}
+    assert T.guest_resources(dict(guest, hcp_owners={"guest_resources": {}})) == {}
+    msg = T.stopped_message(params(guest_cleanup=False, **guest), _Job())
     assert "HostedControlPlane clusters-hc-one/hc.one" in msg and "CPO's" in msg and "CPO and HCCO" in msg
     assert "control-plane-operator: absent" in msg
-    assert "left by request" in msg and "vol-1" in msg and "i-image-registry-x" in msg
-    msg = T.stopped_message(params(guest_resources=guest, guest_cleanup=True), _Job())
+    assert "left by request" in msg and "vol-1" in msg and "i-image-registry-x" in msg and "vol-worker" not in msg
+    msg = T.stopped_message(params(guest_cleanup=True, **guest), _Job())
     assert "for this run to delete by ID" in msg
-    msg = T.stopped_message(params(guest_resources=guest, guest_cleanup=True),
+    msg = T.stopped_message(params(guest_cleanup=True, **guest),
                             _Job([{"guest_left": ["AWS::EC2::Volume vol-1 (failed)"]}]))
     assert "did not verify these gone: AWS::EC2::Volume vol-1 (failed)" in msg
 
