@@ -114,15 +114,17 @@ def guest_text(guest):
 
 
 def guest_evidence(cleanup_resources, guest):
-    """``(verified, evidence, left)``: every guest ID came back from the AWS cleanup with ``verified_state:
-    absent`` (read gone by ID). ``left``: the IDs not verified, each with what the cleanup said of it."""
+    """``(verified, evidence, left)``: every guest ID came back from the AWS cleanup read gone by ID
+    (``verified_state`` ``absent``, or ``terminal``: a state nothing stops, an EBS volume ``deleting``, as the
+    cleanup's own verification takes it). ``left``: the IDs not verified, each with what the cleanup said of it."""
     by_id = dict(((r.get("type"), r.get("id")), r) for r in cleanup_resources or [])
     evidence, left = [], []
     for t, ids in sorted((guest or {}).items()):
         for rid in ids:
             r = by_id.get((t, rid))
-            if r and r.get("verified_state") == "absent":
-                evidence.append({"what": "%s %s" % (t, rid), "verified_absent_at": utc_iso()})
+            if r and r.get("verified_state") in ("absent", "terminal"):
+                evidence.append({"what": "%s %s" % (t, rid), "verified_state": r["verified_state"],
+                                 "verified_absent_at": utc_iso()})
             else:
                 left.append("%s %s (%s)" % (t, rid, (r or {}).get("outcome") or "not in the cleanup's results"))
     return not left, evidence, left

@@ -70,10 +70,11 @@ def test_the_guest_manifest_is_the_guest_s_part_only():
 def test_only_every_guest_id_verified_absent_is_evidence():
     guest = {H.g.ELB: ["router"], H.g.VOLUME: ["vol-1"]}
     done = [{"type": H.g.ELB, "id": "router", "outcome": "deleted", "verified_state": "absent"},
-            {"type": H.g.VOLUME, "id": "vol-1", "outcome": "absent", "verified_state": "absent"}]
+            {"type": H.g.VOLUME, "id": "vol-1", "outcome": "deleted", "verified_state": "terminal"}]
     ok, evidence, left = H.guest_evidence(done, guest)
     assert ok and left == [] and sorted(e["what"] for e in evidence) == sorted(["%s router" % H.g.ELB, "%s vol-1" % H.g.VOLUME])
     assert all(e["verified_absent_at"] for e in evidence)
+    assert sorted(e["verified_state"] for e in evidence) == ["absent", "terminal"]  # a deleting volume: nothing stops it
     ok, evidence, left = H.guest_evidence(done[:1] + [dict(done[1], outcome="failed", verified_state="unknown")], guest)
     assert not ok and left == ["%s vol-1 (failed)" % H.g.VOLUME]
     ok, _, left = H.guest_evidence([], guest)
