@@ -9,6 +9,11 @@
   the reads that show what it guards gone.
 - A foreign blocker (a Machine held by a finalizer nobody here owns): the take-over removes no finalizer that
   guards it, and names it. Once the blocker is lifted, a re-run finishes verified.
+- CPO and HCCO down (the cleanup annotation on): without the option the run stops at the HostedControlPlane,
+  naming CPO, HCCO and the guest's cloud resources left; the take-over module alone in check mode reads them
+  gone and sends no write; with the option the guest's resources are deleted and verified gone by ID, CPO's
+  finalizer comes off with that evidence (listed in taken_over), the run finishes verified, and a re-run changes
+  nothing.
 """
 import json
 import os
