@@ -29,9 +29,9 @@ description:
     gone - the C(control-plane-operator) and C(hosted-cluster-config-operator) Deployments of the HCP namespace
     absent or with no ready replica, and its C(CloudResourcesDestroyed) condition unchanged (or never set since its
     deletion) for O(take_over_after) seconds - and returns that evidence in RV(hcp_owners), naming the guest's
-    cloud resources (O(guest_resources)) left in AWS; CPO's finalizer stays."
+    cloud resources (from O(aws_manifest) and O(guest_volumes)) left in AWS; CPO's finalizer stays."
   - "O(part=hcp_finalizer): removes CPO's C(hypershift.openshift.io/finalizer) from the HostedControlPlane (the UID
-    in O(hcp_owners)) once every ID of O(guest_resources) came back from the AWS cleanup (O(aws_cleanup)) verified
+    in O(hcp_owners)) once every guest resource recorded there came back from the AWS cleanup (O(aws_cleanup)) verified
     absent; the evidence of CPO and HCCO gone and of each guest resource gone is listed with it."
   - "O(part=oidc_finalizer): removes C(hypershift.io/aws-oidc-discovery) from the HostedCluster once the AWS
     phase has verified its OIDC documents gone (O(aws_cleanup) and O(aws_manifest) are that evidence)."
@@ -79,7 +79,7 @@ options:
         V(stalled)); recorded in RV(taken_over) as the reason.
     type: dict
   aws_cleanup:
-    description: With O(part=oidc_finalizer), the C(resources) that C(teardown.gates.aws_infra_cleanup) returned in this run.
+    description: With O(part=oidc_finalizer) or O(part=hcp_finalizer), the C(resources) that C(teardown.gates.aws_infra_cleanup) returned in this run.
     type: list
     elements: dict
   aws_manifest:
