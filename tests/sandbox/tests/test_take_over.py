@@ -9,7 +9,8 @@
   the reads that show what it guards gone.
 - A foreign blocker (a Machine held by a finalizer nobody here owns): the take-over removes no finalizer that
   guards it, and names it. Once the blocker is lifted, a re-run finishes verified.
-- CPO and HCCO down (the cleanup annotation on): without the option the run stops at the HostedControlPlane,
+- CPO and HCCO down (the cleanup annotation on): destroy_cloud_resources=false with take_over_cleanup is refused
+  before any change (it contradicts the annotation); without the option the run stops at the HostedControlPlane,
   naming CPO, HCCO and the guest's cloud resources left; the take-over module alone in check mode reads them
   gone and sends no write; with the option the guest's resources are deleted and verified gone by ID, CPO's
   finalizer comes off with that evidence (listed in taken_over), the run finishes verified, and a re-run changes
@@ -176,6 +177,11 @@ def test_cpo_and_hcco_down_stop_naming_them_and_the_guest_s_resources_then_the_t
     guest_ids = [i for ids in info["guest_cloud"].values() for i in ids]
     args = {"hosted_cluster_name": name, "hosted_cluster_namespace": ns, "report_dir": str(tmp_path / "report"),
             "cluster_grace_period": 25}
+    # a scope that contradicts the annotation already set is refused before any change, naming the option
+    refused = run_playbook("teardown.gates.destroy_hosted_cluster", dict(
+        args, take_over_cleanup=True, take_over_after=10, destroy_cloud_resources=False), str(tmp_path), verbosity="")
+    assert refused.returncode != 0 and "destroy_cloud_resources: false contradicts" in refused.stdout, refused.stdout[-3000:]
+    assert "openshift.io/destroy-cluster" not in _finalizers(dyn, HS, "HostedCluster", name, ns)  # Phase 2 never ran
     first = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="")
     text = first.stdout + first.stderr
     assert first.returncode != 0, text[-3000:]
