@@ -13,6 +13,7 @@ __metaclass__ = type
 import re
 
 from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import HO_FINALIZER
+from ansible_collections.teardown.gates.plugins.module_utils.owners import hypershift_hcp_owners as hcp_owners
 from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import one_dict, plain_list, printed
 from ansible_collections.teardown.gates.plugins.plugin_utils.hosted_cluster_baseline import stored_baseline as _stored
 from ansible_collections.teardown.gates.plugins.plugin_utils.hosted_cluster_wait import gates as _gates
@@ -76,7 +77,18 @@ def _finalizer_owner(f):
     return " %s%s" % (printed(f["name"]) if "name" in f else printed(f), (" (" + str(f["owner"]) + ")") if f.get("owner") else "")
 
 
-def hosted_cluster_gate_stop_message(gate, diagnosis, take_over, hc_present):
+def _cpo_hint(manifest, guest_volumes):
+    """For a HostedControlPlane held by CPO's finalizer: whose it is, the guest's resources it guards, and the way out."""
+    guest = hcp_owners.guest_manifest(manifest if isinstance(manifest, dict) else {}, guest_volumes or [])
+    return (".\nOn the HostedControlPlane, hypershift.openshift.io/finalizer is CPO's (control-plane-operator): it stays "
+            "until HCCO (hosted-cluster-config-operator) has destroyed the guest's cloud resources, and these are left "
+            "in AWS: %s. If CPO and HCCO are down for good, take_over_cleanup=true reads them gone (their Deployments "
+            "absent or not ready, CloudResourcesDestroyed unchanged for take_over_after), deletes those resources by ID "
+            "when the cleanup annotation asks for it (destroy_cloud_resources), reads each gone, and only then removes "
+            "CPO's finalizer" % hcp_owners.guest_text(guest))
+
+
+def hosted_cluster_gate_stop_message(gate, diagnosis, take_over, hc_present, manifest=None, guest_volumes=None):
     """Why the run stops at a gate of wait_gate: its state and duration, the first object left with its finalizers,
     the failed queries, what up to three objects say they wait for, the diagnosis of deletion_info (conditions,
     finalizer owners) and, for a timeout held by the hypershift-operator's finalizer, the take-over hint."""
@@ -106,7 +118,10 @@ def hosted_cluster_gate_stop_message(gate, diagnosis, take_over, hc_present):
     if finalizers:
         out.append("; finalizer owners:" + "".join(_finalizer_owner(f) for f in finalizers))
     held_by_ho = any(HO_FINALIZER in (r.get("finalizers", []) or []) for r in remaining)
-    if state == "timeout" and not take_over and hc_present and held_by_ho:
+    held_hcp = [r for r in remaining if r.get("kind") == "HostedControlPlane" and HO_FINALIZER in (r.get("finalizers") or [])]
+    if state == "timeout" and not take_over and hc_present and held_hcp:
+        out.append(_cpo_hint(manifest, guest_volumes))
+    elif state == "timeout" and not take_over and hc_present and held_by_ho:
         out.append(TAKE_OVER_HINT)
     return "".join(out)
 

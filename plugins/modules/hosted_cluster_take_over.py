@@ -25,6 +25,14 @@ description:
     AWSEndpointServices, the HostedControlPlane and (unless the HostedCluster's skip annotation is C(true)) the HCP
     namespace, waiting for each in turn; then removes
     C(hypershift.openshift.io/finalizer) from the HostedCluster."
+  - "With O(take_over_after), O(part=operator) also stops waiting at the HostedControlPlane once its owners are read
+    gone - the C(control-plane-operator) and C(hosted-cluster-config-operator) Deployments of the HCP namespace
+    absent or with no ready replica, and its C(CloudResourcesDestroyed) condition unchanged (or never set since its
+    deletion) for O(take_over_after) seconds - and returns that evidence in RV(hcp_owners), naming the guest's
+    cloud resources (from O(aws_manifest) and O(guest_volumes)) left in AWS; CPO's finalizer stays."
+  - "O(part=hcp_finalizer): removes CPO's C(hypershift.openshift.io/finalizer) from the HostedControlPlane (the UID
+    in O(hcp_owners)) once every guest resource recorded there came back from the AWS cleanup (O(aws_cleanup)) verified
+    absent; the evidence of CPO and HCCO gone and of each guest resource gone is listed with it."
   - "O(part=oidc_finalizer): removes C(hypershift.io/aws-oidc-discovery) from the HostedCluster once the AWS
     phase has verified its OIDC documents gone (O(aws_cleanup) and O(aws_manifest) are that evidence)."
   - A finalizer comes off only after a successful read shows what it guards absent, through a JSON patch that
@@ -63,7 +71,7 @@ options:
   part:
     description: Which part to take over (see the description).
     type: str
-    choices: [operator, oidc_finalizer]
+    choices: [operator, oidc_finalizer, hcp_finalizer]
     default: operator
   stalled_gate:
     description:
@@ -71,15 +79,37 @@ options:
         V(stalled)); recorded in RV(taken_over) as the reason.
     type: dict
   aws_cleanup:
-    description: With O(part=oidc_finalizer), the C(resources) that C(teardown.gates.aws_infra_cleanup) returned in this run.
+    description: With O(part=oidc_finalizer) or O(part=hcp_finalizer), the C(resources) that C(teardown.gates.aws_infra_cleanup) returned in this run.
     type: list
     elements: dict
   aws_manifest:
-    description: With O(part=oidc_finalizer), the baseline's manifest (resource type -> IDs) the AWS phase worked from.
+    description: With O(part=oidc_finalizer) or O(take_over_after), the baseline's manifest (resource type -> IDs) the AWS phase worked from.
     type: dict
   oidc_bucket:
     description: With O(part=oidc_finalizer), the bucket that holds the C(<infra_id>/) OIDC documents.
     type: str
+  take_over_after:
+    description:
+      - Seconds the HostedControlPlane's cleanup must show no progress, with CPO and HCCO read gone, before
+        O(part=operator) stops at it and returns RV(hcp_owners). Without it the take-over waits for the
+        HostedControlPlane as before.
+    type: int
+  guest_volumes:
+    description:
+      - The guest's persistent volumes of the baseline (IDs). With O(aws_manifest) they make the guest's cloud
+        resources - its load balancers, target groups, persistent volumes and image-registry buckets - named in
+        the message when the take-over stops at the HostedControlPlane and returned in RV(hcp_owners)
+        (C(guest_resources)); with O(part=hcp_finalizer), each of those recorded in O(hcp_owners) must be
+        verified absent in O(aws_cleanup).
+    type: list
+    elements: str
+  guest_cleanup:
+    description: Whether this run deletes the guest's cloud resources (the cleanup annotation); only worded in the message.
+    type: bool
+    default: false
+  hcp_owners:
+    description: With O(part=hcp_finalizer), the RV(hcp_owners) a O(part=operator) run returned.
+    type: dict
   timeout:
     description: Seconds the waits may take together.
     type: float
@@ -132,6 +162,14 @@ inspect_next:
   returned: always
   type: list
   elements: str
+hcp_owners:
+  description:
+    - When the take-over stopped at a HostedControlPlane whose owners are read gone - C(hcp) (its reference and UID),
+      C(finalizer) (CPO's), C(owners), C(evidence) (what was read, its state, when), C(guest_resources) (type -> IDs,
+      what the AWS cleanup is to delete and verify before CPO's finalizer comes off) and C(guest_cleanup). Empty
+      otherwise.
+  returned: always
+  type: dict
 planned:
   description: In check mode, what would be deleted, waited for and released.
   returned: always
@@ -154,11 +192,15 @@ def argument_spec():
         uid=dict(type="str", required=True),
         infra_id=dict(type="str", required=True),
         hcp_namespace=dict(type="str"),
-        part=dict(type="str", choices=["operator", "oidc_finalizer"], default="operator"),
+        part=dict(type="str", choices=["operator", "oidc_finalizer", "hcp_finalizer"], default="operator"),
         stalled_gate=dict(type="dict"),
         aws_cleanup=dict(type="list", elements="dict"),
         aws_manifest=dict(type="dict"),
         oidc_bucket=dict(type="str"),
+        take_over_after=dict(type="int"),
+        guest_volumes=dict(type="list", elements="str"),
+        guest_cleanup=dict(type="bool", default=False),
+        hcp_owners=dict(type="dict"),
         timeout=dict(type="float", default=600),
         poll_interval=dict(type="float", default=2),
     )

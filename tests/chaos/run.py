@@ -38,6 +38,11 @@ Cases that fault the whole sandbox (apiserver-restart) run alone, before the poo
              takes over the operator's part; the finalizer invariant also allows the operator's finalizers
              (hypershift.openshift.io/finalizer, hypershift.io/aws-oidc-discovery), and only where one of the
              two reports lists that removal with its evidence of absence
+  take-over-hcp
+             the take-over job on a cluster whose CPO and HCCO are down from the start, with the cleanup
+             annotation (HO and the NodePool controller run): the take-over reads them gone at the
+             HostedControlPlane, deletes the guest's cloud resources by ID and releases CPO's finalizer on that
+             verification; the seed's guest resources are tracked too
 
 Then the faults stop and the same job runs again (through the proxy at rate 0, so that every request
 of both runs is logged), and the invariants are checked:
@@ -652,21 +657,30 @@ def _report_ids(report):
     return out
 
 
-def case_hosted_cluster(run, rng, ctx, take_over=False):
+def case_hosted_cluster(run, rng, ctx, take_over=False, hcp=False):
     """destroy_hosted_cluster on a small hosted cluster, through the proxy, AWS faults, the HO twin crashing.
 
     ``take_over``: the hypershift-operator (HO and the NodePool controller) is down from the start and the runs
     pass take_over_cleanup; the finalizer invariant then also allows the operator's finalizers, but only where
-    one of the two reports lists that removal with its evidence of absence."""
+    one of the two reports lists that removal with its evidence of absence. ``hcp``: with ``take_over``, CPO and HCCO
+    are down instead (HO runs, and drops CPO's AWSEndpointService finalizer itself after 5 s, HS-6) and the cleanup
+    annotation is on: the take-over does their part at the HostedControlPlane; the guest's resources are tracked."""
     from kubernetes import client, config, dynamic
     workdir, rate = ctx.workdir, ctx.rate
     name = f"{'to' if take_over else 'hc'}{run['seed']}{run['tag']}"
     ns = f"chaos-{name}"
     down = ["--knob", "ho=down", "--knob", "nodepool=down"] if take_over else []
+    if take_over and hcp:
+        down = ["--knob", "cpo=down", "--knob", "hcco=down", "--knob", "cleanup_cloud_resources=true",
+                "--knob", "endpoint_timeout=5s"]
     seeded = seed_scenario("hosted-cluster", "--name", name, "--namespace", ns, "--knob", "nodepools=1",
                            "--knob", "replicas=1", "--knob", "zones=1", "--knob", "nat_seconds=1",
                            "--knob", "grace_period=1s", "--knob", "requeue=1s", *down)
-    manifest_ids = {i for lst in seeded["aws"].values() for i in lst}
+    tracked = dict(seeded["aws"])
+    if hcp:  # the guest's resources: the take-over deletes them by ID
+        for t, lst in (seeded.get("guest_cloud") or {}).items():
+            tracked[t] = list(tracked.get(t) or []) + list(lst)
+    manifest_ids = {i for lst in tracked.values() for i in lst}
     hc_uid = seeded["uid"]
     # the playbook makes a few hundred requests and its Phase 1 reads stop the run at the first error: a
     # fifth of the rate lets most runs get past them into the gates and the AWS phase
@@ -710,7 +724,7 @@ def case_hosted_cluster(run, rng, ctx, take_over=False):
                 violations.append({"invariant": "absent", "what": f"AWS {rid}: the faulty run reported it gone, "
                                    "the re-run found it and deleted it"})
         named = _report_ids(second)
-        by_id = {i: t for t, lst in seeded["aws"].items() for i in lst}
+        by_id = {i: t for t, lst in tracked.items() for i in lst}
         checks = _aws_checks()
         for rid in sorted(manifest_ids - set(named)):
             # its owner may have ended it before the run looked (a real MachineSet replaced a seeded Machine, and
@@ -793,6 +807,11 @@ def unrecorded_take_overs(entries, reports):
 def case_take_over(run, rng, ctx):
     """destroy_hosted_cluster with take_over_cleanup on a hosted cluster whose hypershift-operator is down."""
     return case_hosted_cluster(run, rng, ctx, take_over=True)
+
+
+def case_take_over_hcp(run, rng, ctx):
+    """destroy_hosted_cluster with take_over_cleanup on a hosted cluster whose CPO and HCCO are down."""
+    return case_hosted_cluster(run, rng, ctx, take_over=True, hcp=True)
 
 
 def _aws_checks():
@@ -913,7 +932,7 @@ CASES = {"wait-gate": case_wait_gate, "apiserver-restart": case_apiserver_restar
          "releases": case_releases, "twin-crash": case_twin_crash, "cfn-refusals": case_cfn,
          "hosted-cluster": case_hosted_cluster, "aws-silent": case_aws_silent, "api-silent": case_api_silent,
          "orphans": case_orphans, "playbook-silent": case_playbook_silent,
-         "concurrent": case_concurrent, "take-over": case_take_over}
+         "concurrent": case_concurrent, "take-over": case_take_over, "take-over-hcp": case_take_over_hcp}
 # 50 runs a cycle, weighed by cost (the figures are from before the #23 cases joined) (measured on the shared 2-core machine, 4 at a time, load 10-20: a wait-gate
 # run ~25 s, aws-infra ~90 s, a prune_releases or clear_cfn_refusals run ~110-170 s, destroy_hosted_cluster
 # ~350 s): per 100 runs 2 hosted-cluster, 4 each of cfn-refusals, releases and twin-crash, 8 apiserver-restart,
@@ -921,14 +940,15 @@ CASES = {"wait-gate": case_wait_gate, "apiserver-restart": case_apiserver_restar
 # Each half also holds the fault classes of #23 that need a case of their own: three playbooks against a
 # silent endpoint, two pairs of concurrent runs, one module against a silent API server and one against a
 # silent AWS endpoint (slow answers and the shared EC2 budget come with the proxy and the AWS cases), and one
-# take-over (#20: the operator down, take_over_cleanup; about 120-180 s a run). The orphan sweep is not in the mix:
+# take-over (#20: the operator down, take_over_cleanup; about 120-180 s a run); the second half's hosted-cluster slot
+# is take-over-hcp (#34: CPO and HCCO down, the guest's resources deleted by ID; about 150-250 s). The orphan sweep is not in the mix:
 # it scans the whole region, where the other runs' infra IDs are orphans too. The four concurrent slots (runs 4, 14,
 # 29 and 39 of the cycle) sit at one residue modulo 5, so their playbook is not the seed's: plan() rotates it
 # over the five per campaign (150 runs: 12 concurrent runs, every playbook at least twice).
 _HALF = ("{hc},cfn-refusals,playbook-silent,releases,concurrent,twin-crash,take-over,aws-infra,playbook-silent,"
          "wait-gate,apiserver-restart,api-silent,aws-infra,wait-gate,concurrent,wait-gate,aws-infra,aws-silent,"
          "wait-gate,apiserver-restart,playbook-silent,aws-infra,wait-gate,wait-gate,wait-gate")
-DEFAULT_CASES = _HALF.format(hc="hosted-cluster") + "," + _HALF.format(hc="wait-gate")
+DEFAULT_CASES = _HALF.format(hc="hosted-cluster") + "," + _HALF.format(hc="take-over-hcp")
 
 
 def split_case(spec):

@@ -12,6 +12,7 @@ import time
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import CheckModeWrite
+from ansible_collections.teardown.gates.plugins.module_utils.owners import hypershift_hcp_owners as hcp_owners
 from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift_take_over import (
     OWNER,
     TakeOver,
@@ -33,6 +34,10 @@ def validate(p):
     for opt in ("name", "namespace", "uid", "infra_id"):
         if not p[opt]:
             errors.append("%s: required, not empty" % opt)
+    if p.get("take_over_after") is not None and p["take_over_after"] <= 0:
+        errors.append("take_over_after: must be more than 0 seconds, got %s" % p["take_over_after"])
+    if p["part"] == "hcp_finalizer" and not (p.get("hcp_owners") or {}).get("hcp", {}).get("uid"):
+        errors.append("hcp_owners: required with part=hcp_finalizer (the evidence a first take-over returned)")
     return errors
 
 
@@ -51,8 +56,39 @@ def taken_over(p, started):
     return {"owner": OWNER, "part": p["part"], "reason": reason, "started": utc_iso(started)}
 
 
+def guest_resources(p):
+    """The guest's cloud resources (type -> IDs): those a first take-over recorded, else the baseline's guest part."""
+    recorded = (p.get("hcp_owners") or {}).get("guest_resources")
+    if recorded is not None:
+        return recorded
+    return hcp_owners.guest_manifest(p.get("aws_manifest"), p.get("guest_volumes"))
+
+
+def owners_gone_message(p, job):
+    """The failure message when the HostedControlPlane is held by CPO's finalizer and CPO and HCCO are read gone:
+    their evidence, the guest's resources left in AWS, and whether this run deletes them (the cleanup annotation)."""
+    ho = job.hcp_owners
+    guest = hcp_owners.guest_text(guest_resources(p))
+    left = [x for b in job.blockers for x in b.get("guest_left") or []]
+    if left:
+        then = ("the AWS cleanup did not verify these gone: %s; CPO's finalizer stays on the HostedControlPlane"
+                % "; ".join(left))
+    elif p.get("guest_cleanup"):
+        then = ("the guest's cloud resources are for this run to delete by ID and verify gone before CPO's finalizer "
+                "comes off: %s" % guest)
+    else:
+        then = ("the guest's cloud resources are left by request (no cleanup annotation, destroy_cloud_resources "
+                "false): %s; CPO's finalizer stays on the HostedControlPlane, as it guards them" % guest)
+    return ("take-over of HostedCluster %s/%s stopped at HostedControlPlane %s/%s, held by %s (%s): its owners %s "
+            "are gone - %s; %s" % (
+                p["namespace"], p["name"], ho["hcp"].get("namespace"), ho["hcp"].get("name"), ho["finalizer"],
+                "CPO's", ho["owners"], "; ".join("%s: %s" % (e["what"], e["state"]) for e in ho["evidence"]), then))
+
+
 def stopped_message(p, job):
     """The failure message when objects remain after the timeout, so the finalizers that guard them stay."""
+    if job.hcp_owners:
+        return owners_gone_message(p, job)
     return ("take-over of HostedCluster %s/%s stopped after %.0f s: %d object(s) remain, so the "
             "finalizers that guard them stay: %s. Finalizers removed: %s" % (
                 p["namespace"], p["name"], p["timeout"], len(job.blockers),
@@ -70,7 +106,7 @@ def check(module):
 def client_failed(module, err, started=None):
     fail_from(module, err, then="nothing was taken over", taken_over=dict(taken_over(module.params, started),
                                                                           verified=False),
-              finalizers_removed=[], blockers=[], steps=[], planned=[], inspect_next=[])
+              finalizers_removed=[], blockers=[], steps=[], planned=[], inspect_next=[], hcp_owners={})
 
 
 def run(module, reads):
@@ -78,11 +114,15 @@ def run(module, reads):
     taken = taken_over(p, reads.started)
     hc = {"namespace": p["namespace"], "name": p["name"], "uid": p["uid"]}
     job = TakeOver(reads, hc, p["infra_id"], hcp_namespace(p), time.monotonic() + p["timeout"],
-                   check_mode=module.check_mode, poll=p["poll_interval"])
+                   check_mode=module.check_mode, poll=p["poll_interval"], take_over_after=p.get("take_over_after"))
     error = None
     try:
         if p["part"] == "operator":
             verified = job.run()
+        elif p["part"] == "hcp_finalizer":
+            ok, evidence, left = hcp_owners.guest_evidence(p["aws_cleanup"], guest_resources(p))
+            owners = p["hcp_owners"]
+            verified = job.release_hcp(owners["hcp"]["uid"], owners.get("evidence") or [], ok, evidence, left)
         else:
             ok, how = oidc_evidence(p["aws_cleanup"], p["aws_manifest"], p["oidc_bucket"], p["infra_id"])
             verified = job.release_oidc(ok, how)
@@ -90,12 +130,14 @@ def run(module, reads):
         verified, error = False, str(e)
     except CheckModeWrite as e:  # TakeOver plans in check mode; reaching a write there is a bug, and nothing was sent
         fail_from(module, e, then="nothing was changed", taken_over=dict(taken, verified=False), finalizers_removed=[],
-                  blockers=[], steps=job.steps, planned=job.planned, inspect_next=[])
+                  blockers=[], steps=job.steps, planned=job.planned, inspect_next=[], hcp_owners={})
+    if job.hcp_owners:  # what the guest cleanup is to delete and verify, and whether this run may
+        job.hcp_owners.update(guest_resources=guest_resources(p), guest_cleanup=p["guest_cleanup"])
     taken.update(ended=utc_iso(), verified=verified and error is None, finalizers_removed=job.removed,
                  blockers=job.blockers, error=error)
     out = dict(changed=bool(job.removed or [s for s in job.steps if s["step"] == "delete"]) or (
         module.check_mode and bool(job.planned)), taken_over=taken, finalizers_removed=job.removed,
-        blockers=job.blockers, steps=job.steps, planned=job.planned,
+        blockers=job.blockers, steps=job.steps, planned=job.planned, hcp_owners=job.hcp_owners or {},
         inspect_next=["%s - while it remains, %s stays" % (blocker_text(b), b.get("guarded_by")) for b in job.blockers[:10]])
     if error:
         module.fail_json(msg="take-over of HostedCluster %s/%s stopped: %s. Finalizers removed so far: %d" % (

@@ -269,6 +269,9 @@ PERMISSIONS = (
     {"verb": "watch", "group": "", "resource": "namespaces", "namespace": None},
     {"verb": "delete", "group": "hypershift.openshift.io", "resource": "hostedcontrolplanes",
      "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}", "when": "take_over_cleanup"},
+    # the cleanup annotation copied (HS-3), and CPO's finalizer released once its owners are read gone
+    {"verb": "patch", "group": "hypershift.openshift.io", "resource": "hostedcontrolplanes",
+     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}", "when": "take_over_cleanup"},
 )
 
 

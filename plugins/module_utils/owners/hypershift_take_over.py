@@ -53,6 +53,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws.graph import PR
 from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import (
     CAPI_API as CAPI, CLEANUP_ANN, HO_FINALIZER, HYPERSHIFT_API as HS, NODEPOOL_ANN, OIDC_FINALIZER, SKIP_NS_ANN)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import utc_iso
+from ansible_collections.teardown.gates.plugins.module_utils.owners import hypershift_hcp_owners as hcp_owners
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 OWNER = "hypershift-operator (HostedCluster and NodePool controllers)"
@@ -102,8 +103,11 @@ class TakeOver(object):
     """One HostedCluster's take-over. ``hc`` is ``{"namespace", "name", "uid"}``; ``deadline`` a time.monotonic()."""
 
     def __init__(self, kube, hc, infra_id, hcp_namespace, deadline, check_mode=False, poll=2.0,
-                 clock=time.monotonic, sleep=time.sleep):
+                 clock=time.monotonic, sleep=time.sleep, take_over_after=None, wall=time.time):
         self.kube, self.hc, self.infra_id, self.hcp_ns = kube, hc, infra_id, hcp_namespace
+        # take_over_after: how long the HCP's cleanup must show no progress before its owners count as gone
+        # (None: never); hcp_owners: that evidence, once read (the HCP stays, CPO's finalizer on it)
+        self.take_over_after, self.wall, self.hcp_owners = take_over_after, wall, None
         self.deadline, self.check_mode, self.poll, self.clock, self.sleep = deadline, check_mode, poll, clock, sleep
         self.steps = []
         self.removed = []
@@ -147,15 +151,18 @@ class TakeOver(object):
             return
         raise Unknown("the deletion of %s was %s (%s)" % (what, r["state"], r["query"].get("error")))
 
-    def _wait(self, what, probe):
-        """Poll ``probe()`` -> list of holding objects (empty: absent, by a successful read) until the deadline.
-        Returns ``(holders, verified_at)``: holders empty and verified_at set when absence was read."""
+    def _wait(self, what, probe, stop=None):
+        """Poll ``probe()`` -> list of holding objects (empty: absent, by a successful read) until the deadline,
+        or until ``stop()`` says waiting is pointless. Returns ``(holders, verified_at)``: holders empty and
+        verified_at set when absence was read."""
         while True:
             holders = probe()
             if not holders:
                 at = utc_iso()
                 self._step("verified", "%s: absent (a successful read at %s found none)" % (what, at))
                 return [], at
+            if stop is not None and stop():
+                return holders, None
             if self.check_mode:  # nothing was deleted, so nothing is waited for: the plan says what would be
                 self.planned.append("would wait until %s are gone (%d now)" % (what, len(holders)))
                 return [], "not verified (check mode)"
@@ -163,7 +170,7 @@ class TakeOver(object):
                 return holders, None
             self.sleep(min(self.poll, max(0.0, self.deadline - self.clock())))
 
-    def _release(self, api_version, kind, name, namespace, uid, finalizer, evidence):
+    def _release(self, api_version, kind, name, namespace, uid, finalizer, evidence, taken_over_from=OWNER):
         """Remove one owner finalizer from one object, with the UID and the list value tested."""
         what = "%s %s%s" % (kind_label(api_version, kind), (namespace + "/") if namespace else "", name)
         if self.check_mode:
@@ -180,7 +187,7 @@ class TakeOver(object):
             return None
         entry = {"object": {"api_version": api_version, "kind": kind, "namespace": namespace, "name": name},
                  "uid": uid, "finalizer": finalizer, "owner": finalizer_owner(finalizer)["owner"],
-                 "taken_over_from": OWNER, "evidence": evidence, "at": utc_iso()}
+                 "taken_over_from": taken_over_from, "evidence": evidence, "at": utc_iso()}
         if r.get("note"):
             entry["note"] = r["note"]
         self.removed.append(entry)
@@ -271,7 +278,10 @@ class TakeOver(object):
             probe = self._all(api_version, kind, namespace) if name is None else self._one(api_version, kind, name, namespace)
             for obj in probe():
                 self._delete(api_version, obj, "%s: the HostedCluster is deleting" % rule)
-            holders, at = self._wait(what, probe)
+            holders, at = self._wait(what, probe, self._hcp_owners_gone if rule in ("HS-5", "HS-7") else None)
+            if holders and self.hcp_owners:
+                self.blockers.append(self._hcp_blocker())
+                return False
             if holders:
                 self.blockers += [dict(describe_blocker(h, api_version),
                                        guarded_by="%s on HostedCluster %s/%s" % (HO_FINALIZER, self.hc["namespace"],
@@ -288,6 +298,55 @@ class TakeOver(object):
         if HO_FINALIZER in (_meta(hc_obj).get("finalizers") or []):
             self._release(HS, "HostedCluster", self.hc["name"], self.hc["namespace"], self.hc["uid"], HO_FINALIZER,
                           evidence)
+        return True
+
+    def _hcp(self):
+        return self._get(HS, "HostedControlPlane", self.hc["name"], self.hcp_ns)
+
+    def _hcp_owners_gone(self):
+        """Whether CPO and HCCO are read gone and the HCP's cleanup stalled (hypershift_hcp_owners.owners_gone);
+        the evidence goes to ``hcp_owners``. Reads only."""
+        if self.take_over_after is None:
+            return False
+        hcp = self._hcp()
+        if hcp is None:
+            return False
+        evidence = hcp_owners.owners_gone(hcp, self._list("apps/v1", "Deployment", self.hcp_ns), self.wall(),
+                                          self.take_over_after, HO_FINALIZER)
+        if evidence is None:
+            return False
+        self.hcp_owners = {"hcp": _ref(hcp, HS), "finalizer": HO_FINALIZER, "owners": hcp_owners.OWNERS,
+                           "evidence": evidence}
+        self._step("verified", "HostedControlPlane %s/%s: its owners are gone - %s" % (
+            self.hcp_ns, self.hc["name"], "; ".join("%s: %s" % (e["what"], e["state"]) for e in evidence)))
+        return True
+
+    def _hcp_blocker(self):
+        ref = self.hcp_owners["hcp"]
+        return dict(ref, kind_label=kind_label(HS, "HostedControlPlane"), deleting=True,
+                    finalizers=[finalizer_owner(HO_FINALIZER)], owners_gone=self.hcp_owners["evidence"],
+                    guarded_by="%s on HostedControlPlane %s/%s (CPO's: it stays until the guest's cloud resources "
+                               "are verified gone)" % (HO_FINALIZER, ref.get("namespace"), ref.get("name")))
+
+    def release_hcp(self, hcp_uid, owners_evidence, guest_verified, guest_evidence, left):
+        """Remove CPO's finalizer from the HostedControlPlane (UID ``hcp_uid``) once the guest's cloud resources
+        are verified gone by ID; ``owners_evidence``: what showed CPO and HCCO gone."""
+        hcp = self._hcp()
+        if hcp is None or HO_FINALIZER not in (_meta(hcp).get("finalizers") or []):
+            self._step("verified", "HostedControlPlane %s/%s: gone, or CPO's finalizer already off" % (
+                self.hcp_ns, self.hc["name"]))
+            return True
+        if _meta(hcp).get("uid") != hcp_uid:
+            raise Unknown("HostedControlPlane %s/%s has uid %s, not %s: it was recreated; nothing released" % (
+                self.hcp_ns, self.hc["name"], _meta(hcp).get("uid"), hcp_uid))
+        if not guest_verified:
+            self.hcp_owners = {"hcp": _ref(hcp, HS), "finalizer": HO_FINALIZER, "owners": hcp_owners.OWNERS,
+                               "evidence": owners_evidence}
+            self.blockers.append(dict(self._hcp_blocker(), guest_left=left))
+            return False
+        evidence = [dict(e, verified_absent_at=e.get("read_at")) for e in owners_evidence or []] + list(guest_evidence)
+        self._release(HS, "HostedControlPlane", self.hc["name"], self.hcp_ns, hcp_uid, HO_FINALIZER, evidence,
+                      taken_over_from=hcp_owners.OWNERS)
         return True
 
     def hosted_cluster(self):

@@ -9,6 +9,12 @@
   the reads that show what it guards gone.
 - A foreign blocker (a Machine held by a finalizer nobody here owns): the take-over removes no finalizer that
   guards it, and names it. Once the blocker is lifted, a re-run finishes verified.
+- CPO and HCCO down (the cleanup annotation on): destroy_cloud_resources=false with take_over_cleanup is refused
+  before any change (it contradicts the annotation); without the option the run stops at the HostedControlPlane,
+  naming CPO, HCCO and the guest's cloud resources left; the take-over module alone in check mode reads them
+  gone and sends no write; with the option the guest's resources are deleted and verified gone by ID, CPO's
+  finalizer comes off with that evidence (listed in taken_over), the run finishes verified, and a re-run changes
+  nothing.
 """
 import json
 import os
@@ -145,3 +151,73 @@ def test_a_foreign_blocker_keeps_the_finalizers_that_guard_it_and_is_named(tmp_p
     assert second.returncode == 0, (second.stdout + second.stderr)[-5000:]
     assert _report(args["report_dir"], ns, name)["verified"] is True
     assert _finalizers(dyn, HS, "HostedCluster", name, ns) is None
+
+
+CPO_DOWN_KNOBS = ("aws_infra=false", "replicas=1", "cpo=down", "hcco=down", "cleanup_cloud_resources=true",
+                  # the hypershift-operator runs here: HS-6 lets it drop CPO's AWSEndpointService finalizer itself
+                  # this long after their deletion (10 minutes for real)
+                  "endpoint_timeout=5s")
+
+
+def _take_over_check_mode(info, tmp_path):
+    """The take-over module alone, in check mode, as an operator would try it first: reads only."""
+    args = {"name": info["name"], "namespace": info["namespace"], "uid": info["uid"], "infra_id": info["infra_id"],
+            "take_over_after": 10, "timeout": 20}
+    env = dict(os.environ, ANSIBLE_NOCOLOR="1", ANSIBLE_LOAD_CALLBACK_PLUGINS="1", ANSIBLE_STDOUT_CALLBACK="json")
+    out = subprocess.run([os.path.join(REPO, ".venv", "bin", "ansible"), "localhost", "--check", "-m",
+                          "teardown.gates.hosted_cluster_take_over", "-a", json.dumps(args)],
+                         capture_output=True, text=True, env=env, cwd=str(tmp_path), timeout=180, check=False)
+    return json.loads(out.stdout)["plays"][0]["tasks"][0]["hosts"]["localhost"]
+
+
+def test_cpo_and_hcco_down_stop_naming_them_and_the_guest_s_resources_then_the_take_over_finishes_verified(tmp_path, dyn):
+    info = seed("hosted-cluster", "--name", "tc" + os.urandom(2).hex(), "--namespace", "take-over",
+                *[a for k in CPO_DOWN_KNOBS for a in ("--knob", k)])
+    name, ns, hcp = info["name"], info["namespace"], info["hcp_namespace"]
+    guest_ids = [i for ids in info["guest_cloud"].values() for i in ids]
+    args = {"hosted_cluster_name": name, "hosted_cluster_namespace": ns, "report_dir": str(tmp_path / "report"),
+            "cluster_grace_period": 25}
+    # a scope that contradicts the annotation already set is refused before any change, naming the option
+    refused = run_playbook("teardown.gates.destroy_hosted_cluster", dict(
+        args, take_over_cleanup=True, take_over_after=10, destroy_cloud_resources=False), str(tmp_path), verbosity="")
+    assert refused.returncode != 0 and "destroy_cloud_resources: false contradicts" in refused.stdout, refused.stdout[-3000:]
+    assert "openshift.io/destroy-cluster" not in _finalizers(dyn, HS, "HostedCluster", name, ns)  # Phase 2 never ran
+    first = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="")
+    text = first.stdout + first.stderr
+    assert first.returncode != 0, text[-3000:]
+    assert "CPO's (control-plane-operator)" in text and "HCCO (hosted-cluster-config-operator)" in text, text[-3000:]
+    assert all(i in text for i in guest_ids), (guest_ids, text[-3000:])
+    assert HO_FINALIZER in _finalizers(dyn, HS, "HostedControlPlane", name, hcp)
+
+    # the take-over in check mode: it reads CPO and HCCO gone and sends no write
+    audit = LogTail(os.environ["SANDBOX_AUDIT_LOG"])
+    planned = _take_over_check_mode(info, tmp_path)
+    assert planned["hcp_owners"]["evidence"], planned
+    writes = [r for r in audit.lines() if r.get("verb") in ("create", "update", "patch", "delete", "deletecollection")
+              and "hosted_cluster_take_over" in r.get("userAgent", "")]
+    assert writes == [], writes
+    assert HO_FINALIZER in _finalizers(dyn, HS, "HostedControlPlane", name, hcp)
+
+    args.update(take_over_cleanup=True, take_over_after=10, cluster_grace_period=120)
+    second = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="")
+    assert second.returncode == 0, (second.stdout + second.stderr)[-5000:]
+    report = _report(args["report_dir"], ns, name)
+    assert report["verified"] is True
+    released = [r for t in report["taken_over"] for r in t["finalizers_removed"]
+                if r["object"]["kind"] == "HostedControlPlane"]
+    assert [(r["object"]["name"], r["finalizer"]) for r in released] == [(name, HO_FINALIZER)], report["taken_over"]
+    evidence = [e["what"] for e in released[0]["evidence"]]
+    assert any("CPO Deployment" in w for w in evidence) and any("HCCO Deployment" in w for w in evidence)
+    assert all(any(i in w for w in evidence) for i in guest_ids), evidence  # each guest resource, verified by ID
+    seed_file = tmp_path / "seed.json"
+    seed_file.write_text(json.dumps(info))
+    left = json.loads(subprocess.run([sys.executable, os.path.join(REPO, "tests", "integration", "targets",
+                                                                    "setup_hosted_cluster", "files", "hc_check.py"),
+                                      "aws", str(seed_file)], capture_output=True, text=True, timeout=120,
+                                     check=True).stdout)
+    assert left["present"] == [] and left["unknown"] == [], left
+
+    # a re-run changes nothing
+    third = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="")
+    assert third.returncode == 0, (third.stdout + third.stderr)[-3000:]
+    assert "changed=0" in third.stdout, third.stdout[-2000:]

@@ -369,13 +369,19 @@ def seed(name=None, namespace=None, knobs=None):
     # ---- control-plane workloads -----------------------------------------------------------------
     apps = ["kube-apiserver", "etcd", "cluster-version-operator", "control-plane-operator",
             "hosted-cluster-config-operator"]
+    # the sandbox runs no Deployment controller: the status is the one a running operator's Deployment shows, and a
+    # twin that is down (cpo, hcco) shows as a crashed one does, no replica ready (spec/hypershift.md, Knobs)
+    twin_of = {"control-plane-operator": "cpo", "hosted-cluster-config-operator": "hcco"}
     for app in apps:
         if app == "etcd":
             continue
+        ready = 0 if str(knobs.get(twin_of.get(app, ""), "")).lower() == "down" else 1
         s.create("apps/v1", "Deployment", {"metadata": {"name": app, "namespace": hcp_ns, "labels": {"app": app}},
                                            "spec": {"replicas": 1, "selector": {"matchLabels": {"app": app}},
                                                     "template": {"metadata": {"labels": {"app": app}},
-                                                                 "spec": {"containers": [{"name": app, "image": CPO_IMAGE}]}}}})
+                                                                 "spec": {"containers": [{"name": app, "image": CPO_IMAGE}]}}}},
+                 status={"observedGeneration": 1, "replicas": 1, "updatedReplicas": 1, "readyReplicas": ready,
+                         "availableReplicas": ready, "unavailableReplicas": 1 - ready})
     s.create("v1", "PersistentVolumeClaim", {
         "metadata": {"name": "data-etcd-0", "namespace": hcp_ns, "annotations": {VOLUME_ANN: etcd_volume}},
         "spec": {"accessModes": ["ReadWriteOnce"], "storageClassName": "gp3-csi", "resources": {"requests": {"storage": "8Gi"}}}})

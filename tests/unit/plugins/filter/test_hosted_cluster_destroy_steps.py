@@ -111,6 +111,21 @@ def test_stop_message_of_a_timeout_held_by_the_operator_finalizer_hints_at_the_t
         assert "take_over_cleanup" not in hosted_cluster_gate_stop_message(gate, {}, take_over, present)
 
 
+def test_stop_message_at_the_hcp_names_cpo_hcco_and_the_guest_s_resources_left():
+    hcp = {"kind": "HostedControlPlane", "namespace": "clusters-demo", "name": "demo",
+           "finalizers": ["hypershift.openshift.io/finalizer"]}
+    manifest = {"AWS::EC2::Volume": ["vol-guest", "vol-worker"], "AWS::S3::Bucket": ["demo-image-registry-x"],
+                "AWS::EC2::VPC": ["vpc-1"]}
+    message = hosted_cluster_gate_stop_message(_gate("timeout", [hcp], name="HostedControlPlane gone"), {}, False, True,
+                                               manifest, ["vol-guest"])
+    assert "is CPO's (control-plane-operator)" in message and "HCCO (hosted-cluster-config-operator)" in message
+    assert "left in AWS: AWS::EC2::Volume: vol-guest; AWS::S3::Bucket: demo-image-registry-x." in message
+    assert "vol-worker" not in message and "vpc-1" not in message and "If the hypershift-operator" not in message
+    assert "take_over_cleanup=true reads them gone" in message
+    # with take_over_cleanup on, the take-over's own message says it
+    assert "CPO" not in hosted_cluster_gate_stop_message(_gate("timeout", [hcp]), {}, True, True, manifest, [])
+
+
 def test_stop_message_of_a_stall_and_of_failed_queries():
     assert hosted_cluster_gate_stop_message(_gate("stalled", [dict(MACHINE, namespace=None, finalizers=[])]), {}, True, True) == (
         "gate 'NodePools and Machines gone' stalled (no progress since 2026-01-02T03:04:05.000Z) after 600.1 s; 1 object(s) "

@@ -30,3 +30,36 @@ def test_taken_over_names_the_stalled_gate_and_what_held_it():
     t = T.taken_over(params(stalled_gate=gate), 0)
     assert t["reason"]["held_by"] == ["NodePool clusters/np"] and t["started"].startswith("1970-01-01T00:00:00")
     assert T.taken_over(params(), 0)["reason"] == {}
+
+
+class _Job(object):
+    def __init__(self, blockers=()):
+        self.hcp_owners = {"hcp": {"namespace": "clusters-hc-one", "name": "hc.one", "uid": "hcp-uid"},
+                           "finalizer": "hypershift.openshift.io/finalizer", "owners": "CPO and HCCO",
+                           "evidence": [{"what": "CPO Deployment clusters-hc-one/control-plane-operator",
+                                         "state": "absent", "read_at": "t"}]}
+        self.blockers, self.removed = list(blockers), []
+
+
+def test_the_stop_at_the_hcp_names_cpo_hcco_their_evidence_and_the_guest_s_resources_left():
+    manifest = {"AWS::EC2::Volume": ["vol-1", "vol-worker"], "AWS::S3::Bucket": ["i-image-registry-x"],
+                "AWS::EC2::VPC": ["vpc-1"]}
+    guest = {"aws_manifest": manifest, "guest_volumes": ["vol-1"]}
+    assert T.guest_resources(guest) == {"AWS::EC2::Volume": ["vol-1"], "AWS::S3::Bucket": ["i-image-registry-x"]}
+    assert T.guest_resources(dict(guest, hcp_owners={"guest_resources": {}})) == {}
+    msg = T.stopped_message(params(guest_cleanup=False, **guest), _Job())
+    assert "HostedControlPlane clusters-hc-one/hc.one" in msg and "CPO's" in msg and "CPO and HCCO" in msg
+    assert "control-plane-operator: absent" in msg
+    assert "left by request" in msg and "vol-1" in msg and "i-image-registry-x" in msg and "vol-worker" not in msg
+    msg = T.stopped_message(params(guest_cleanup=True, **guest), _Job())
+    assert "for this run to delete by ID" in msg
+    msg = T.stopped_message(params(guest_cleanup=True, **guest),
+                            _Job([{"guest_left": ["AWS::EC2::Volume vol-1 (failed)"]}]))
+    assert "did not verify these gone: AWS::EC2::Volume vol-1 (failed)" in msg
+
+
+def test_the_hcp_release_needs_the_first_take_over_s_evidence_and_take_over_after_above_zero():
+    assert T.validate(params(part="hcp_finalizer")) == [
+        "hcp_owners: required with part=hcp_finalizer (the evidence a first take-over returned)"]
+    assert T.validate(params(part="hcp_finalizer", hcp_owners={"hcp": {"uid": "u"}})) == []
+    assert T.validate(params(take_over_after=0)) == ["take_over_after: must be more than 0 seconds, got 0"]

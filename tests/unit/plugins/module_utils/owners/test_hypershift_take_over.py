@@ -8,6 +8,8 @@ import pytest
 from ansible_collections.teardown.gates.plugins.module_utils.owners import hypershift_take_over as T
 
 NS, NAME, INFRA = "clusters", "demo", "demo-x1"
+DELETED_AT = "2026-01-01T00:00:00Z"
+WALL = 1767229200.0  # 2026-01-01T01:00:00Z: an hour after the HCP's deletion
 HCP = "clusters-demo"
 KEY = "%s/%s-a" % (NS, NAME)
 
@@ -25,8 +27,9 @@ class FakeCluster(object):
     then a deleting Cluster goes once no Machine is left, taking the HostedControlPlane with it), and the
     namespace controller. The hypershift-operator is down: nothing drops its finalizers."""
 
-    def __init__(self, foreign_machine=False, fail_list=None):
+    def __init__(self, foreign_machine=False, fail_list=None, cpo_down=False):
         self.objs = {}
+        self.cpo_down = cpo_down  # CPO and HCCO down: a deleting HCP keeps CPO's finalizer
         self.fail_list = fail_list
         self.requests = []
         hc = obj("HostedCluster", NAME, NS, fins=["openshift.io/destroy-cluster", T.HO_FINALIZER, T.OIDC_FINALIZER],
@@ -60,6 +63,8 @@ class FakeCluster(object):
                         m["metadata"]["finalizers"] = [f for f in m["metadata"]["finalizers"]
                                                        if f != "machine.cluster.x-k8s.io"]
                 self.objs.pop(k)
+            elif o["kind"] == "Cluster" and self.cpo_down and ("HostedControlPlane", HCP, NAME) in self.objs:
+                self.objs[("HostedControlPlane", HCP, NAME)]["metadata"].setdefault("deletionTimestamp", DELETED_AT)
             elif o["kind"] == "Cluster" and not any(m["kind"] == "Machine" for m in self.objs.values()):
                 hcp = self.objs.get(("HostedControlPlane", HCP, NAME))
                 self.hcp_cleanup = hcp is not None and hcp["metadata"]["annotations"].get(T.CLEANUP_ANN) == "true"
@@ -123,10 +128,11 @@ class Clock(object):
         self.t += max(s, 0.01)
 
 
-def job(kube, timeout=60, check_mode=False):
+def job(kube, timeout=60, check_mode=False, take_over_after=None):
     clock = Clock()
     return T.TakeOver(kube, {"namespace": NS, "name": NAME, "uid": "hc-uid"}, INFRA, HCP, timeout,
-                      check_mode=check_mode, poll=2, clock=clock, sleep=clock.sleep)
+                      check_mode=check_mode, poll=2, clock=clock, sleep=clock.sleep, take_over_after=take_over_after,
+                      wall=lambda: WALL)
 
 
 def test_the_operator_part_in_its_order_and_only_its_finalizers_come_off():
@@ -217,3 +223,76 @@ def test_the_take_over_and_the_gate_name_a_holder_the_same_way():
     assert T.blocker_text(blocker) == ("Machine.cluster.x-k8s.io hcp/m2 (uid u2, finalizers: example.com/hold "
                                        "(unknown)) - the AWSMachine")
     assert object_text("Namespace", None, "hcp", "u3", []) == "Namespace hcp (uid u3, no finalizers)"
+
+
+def _cpo_down(ready=0):
+    kube = FakeCluster(cpo_down=True)
+    d = obj("Deployment", "control-plane-operator", HCP, spec={"replicas": 1})
+    d["status"] = {"readyReplicas": ready}
+    kube.add(d)  # HCCO's Deployment is absent
+    return kube
+
+
+def test_cpo_and_hcco_gone_stop_the_take_over_at_the_hcp_with_their_evidence_and_release_nothing():
+    kube = _cpo_down()
+    j = job(kube, take_over_after=600)
+    assert j.run() is False
+    assert j.hcp_owners["hcp"]["uid"] == "uid-HostedControlPlane-%s" % NAME
+    assert [e["what"] for e in j.hcp_owners["evidence"]] == [
+        "CPO Deployment %s/control-plane-operator" % HCP, "HCCO Deployment %s/hosted-cluster-config-operator" % HCP,
+        "HostedControlPlane %s/%s" % (HCP, NAME)]
+    hcp_blocker = [b for b in j.blockers if b["kind"] == "HostedControlPlane"][0]
+    assert "CPO's" in hcp_blocker["guarded_by"] and hcp_blocker["owners_gone"]
+    # the NodePool's finalizer came off (its Machines are gone); nothing that guards the HCP did
+    assert [(r["object"]["kind"], r["finalizer"]) for r in j.removed] == [("NodePool", T.HO_FINALIZER)]
+    assert T.HO_FINALIZER in kube.objs[("HostedControlPlane", HCP, NAME)]["metadata"]["finalizers"]
+    assert T.HO_FINALIZER in kube.objs[("HostedCluster", NS, NAME)]["metadata"]["finalizers"]
+
+
+def test_without_take_over_after_or_with_cpo_ready_the_hcp_is_waited_for_as_before():
+    j = job(_cpo_down(), timeout=20)
+    assert j.run() is False and j.hcp_owners is None
+    j = job(_cpo_down(ready=1), timeout=20, take_over_after=600)
+    assert j.run() is False and j.hcp_owners is None
+    assert [b["kind"] for b in j.blockers] == ["Cluster"]
+
+
+def test_cpo_s_finalizer_comes_off_only_on_the_guest_s_verification_then_the_take_over_finishes():
+    kube = _cpo_down()
+    first = job(kube, take_over_after=600)
+    first.run()
+    owners = first.hcp_owners
+    j = job(kube)
+    assert j.release_hcp(owners["hcp"]["uid"], owners["evidence"], False, [], ["vol-1 (failed)"]) is False
+    assert j.blockers[0]["guest_left"] == ["vol-1 (failed)"] and j.removed == []
+    assert T.HO_FINALIZER in kube.objs[("HostedControlPlane", HCP, NAME)]["metadata"]["finalizers"]
+    guest = [{"what": "AWS::EC2::Volume vol-1", "verified_absent_at": "2026-01-01T01:00:00Z"}]
+    j = job(kube)
+    assert j.release_hcp(owners["hcp"]["uid"], owners["evidence"], True, guest, []) is True
+    (entry,) = j.removed
+    assert entry["object"]["kind"] == "HostedControlPlane" and entry["uid"] == owners["hcp"]["uid"]
+    assert entry["taken_over_from"].startswith("control-plane-operator (CPO)")
+    assert [e["what"] for e in entry["evidence"]][-1] == "AWS::EC2::Volume vol-1"
+    assert all(e["verified_absent_at"] for e in entry["evidence"])
+    assert kube.objs[("HostedControlPlane", HCP, NAME)]["metadata"]["finalizers"] == []
+    # the operator's part goes on from there, and a re-release changes nothing
+    assert job(kube, take_over_after=600).run() is True
+    again = job(kube)
+    assert again.release_hcp(owners["hcp"]["uid"], owners["evidence"], True, guest, []) is True and again.removed == []
+
+
+def test_a_recreated_hcp_is_not_released():
+    kube = _cpo_down()
+    first = job(kube, take_over_after=600)
+    first.run()
+    with pytest.raises(T.Unknown, match="recreated"):
+        job(kube).release_hcp("another-uid", first.hcp_owners["evidence"], True, [], [])
+
+
+def test_check_mode_reads_the_owners_and_sends_no_write():
+    kube = _cpo_down()
+    kube.objs[("HostedControlPlane", HCP, NAME)]["metadata"]["deletionTimestamp"] = DELETED_AT
+    j = job(kube, check_mode=True, take_over_after=600)
+    j.run()
+    assert kube.requests == []
+    assert j.hcp_owners and len(j.hcp_owners["evidence"]) == 3

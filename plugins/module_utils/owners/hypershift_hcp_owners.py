@@ -1,0 +1,130 @@
+# -*- coding: utf-8 -*-
+# Copyright: teardown.gates contributors
+# GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
+"""When the HostedControlPlane's owners are verifiably gone, and what releasing CPO's finalizer needs.
+
+CPO keeps ``hypershift.openshift.io/finalizer`` on a deleting HostedControlPlane until the guest's cloud
+resources are destroyed (HCCO reports ``CloudResourcesDestroyed``; tests/sandbox/spec/hypershift.md HS-16 to
+HS-24). Both run as Deployments in the HCP namespace (``control-plane-operator``,
+``hosted-cluster-config-operator``). Their owners are taken as gone only on three successful reads, each
+recorded as evidence:
+
+* the CPO Deployment is absent or has no ready replica;
+* the HCCO Deployment likewise;
+* ``CloudResourcesDestroyed`` has not changed for ``take_over_after`` seconds: its lastTransitionTime (or, when
+  CPO never set it, the HCP's deletionTimestamp) is that old. Whatever it says, the guest's resources are
+  verified by ID before anything is released: a condition is what an owner said, not what AWS holds.
+
+Then the collection does their part for them: the guest's cloud resources that the baseline found by the
+cluster's tag (``kubernetes.io/cluster/<infraID>: owned``; the guest load balancers of the tagged VPC and
+their target groups, the guest's persistent volumes (tagged by the EBS CSI driver for a PVC, HS-29), the
+image-registry buckets) are deleted through the ordered AWS cleanup and verified absent by ID; only that
+verification releases CPO's finalizer (``guest_evidence``). A read that fails is unknown, never gone.
+"""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import parse_iso, utc_iso
+
+CPO_DEPLOYMENT = "control-plane-operator"
+HCCO_DEPLOYMENT = "hosted-cluster-config-operator"
+OWNERS = "control-plane-operator (CPO) and hosted-cluster-config-operator (HCCO)"
+CONDITION = "CloudResourcesDestroyed"
+# what HCCO and CPO remove of the guest's, as the baseline's manifest types them (the guest's persistent
+# volumes are the tagged volumes the inventory marked as the EBS CSI driver's, not every volume of the infra ID)
+GUEST_TYPES = (g.ELB, g.ELBV2, g.TARGET_GROUP, g.BUCKET)
+
+
+def _meta(obj):
+    return (obj or {}).get("metadata") or {}
+
+
+def deployment_state(deployments, name):
+    """``(gone, text)`` for the Deployment ``name`` among ``deployments`` (a successful list of the HCP namespace):
+    gone when absent, or when no replica is ready."""
+    found = [d for d in deployments or [] if _meta(d).get("name") == name]
+    if not found:
+        return True, "absent"
+    status = found[0].get("status") or {}
+    ready = int(status.get("readyReplicas") or 0)
+    wanted = (found[0].get("spec") or {}).get("replicas")
+    wanted = 1 if wanted is None else int(wanted)
+    if ready > 0:
+        return False, "%d of %d replicas ready" % (ready, wanted)
+    return True, "not ready (0 of %d replicas ready)" % wanted
+
+
+def _condition(hcp, ctype):
+    for c in (hcp.get("status") or {}).get("conditions") or []:
+        if c.get("type") == ctype:
+            return c
+    return None
+
+
+def owners_gone(hcp, deployments, now, take_over_after, finalizer):
+    """The evidence (a list of ``{"what", "state", "read_at"}``) that CPO and HCCO are gone and the HCP's cleanup
+    made no progress for ``take_over_after`` seconds, or None when any of it does not hold. ``hcp`` and
+    ``deployments`` come from successful reads at ``now`` (epoch seconds); the HCP must be deleting and hold
+    ``finalizer`` (CPO's)."""
+    m = _meta(hcp)
+    if not hcp or not m.get("deletionTimestamp") or finalizer not in (m.get("finalizers") or []):
+        return None
+    at = utc_iso(now)
+    evidence = []
+    for name, who in ((CPO_DEPLOYMENT, "CPO"), (HCCO_DEPLOYMENT, "HCCO")):
+        gone, text = deployment_state(deployments, name)
+        if not gone:
+            return None
+        evidence.append({"what": "%s Deployment %s/%s" % (who, m.get("namespace"), name), "state": text,
+                         "read_at": at})
+    cond = _condition(hcp, CONDITION)
+    since_text = (cond or {}).get("lastTransitionTime") or m.get("deletionTimestamp")
+    since = parse_iso(since_text)
+    if since is None or now - since.timestamp() < take_over_after:
+        return None
+    if cond:
+        state = "%s=%s (%s) unchanged since %s, %d s or more" % (CONDITION, cond.get("status"), cond.get("reason") or "-",
+                                                                 since_text, take_over_after)
+    else:
+        state = "no %s condition since the deletion was requested at %s, %d s or more" % (
+            CONDITION, since_text, take_over_after)
+    evidence.append({"what": "HostedControlPlane %s/%s" % (m.get("namespace"), m.get("name")), "state": state,
+                     "read_at": at})
+    return evidence
+
+
+def guest_manifest(manifest, guest_volumes):
+    """The guest's part of the baseline's manifest (type -> IDs): its load balancers, target groups, registry
+    buckets and persistent volumes; what HCCO and CPO would remove."""
+    out = {}
+    for t in GUEST_TYPES:
+        if (manifest or {}).get(t):
+            out[t] = sorted(manifest[t])
+    volumes = sorted(set(guest_volumes or []) & set((manifest or {}).get(g.VOLUME) or []))
+    if volumes:
+        out[g.VOLUME] = volumes
+    return out
+
+
+def guest_text(guest):
+    """``type: id, id; ...`` for a message; ``none`` when there is none."""
+    return "; ".join("%s: %s" % (t, ", ".join(ids)) for t, ids in sorted((guest or {}).items()) if ids) or "none"
+
+
+def guest_evidence(cleanup_resources, guest):
+    """``(verified, evidence, left)``: every guest ID came back from the AWS cleanup read gone by ID
+    (``verified_state`` ``absent``, or ``terminal``: a state nothing stops, an EBS volume ``deleting``, as the
+    cleanup's own verification takes it). ``left``: the IDs not verified, each with what the cleanup said of it."""
+    by_id = dict(((r.get("type"), r.get("id")), r) for r in cleanup_resources or [])
+    evidence, left = [], []
+    for t, ids in sorted((guest or {}).items()):
+        for rid in ids:
+            r = by_id.get((t, rid))
+            if r and r.get("verified_state") in ("absent", "terminal"):
+                evidence.append({"what": "%s %s" % (t, rid), "verified_state": r["verified_state"],
+                                 "verified_absent_at": utc_iso()})
+            else:
+                left.append("%s %s (%s)" % (t, rid, (r or {}).get("outcome") or "not in the cleanup's results"))
+    return not left, evidence, left

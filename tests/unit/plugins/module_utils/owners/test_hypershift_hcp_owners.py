@@ -1,0 +1,81 @@
+# -*- coding: utf-8 -*-
+"""owners/hypershift_hcp_owners.py: when CPO and HCCO count as gone, and what releases CPO's finalizer."""
+from __future__ import absolute_import, division, print_function
+
+__metaclass__ = type
+
+from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import parse_iso
+from ansible_collections.teardown.gates.plugins.module_utils.owners import hypershift_hcp_owners as H
+
+FIN = "hypershift.openshift.io/finalizer"
+NOW = parse_iso("2026-01-01T01:00:00Z").timestamp()
+
+
+def deployment(name, ready=0, replicas=1):
+    return {"metadata": {"name": name}, "spec": {"replicas": replicas}, "status": {"readyReplicas": ready}}
+
+
+def hcp(deleting="2026-01-01T00:00:00Z", fins=(FIN,), conditions=()):
+    meta = {"name": "demo", "namespace": "clusters-demo", "uid": "hcp-uid", "finalizers": list(fins)}
+    if deleting:
+        meta["deletionTimestamp"] = deleting
+    return {"metadata": meta, "status": {"conditions": list(conditions)}}
+
+
+def test_a_deployment_absent_or_without_a_ready_replica_is_gone():
+    assert H.deployment_state([], H.CPO_DEPLOYMENT) == (True, "absent")
+    assert H.deployment_state([deployment(H.CPO_DEPLOYMENT)], H.CPO_DEPLOYMENT) == (
+        True, "not ready (0 of 1 replicas ready)")
+    assert H.deployment_state([deployment(H.CPO_DEPLOYMENT, replicas=0)], H.CPO_DEPLOYMENT)[0] is True
+    assert H.deployment_state([deployment(H.CPO_DEPLOYMENT, ready=1)], H.CPO_DEPLOYMENT) == (False, "1 of 1 replicas ready")
+
+
+def test_owners_gone_needs_both_down_the_finalizer_held_and_no_progress_for_take_over_after():
+    down = [deployment(H.CPO_DEPLOYMENT)]  # HCCO absent, CPO not ready
+    ev = H.owners_gone(hcp(), down, NOW, 900, FIN)
+    assert [e["what"] for e in ev] == ["CPO Deployment clusters-demo/control-plane-operator",
+                                       "HCCO Deployment clusters-demo/hosted-cluster-config-operator",
+                                       "HostedControlPlane clusters-demo/demo"]
+    assert "no CloudResourcesDestroyed condition since the deletion was requested" in ev[2]["state"]
+    assert all(e["read_at"] for e in ev)
+    # HCCO ready: not gone
+    assert H.owners_gone(hcp(), down + [deployment(H.HCCO_DEPLOYMENT, ready=1)], NOW, 900, FIN) is None
+    # not deleting, or CPO's finalizer already off: nothing to take over
+    assert H.owners_gone(hcp(deleting=None), down, NOW, 900, FIN) is None
+    assert H.owners_gone(hcp(fins=()), down, NOW, 900, FIN) is None
+    # the deletion is younger than take_over_after
+    assert H.owners_gone(hcp(), down, NOW, 7200, FIN) is None
+    # the condition moved recently: progress
+    moved = {"type": "CloudResourcesDestroyed", "status": "False", "reason": "RemainingCloudResources",
+             "lastTransitionTime": "2026-01-01T00:59:00Z"}
+    assert H.owners_gone(hcp(conditions=[moved]), down, NOW, 900, FIN) is None
+    stale = dict(moved, lastTransitionTime="2026-01-01T00:10:00Z")
+    ev = H.owners_gone(hcp(conditions=[stale]), down, NOW, 900, FIN)
+    assert "CloudResourcesDestroyed=False (RemainingCloudResources) unchanged since 2026-01-01T00:10:00Z" in ev[2]["state"]
+    # an unreadable time is no evidence
+    assert H.owners_gone(hcp(deleting="soon"), down, NOW, 900, FIN) is None
+
+
+def test_the_guest_manifest_is_the_guest_s_part_only():
+    manifest = {H.g.ELB: ["router"], H.g.VOLUME: ["vol-guest", "vol-worker"], H.g.BUCKET: ["infra-image-registry-x"],
+                H.g.VPC: ["vpc-1"], H.g.TARGET_GROUP: ["arn:tg"]}
+    assert H.guest_manifest(manifest, ["vol-guest", "vol-gone-already"]) == {
+        H.g.ELB: ["router"], H.g.TARGET_GROUP: ["arn:tg"], H.g.BUCKET: ["infra-image-registry-x"],
+        H.g.VOLUME: ["vol-guest"]}
+    assert H.guest_manifest({}, []) == {}
+    assert H.guest_text({}) == "none"
+    assert H.guest_text({H.g.ELB: ["a", "b"]}) == "%s: a, b" % H.g.ELB
+
+
+def test_only_every_guest_id_verified_absent_is_evidence():
+    guest = {H.g.ELB: ["router"], H.g.VOLUME: ["vol-1"]}
+    done = [{"type": H.g.ELB, "id": "router", "outcome": "deleted", "verified_state": "absent"},
+            {"type": H.g.VOLUME, "id": "vol-1", "outcome": "deleted", "verified_state": "terminal"}]
+    ok, evidence, left = H.guest_evidence(done, guest)
+    assert ok and left == [] and sorted(e["what"] for e in evidence) == sorted(["%s router" % H.g.ELB, "%s vol-1" % H.g.VOLUME])
+    assert all(e["verified_absent_at"] for e in evidence)
+    assert sorted(e["verified_state"] for e in evidence) == ["absent", "terminal"]  # a deleting volume: nothing stops it
+    ok, evidence, left = H.guest_evidence(done[:1] + [dict(done[1], outcome="failed", verified_state="unknown")], guest)
+    assert not ok and left == ["%s vol-1 (failed)" % H.g.VOLUME]
+    ok, _, left = H.guest_evidence([], guest)
+    assert not ok and len(left) == 2 and "not in the cleanup's results" in left[0]
