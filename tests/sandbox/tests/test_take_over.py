@@ -45,6 +45,15 @@ def _finalizers(dyn, api_version, kind, name, namespace):
     return list(obj.metadata.finalizers or [])
 
 
+def _aws_left(info, tmp_path):
+    """What the seed made in AWS, each ID looked up directly (hc_check.py aws): {present, unknown, ...}."""
+    seed_file = tmp_path / "seed.json"
+    seed_file.write_text(json.dumps(info))
+    check = os.path.join(REPO, "tests", "integration", "targets", "setup_hosted_cluster", "files", "hc_check.py")
+    return json.loads(subprocess.run([sys.executable, check, "aws", str(seed_file)], capture_output=True, text=True,
+                                     timeout=120, check=True).stdout)
+
+
 def _seed_with_the_operator_down(prefix):
     return seed("hosted-cluster", "--name", prefix + os.urandom(2).hex(), "--namespace", "take-over",
                 "--knob", "aws_infra=false", "--knob", "replicas=1", "--knob", "ho=down", "--knob", "nodepool=down")
@@ -83,12 +92,7 @@ def test_the_operator_down_stops_without_the_option_and_finishes_verified_with_i
     assert first_take["reason"]["gate"] == "NodePools and Machines gone" and first_take["reason"]["state"] == "stalled"
     # nothing the seed made in AWS is left, the guest's volume, load balancer and registry bucket included:
     # the take-over copied the cleanup annotation to the HostedControlPlane, so HCCO removed them
-    seed_file = tmp_path / "seed.json"
-    seed_file.write_text(json.dumps(info))
-    left = json.loads(subprocess.run([sys.executable, os.path.join(REPO, "tests", "integration", "targets",
-                                                                    "setup_hosted_cluster", "files", "hc_check.py"),
-                                      "aws", str(seed_file)], capture_output=True, text=True, timeout=120,
-                                     check=True).stdout)
+    left = _aws_left(info, tmp_path)
     assert left["present"] == [] and left["unknown"] == [], left
     md = open(os.path.join(args["report_dir"], "%s-%s.md" % (ns, name))).read()
     assert "## Taken over (take_over_cleanup)" in md and nodepool in md
@@ -209,12 +213,7 @@ def test_cpo_and_hcco_down_stop_naming_them_and_the_guest_s_resources_then_the_t
     evidence = [e["what"] for e in released[0]["evidence"]]
     assert any("CPO Deployment" in w for w in evidence) and any("HCCO Deployment" in w for w in evidence)
     assert all(any(i in w for w in evidence) for i in guest_ids), evidence  # each guest resource, verified by ID
-    seed_file = tmp_path / "seed.json"
-    seed_file.write_text(json.dumps(info))
-    left = json.loads(subprocess.run([sys.executable, os.path.join(REPO, "tests", "integration", "targets",
-                                                                    "setup_hosted_cluster", "files", "hc_check.py"),
-                                      "aws", str(seed_file)], capture_output=True, text=True, timeout=120,
-                                     check=True).stdout)
+    left = _aws_left(info, tmp_path)
     assert left["present"] == [] and left["unknown"] == [], left
 
     # a re-run changes nothing
