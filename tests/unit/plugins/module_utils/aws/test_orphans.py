@@ -181,8 +181,8 @@ def test_a_zone_or_bucket_deleted_during_the_scan_is_skipped_not_a_failed_scan()
 
 
 def test_what_the_scan_saw_and_the_inventory_did_not_is_added_by_type_volumes_among_them():
-    c = FakeClients({("ec2", "describe_route_tables"): {"RouteTables": [{"RouteTableId": "rtb-main",
-                                                                          "Associations": [{"Main": True}]}]}})
+    main_table = {"RouteTableId": "rtb-main", "Associations": [{"Main": True}]}
+    c = FakeClients({("ec2", "describe_route_tables"): {"RouteTables": [main_table]}})
     evidence = {("EC2 volume", "vol-9"), ("EC2 volume", "vol-1"), ("EC2 route-table", "rtb-main"),
                 ("EC2 snapshot", "snap-1"), ("AWS::S3::Bucket", "inf-image-registry")}
     manifest = {"AWS::EC2::Volume": ["vol-1"]}

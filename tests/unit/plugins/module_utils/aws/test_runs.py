@@ -329,8 +329,8 @@ def test_cleanup_judges_what_has_no_creation_time_by_the_cluster_s():
 
 
 def test_inventory_lists_young_resources_with_the_protected_ones_once(monkeypatch):
-    observed = {g.INSTANCE: {"i-new": {"state": "present", "LaunchTime": _ago(minutes=5),
-                                        "Tags": [{"Key": "teardown.gates/protected", "Value": "true"}]},
+    protected = [{"Key": "teardown.gates/protected", "Value": "true"}]
+    observed = {g.INSTANCE: {"i-new": {"state": "present", "LaunchTime": _ago(minutes=5), "Tags": protected},
                              "i-young": {"state": "present", "LaunchTime": _ago(minutes=5)},
                              "i-old": {"state": "present", "LaunchTime": _ago(days=3)}}}
 

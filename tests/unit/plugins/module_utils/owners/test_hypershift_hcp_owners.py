@@ -77,5 +77,5 @@ def test_only_every_guest_id_verified_absent_is_evidence():
     assert sorted(e["verified_state"] for e in evidence) == ["absent", "terminal"]  # a deleting volume: nothing stops it
     ok, evidence, left = H.guest_evidence(done[:1] + [dict(done[1], outcome="failed", verified_state="unknown")], guest)
     assert not ok and left == ["%s vol-1 (failed)" % H.g.VOLUME]
-    ok, _, left = H.guest_evidence([], guest)
+    ok, dummy, left = H.guest_evidence([], guest)
     assert not ok and len(left) == 2 and "not in the cleanup's results" in left[0]
