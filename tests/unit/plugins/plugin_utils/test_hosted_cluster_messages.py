@@ -10,6 +10,7 @@ from ansible_collections.teardown.gates.plugins.plugin_utils.hosted_cluster_mess
     aws_plan_message, gate_stop_message, gates_plan_message)
 from ansible_collections.teardown.gates.plugins.plugin_utils.hosted_cluster_wait import gates
 
+
 def test_gates_plan_says_what_would_be_deleted_and_waited_for():
     laid_out = gates(["demo-a"], "clusters", "demo", "demo", "clusters-demo", "demo-x7k2p", True, False, False)
     assert gates_plan_message(laid_out, 600, True, False, 900) == (
