@@ -10,7 +10,9 @@ __metaclass__ = type
 
 from ansible_collections.teardown.gates.plugins.plugin_utils import cfn_refusals_messages, cfn_refusals_stack
 from ansible_collections.teardown.gates.plugins.plugin_utils import held_deletion_messages, held_deletion_plan
-from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_baseline, hosted_cluster_wait
+from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_baseline, hosted_cluster_input
+from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_messages, hosted_cluster_stop
+from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_verify, hosted_cluster_wait
 from ansible_collections.teardown.gates.plugins.plugin_utils import orphan_sweep_messages, orphan_sweep_outcome
 from ansible_collections.teardown.gates.plugins.plugin_utils import release_prune_input, release_prune_messages
 from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import role_steps
@@ -30,9 +32,34 @@ STEPS = {
         "unreleased_message": held_deletion_messages.held_deletion_unreleased_message,
     },
     "hosted_cluster_destroy": {
+        # Phase 0 and 1: the input, the baseline, the AWS manifest
+        # name | (namespace, infra_id, grace_period, aws_timeout, take_over_cleanup, take_over_after, report_dir)
+        "input_problems": hosted_cluster_input.problems,
         "stored_baseline": hosted_cluster_baseline.stored_read,   # slurp result | (path)
+        # the HostedCluster as read | (stored, present, aws_region, oidc_bucket, infra_id, env_region)
+        "baseline": hosted_cluster_baseline.identity,
+        "manifest": hosted_cluster_baseline.merged_manifest,      # stored manifest | (found manifest)
+        "aws_cleanup_runs": hosted_cluster_baseline.aws_cleanup_runs,  # the manifest
+        # Phase 3: the gates
+        "cli_finalizer_on": hosted_cluster_wait.cli_finalizer_on,  # Phase 2's result | (finalizer_on, check_mode, deleting)
         "gates": hosted_cluster_wait.gates_of,                    # cluster | (hosted_cluster)
+        # the gates | (grace_period, will_delete, take_over, take_over_after)
+        "gates_plan_message": hosted_cluster_messages.gates_plan_message,
+        # a gate | (diagnosis, take_over, hc_present, manifest, guest_volumes)
+        "gate_stop_message": hosted_cluster_messages.gate_stop_message,
+        # Phase 4: the AWS levels
+        "aws_plan_message": hosted_cluster_messages.aws_plan_message,  # aws_infra_cleanup's result
+        # Phase 6: the verification
         "verification_reads": hosted_cluster_wait.verification_reads,  # name | (namespace, hcp_namespace)
+        # deletion_info's objects | (nodepools_read, name, namespace, namespace_retained)
+        "verification_checks": hosted_cluster_verify.verification_checks,
+        "verification_message": hosted_cluster_verify.verification_message,  # the checks | (aws_check, manifest)
+        # Phase 7 and a stop: the report, the stop record, the message
+        "report_gates": hosted_cluster_wait.report_gates,         # wait_gate's result | (gates, check_mode)
+        "aws_verified": hosted_cluster_wait.aws_verified,         # the AWS lookup's result | (checks, manifest)
+        "stop_record": hosted_cluster_stop.stop_record,  # the stop record | (failed_task, failed_result, resume, plan_verdict)
+        # the stop record | (namespace, name, resume, finalizer_on, baseline_path, report_path)
+        "stop_message": hosted_cluster_stop.stop_message,
     },
     "orphan_sweep": {
         "recheck_verdict": orphan_sweep_outcome.recheck_verdict,  # the re-check | (infra_id)

@@ -29,6 +29,11 @@ def dict_list(value, filter_name, what):
     return [v for v in plain_list(value, filter_name, what) if isinstance(v, dict)]
 
 
+def dicts(value):
+    """The mappings of a list that may be missing (None): a part of an input read as the role's Jinja loop read it."""
+    return [v for v in value or [] if isinstance(v, dict)]
+
+
 def one_dict(value, filter_name, what):
     """A mapping input, or a failure naming ``filter_name`` and ``what`` it expects."""
     if not isinstance(value, dict):

@@ -7,7 +7,7 @@ import pytest
 
 from ansible.errors import AnsibleFilterError
 from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import (
-    as_bool, as_int, dict_list, one_dict, parsed_dict, plain_list, printed, role_steps)
+    as_bool, as_int, dict_list, dicts, one_dict, parsed_dict, plain_list, printed, role_steps)
 
 
 @pytest.mark.parametrize("value", [True, 1, 1.0, "yes", "On", "1", "TRUE", "true", b"true"])
@@ -51,6 +51,11 @@ def test_the_older_helpers():
         plain_list({}, "f", "a list")
     with pytest.raises(AnsibleFilterError, match="f: expects a mapping, got list"):
         one_dict([], "f", "a mapping")
+
+
+def test_dicts_are_the_mappings_of_a_list_that_may_be_missing():
+    assert dicts([{"a": 1}, "b", None, {}]) == [{"a": 1}, {}]
+    assert dicts(None) == [] and dicts([]) == []
 
 
 @pytest.mark.parametrize("value, number", [(5, 5), ("5", 5), ("-3", -3), (2.9, 2), ("2.9", 2), (True, 1), ("x", 0), (None, 0),

@@ -103,3 +103,59 @@ def test_verification_reads_the_hosted_cluster_when_it_has_a_name_then_the_hcp_n
         {"api_version": "hypershift.openshift.io/v1beta1", "kind": "HostedCluster", "namespace": "clusters", "name": "demo"},
         namespace]
     assert verification_reads("", "clusters", "clusters-demo") == [namespace]
+
+
+# gates: the layout (what the filter hosted_cluster_gates was)
+
+HS = "hypershift.openshift.io/v1beta1"
+CAPI = "cluster.x-k8s.io/v1beta1"
+CAPA = "infrastructure.cluster.x-k8s.io/v1beta2"
+LABEL = "cluster.x-k8s.io/cluster-name=demo-x7k2p"
+
+
+def _gates(nodepools=("demo-a",), name="demo", hc_present=True, cli_finalizer_on=True, skip_namespace=False):
+    return gates(list(nodepools), "clusters", name, name or "demo-x7k2p", "clusters-" + (name or "demo-x7k2p"),
+                 "demo-x7k2p", hc_present, cli_finalizer_on, skip_namespace)
+
+
+def test_gates_in_the_order_the_controllers_pass_them():
+    gates = _gates()
+    assert gates == [
+        {"name": "NodePools and Machines gone", "until": "absent", "resources": [
+            {"api_version": HS, "kind": "NodePool", "namespace": "clusters", "name": "demo-a"},
+            {"api_version": CAPI, "kind": "MachineDeployment", "namespace": "clusters-demo", "label_selector": LABEL},
+            {"api_version": CAPI, "kind": "MachineSet", "namespace": "clusters-demo", "label_selector": LABEL},
+            {"api_version": CAPI, "kind": "Machine", "namespace": "clusters-demo", "label_selector": LABEL},
+            {"api_version": CAPA, "kind": "AWSMachine", "namespace": "clusters-demo", "label_selector": LABEL}]},
+        {"name": "HostedControlPlane gone", "until": "absent", "resources": [
+            {"api_version": HS, "kind": "HostedControlPlane", "namespace": "clusters-demo", "name": "demo"}]},
+        {"name": "CAPI Cluster gone", "until": "absent", "resources": [
+            {"api_version": CAPI, "kind": "Cluster", "namespace": "clusters-demo", "name": "demo-x7k2p"},
+            {"api_version": CAPA, "kind": "AWSCluster", "namespace": "clusters-demo", "name": "demo-x7k2p"}]},
+        {"name": "HCP namespace gone", "until": "absent", "resources": [{"api_version": "v1", "kind": "Namespace", "name": "clusters-demo"}]},
+        {"name": "only the CLI finalizer left", "until": "finalizers_only", "finalizers": ["openshift.io/destroy-cluster"],
+         "resources": [{"api_version": HS, "kind": "HostedCluster", "namespace": "clusters", "name": "demo"}]}]
+    assert json.loads(json.dumps(gates)) == gates
+
+
+def test_gates_without_the_cli_finalizer_wait_for_the_hosted_cluster_to_go():
+    last = _gates(cli_finalizer_on=False)[-1]
+    assert last == {"name": "HostedCluster gone", "until": "absent",
+                    "resources": [{"api_version": HS, "kind": "HostedCluster", "namespace": "clusters", "name": "demo"}]}
+
+
+def test_gates_of_a_hosted_cluster_already_gone_by_name_ignore_the_finalizer():
+    assert _gates(hc_present=False, cli_finalizer_on=True)[-1]["name"] == "HostedCluster gone"
+
+
+def test_gates_of_an_infrastructure_only_destroy_and_a_kept_namespace():
+    gates = _gates(nodepools=(), name="", hc_present=False, skip_namespace=True)
+    assert [g["name"] for g in gates] == ["NodePools and Machines gone", "HostedControlPlane gone", "CAPI Cluster gone"]
+    assert [r["kind"] for r in gates[0]["resources"]] == ["MachineDeployment", "MachineSet", "Machine", "AWSMachine"]
+    assert gates[1]["resources"][0]["name"] == "demo-x7k2p"
+
+
+def test_gates_refuse_nodepools_that_are_not_a_list():
+    # the wrong-type case of the filter hosted_cluster_gates was
+    with pytest.raises(AnsibleFilterError, match="expects"):
+        gates("demo-a", "clusters", "demo", "demo", "clusters-demo", "x", True, True, False)
