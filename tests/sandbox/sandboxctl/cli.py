@@ -374,6 +374,14 @@ def cmd_seed(args):
     return 0
 
 
+def cmd_knob(args):
+    from .scenarios import hosted_cluster
+    os.environ.update(env_vars())
+    hosted_cluster.set_knob(args.name, args.namespace, args.key, args.value)
+    print(json.dumps({"knob": args.key, "value": args.value, "name": args.name, "namespace": args.namespace}))
+    return 0
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(prog="sandbox", description=__doc__)
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -394,10 +402,16 @@ def main(argv=None):
     sd.add_argument("--namespace", default=None)
     sd.add_argument("--knob", action="append", metavar="K=V")
     sd.add_argument("--count", type=int, default=None, help="how many (the knob `count`)")
+    k = sub.add_parser("knob", help="set (or without VALUE clear) a knob of a seeded hosted cluster where the twins "
+                       "read it, capi/capa included (the pause of its CAPI objects)")
+    k.add_argument("name")
+    k.add_argument("namespace")
+    k.add_argument("key")
+    k.add_argument("value", nargs="?", default=None)
     args = ap.parse_args(argv)
     try:
         return {"up": cmd_up, "down": cmd_down, "status": cmd_status, "env": cmd_env, "seed": cmd_seed,
-                "restart": cmd_restart}[args.cmd](args)
+                "restart": cmd_restart, "knob": cmd_knob}[args.cmd](args)
     except SandboxError as e:
         print(f"sandbox {args.cmd}: {e}", file=sys.stderr)
         return 2

@@ -2,16 +2,14 @@
 """Independent checks for hosted-cluster teardown tests: plain boto3 and the sandbox's logs, never the
 collection's own code (a test that reused our inventory or cleanup code could not catch its bugs).
 `aws`, `mark` and `mutations` are setup_helpers' sandbox_checks.py (the one copy: this target needs that one);
-the hosted-cluster commands are here.
+the hosted-cluster commands are here. A seeded cluster's knobs are the sandbox's own command,
+`sandbox knob NAME NAMESPACE KEY [VALUE]`, which also (un)pauses the CAPI objects for capi and capa.
 
   hc_check.py aws SEED_JSON [--preserve-iam]
   hc_check.py mark
   hc_check.py mutations AUDIT_LINE AWS_LINE [--aws-key KEY_ID] NAMESPACE...
       as sandbox_checks.py says: the seed's AWS IDs looked up by ID (absent, terminal, present, unknown,
       iam_retained); the logs' line counts; the mutating requests after those marks.
-  hc_check.py knob NAME NAMESPACE KEY [VALUE]
-      set (or without VALUE clear) the sandbox knob KEY of a seeded hosted cluster where the twins read it:
-      annotation sandbox.teardown.gates/knob-KEY on the HostedCluster, its NodePools, the HCP namespace.
   hc_check.py hc NAME NAMESPACE
       JSON {"present": bool, "deleting": bool, "finalizers": [...]} of the HostedCluster (a failed read exits 1).
   hc_check.py layer-knob KEY [VALUE]
@@ -24,30 +22,6 @@ import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "setup_helpers", "files"))
 import sandbox_checks  # noqa: E402  pylint: disable=wrong-import-position
-
-
-def knob(name, namespace, key, value):
-    from kubernetes import client as kclient, config as kconfig  # only this command needs Kubernetes
-    kconfig.load_kube_config()
-    api = kclient.CustomObjectsApi()
-    body = {"metadata": {"annotations": {"sandbox.teardown.gates/knob-" + key: value}}}
-    done = []
-
-    def patch(fn, *args):
-        try:
-            fn(*args, body)
-            done.append("/".join(a for a in args if a not in ("hypershift.openshift.io", "v1beta1")))
-        except kclient.ApiException as e:
-            if e.status != 404:
-                raise
-    patch(api.patch_namespaced_custom_object, "hypershift.openshift.io", "v1beta1", namespace, "hostedclusters", name)
-    pools = api.list_namespaced_custom_object("hypershift.openshift.io", "v1beta1", namespace, "nodepools")["items"]
-    for np in pools:
-        if (np.get("spec") or {}).get("clusterName") == name:
-            patch(api.patch_namespaced_custom_object, "hypershift.openshift.io", "v1beta1", namespace, "nodepools",
-                  np["metadata"]["name"])
-    patch(kclient.CoreV1Api().patch_namespace, namespace + "-" + name)
-    print(json.dumps({"knob": key, "value": value, "patched": done}))
 
 
 def hosted_cluster(name, namespace):
@@ -79,8 +53,6 @@ def main(argv):
     cmd = argv[1]
     if cmd in ("aws", "mark", "mutations"):
         sandbox_checks.main(argv)
-    elif cmd == "knob":
-        knob(argv[2], argv[3], argv[4], argv[5] if len(argv) > 5 else None)
     elif cmd == "hc":
         print(json.dumps(hosted_cluster(argv[2], argv[3])))
     elif cmd == "layer-knob":
