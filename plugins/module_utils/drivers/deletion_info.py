@@ -259,9 +259,7 @@ def list_one(reads, p):
     left = [o for o in listing["items"]
             if all("%s" % _field(o, k) == "%s" % v and _field(o, k) is not None for k, v in match.items())]
     items = []
-    for o in sorted(left, key=lambda o: ((o.get("metadata") or {}).get("namespace") or "",
-                                          (o.get("metadata") or {}).get("name") or "")):
-        summary = object_summary(o)
+    for summary in sorted((object_summary(o) for o in left), key=lambda s: (s["namespace"] or "", s["name"] or "")):
         items.append(dict(name=summary["name"], namespace=summary["namespace"], uid=summary["uid"],
                           deleting=bool(summary["deletion_timestamp"]),
                           deletion_timestamp=summary["deletion_timestamp"],
