@@ -223,7 +223,7 @@ objects:
       RV(finalizers), RV(conditions), RV(inspect_next) and, as for a single read, RV(object), RV(owners),
       RV(dependents), RV(dependents_complete) and RV(namespace) when they apply, plus C(item) (the object asked for).
     - The answer to an entry without a name (a list) holds RV(state), RV(query), RV(deleting) (whether any listed
-      object is being deleted), RV(inspect_next), C(item), C(count), C(names) (sorted) and C(items) (each C(name),
+      object is being deleted), RV(inspect_next), C(item), C(count), C(names) (sorted) and C(listed) (each C(name),
       C(namespace), C(uid), C(deleting), C(deletion_timestamp) and C(finalizers) as RV(finalizers) gives them);
       C(msg) says why when it is V(unknown).
     - The top-level RV(state) is then the worst of them (V(unknown), else V(present), else V(absent)).

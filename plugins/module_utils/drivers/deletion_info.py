@@ -233,11 +233,11 @@ def list_one(reads, p):
     """The answer for one entry without a name (``p``: api_version, kind, namespace, label_selector, match): the
     objects of that kind left in the namespace (every one, for a cluster-scoped kind), ``match`` (dotted field path
     to value) keeping only those whose fields equal it. ``absent`` when the list answered and nothing is left,
-    ``present`` with ``names`` and ``items`` (each one's finalizers and deletion timestamp, as a single read gives
+    ``present`` with ``names`` and ``listed`` (each one's finalizers and deletion timestamp, as a single read gives
     them) when something is, ``unknown`` when the list got no answer - never absent. One LIST, bounded as a read."""
     where = "%s%s%s" % (p["kind"], (" in " + p["namespace"]) if p.get("namespace") else "",
                         (" (%s)" % p["label_selector"]) if p.get("label_selector") else "")
-    result = dict(state=UNKNOWN, deleting=False, finalizers=[], conditions=[], items=[], names=[], count=0)
+    result = dict(state=UNKNOWN, deleting=False, finalizers=[], conditions=[], listed=[], names=[], count=0)
     try:
         resource = reads.resource(p["api_version"], p["kind"])
     except ResourceLookupError as e:
@@ -264,7 +264,7 @@ def list_one(reads, p):
                           deleting=bool(summary["deletion_timestamp"]),
                           deletion_timestamp=summary["deletion_timestamp"],
                           finalizers=[finalizer_owner(f) for f in summary["finalizers"]]))
-    result.update(state=PRESENT if items else ABSENT, items=items, names=[i["name"] for i in items], count=len(items),
+    result.update(state=PRESENT if items else ABSENT, listed=items, names=[i["name"] for i in items], count=len(items),
                   deleting=any(i["deleting"] for i in items), inspect_next=[])
     if items:
         result["inspect_next"] = ["%s left (%d): %s" % (where, len(items), ", ".join(_listed_name(i) for i in items[:10]))]

@@ -145,7 +145,7 @@ def _np(name, cluster, finalizers=None, deleting=None):
 def test_a_list_with_nothing_left_of_this_cluster_is_absent():
     reads = _ListReads([_np("other-a", "other")])
     answer = D.list_one(reads, NP_ENTRY)
-    assert (answer["state"], answer["count"], answer["names"], answer["items"]) == ("absent", 0, [], [])
+    assert (answer["state"], answer["count"], answer["names"], answer["listed"]) == ("absent", 0, [], [])
     assert answer["query"]["ok"] and answer["inspect_next"] == [] and reads.sent == [("NodePool", "clusters", None)]
 
 
@@ -155,11 +155,11 @@ def test_a_list_with_objects_left_is_present_with_their_names_finalizers_and_del
     answer = D.list_one(reads, NP_ENTRY)
     assert (answer["state"], answer["count"], answer["names"], answer["deleting"]) == (
         "present", 2, ["demo-a", "demo-b"], True)
-    first = answer["items"][0]
+    first = answer["listed"][0]
     assert (first["name"], first["namespace"], first["uid"], first["deleting"], first["deletion_timestamp"]) == (
         "demo-a", "clusters", "uid-demo-a", True, "2026-12-05T05:00:00Z")
     assert [f["name"] for f in first["finalizers"]] == ["hypershift.openshift.io/finalizer"]
-    assert "owner" in first["finalizers"][0] and answer["items"][1]["deleting"] is False
+    assert "owner" in first["finalizers"][0] and answer["listed"][1]["deleting"] is False
     assert answer["inspect_next"] == [
         "NodePool in clusters left (2): demo-a (hypershift.openshift.io/finalizer), demo-b"]
 
