@@ -51,7 +51,7 @@ STEPS = {
         "aws_plan_message": hosted_cluster_messages.aws_plan_message,  # aws_infra_cleanup's result
         # Phase 6: the verification
         "verification_reads": hosted_cluster_wait.verification_reads,  # name | (namespace, hcp_namespace)
-        # deletion_info's objects | (nodepools_read, name, namespace, namespace_retained)
+        # deletion_info's objects | (name, namespace, namespace_retained)
         "verification_checks": hosted_cluster_verify.verification_checks,
         "verification_message": hosted_cluster_verify.verification_message,  # the checks | (aws_check, manifest)
         # Phase 7 and a stop: the report, the stop record, the message

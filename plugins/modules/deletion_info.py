@@ -47,6 +47,10 @@ options:
       - Several objects to read instead of one (mutually exclusive with O(kind) and O(name)); the answers
         are in RV(objects), in the same order.
       - O(dependents) and O(request_timeout) apply to each.
+      - An entry without O(objects[].name) lists the objects of its kind left in its namespace (every one, for a
+        cluster-scoped kind) in one LIST bounded by O(request_timeout) - its answer is V(absent) when the list
+        answered and nothing is left, V(present) with their names when something is, V(unknown) when the list
+        got no answer (never V(absent)).
     type: list
     elements: dict
     suboptions:
@@ -55,16 +59,25 @@ options:
         type: str
         default: v1
       kind:
-        description: Kind of the object.
+        description: Kind of the object (an entry without it fails before any request).
         type: str
-        required: true
       name:
-        description: Name of the object.
+        description:
+          - Name of the object.
+          - Leave it out to list the objects of O(objects[].kind) in O(objects[].namespace) instead.
         type: str
-        required: true
       namespace:
-        description: Namespace of the object (required for namespaced kinds).
+        description: Namespace of the object (required for namespaced kinds, also to list them).
         type: str
+      label_selector:
+        description: Only for an entry without a name - list only the objects with these labels (C(key=value,...)).
+        type: str
+      match:
+        description:
+          - Only for an entry without a name - keep only the listed objects whose fields equal these values; each key
+            is a dotted field path (such as C(spec.clusterName)), each value compared as a string.
+          - The list itself is the same LIST; the objects it drops are not reported.
+        type: dict
   dependents:
     description:
       - Look for dependents (objects whose C(ownerReferences) name this object's UID) by listing every
@@ -122,6 +135,18 @@ EXAMPLES = r"""
     objects:
       - {api_version: hypershift.openshift.io/v1beta1, kind: HostedCluster, namespace: clusters, name: demo}
       - {kind: Namespace, name: clusters-demo}
+  register: gone
+
+- name: Are the HostedCluster, its namespace and its NodePools gone? (one run, three reads)
+  teardown.gates.deletion_info:
+    dependents: false
+    objects:
+      - {api_version: hypershift.openshift.io/v1beta1, kind: HostedCluster, namespace: clusters, name: demo}
+      - {kind: Namespace, name: clusters-demo}
+      - api_version: hypershift.openshift.io/v1beta1
+        kind: NodePool
+        namespace: clusters
+        match: {spec.clusterName: demo}
   register: gone
 """
 
@@ -197,6 +222,10 @@ objects:
     - With O(objects), one answer per object, in the order given. Each holds RV(state), RV(query), RV(deleting),
       RV(finalizers), RV(conditions), RV(inspect_next) and, as for a single read, RV(object), RV(owners),
       RV(dependents), RV(dependents_complete) and RV(namespace) when they apply, plus C(item) (the object asked for).
+    - The answer to an entry without a name (a list) holds RV(state), RV(query), RV(deleting) (whether any listed
+      object is being deleted), RV(inspect_next), C(item), C(count), C(names) (sorted) and C(listed) (each C(name),
+      C(namespace), C(uid), C(deleting), C(deletion_timestamp) and C(finalizers) as RV(finalizers) gives them);
+      C(msg) says why when it is V(unknown).
     - The top-level RV(state) is then the worst of them (V(unknown), else V(present), else V(absent)).
   returned: when O(objects) is given
   type: list
@@ -217,9 +246,11 @@ def argument_spec():
         name=dict(type="str"),
         objects=dict(type="list", elements="dict", options=dict(
             api_version=dict(type="str", default="v1"),
-            kind=dict(type="str", required=True),
-            name=dict(type="str", required=True),
+            kind=dict(type="str"),
+            name=dict(type="str"),
             namespace=dict(type="str"),
+            label_selector=dict(type="str"),
+            match=dict(type="dict"),
         )),
         dependents=dict(type="bool", default=True),
         diagnose=dict(type="bool", default=False),

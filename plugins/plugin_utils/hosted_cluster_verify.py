@@ -30,16 +30,33 @@ def _namespace_checks(answer, contents, complete, retained):
     return checks
 
 
-def verification_checks(answers, nodepools_read, name, namespace, namespace_retained):
+def _nodepools_check(listed, name, namespace):
+    """The NodePools check: deletion_info's list answer (``listed``, None when no list was read: none for an
+    infrastructure-only destroy, which has no NodePools to look for, else unknown)."""
+    what = "NodePools of %s in %s" % (name, namespace)
+    if listed is None:
+        if len(name) == 0:
+            return {"what": what, "state": "absent", "count": 0, "names": [], "error": ""}
+        return {"what": what, "state": "unknown", "count": 0, "names": [], "error": "the NodePools were not listed"}
+    state = listed.get("state")
+    left = list(listed.get("names") or []) if state == "present" else []
+    return {"what": what, "state": state, "count": len(left), "names": left,
+            "error": printed(listed.get("msg") or "") if state == "unknown" else ""}
+
+
+def verification_checks(answers, name, namespace, namespace_retained):
     """One check per read of Phase 6 (what, state, count, names, error): the HostedCluster and the HCP namespace as
     deletion_info answered (a namespace still there kind by kind, "retained" with ``namespace_retained``), then
-    the NodePools hosted_cluster_info listed (``nodepools_read``, its task result)."""
+    the NodePools left, from the same run's list answer (the entry without a name)."""
     fname = "hosted_cluster_verification_checks"
     answers = plain_list(answers, fname, "the objects of deletion_info")
-    nodepools_read = one_dict(nodepools_read, fname, "the result of hosted_cluster_info")
     checks = []
+    listed = None
     for r in dicts(answers):
         item = r["item"]
+        if "name" not in item:  # the list of the NodePools, reported last
+            listed = r
+            continue
         kind, state = item.get("kind"), r.get("state")
         what = "%s %s%s" % (kind, ("%s/" % item["namespace"]) if "namespace" in item else "", item.get("name"))
         if kind == "Namespace" and state == "present":
@@ -53,10 +70,7 @@ def verification_checks(answers, nodepools_read, name, namespace, namespace_reta
             checks.append({"what": what + (" and everything in it" if kind == "Namespace" else ""), "state": state,
                            "count": 1 if state == "present" else 0, "names": [item.get("name")] if state == "present" else [],
                            "error": (query.get("error") or "") if state == "unknown" else ""})
-    left = nodepools_read.get("nodepools", [])
-    checks.append({"what": "NodePools of %s in %s" % (name, namespace),
-                   "state": "unknown" if nodepools_read.get("failed", False) else ("present" if left else "absent"),
-                   "count": len(left), "names": left, "error": nodepools_read.get("msg", "")})
+    checks.append(_nodepools_check(listed, name, namespace))
     return checks
 
 

@@ -69,9 +69,13 @@ def gates_of(cluster, hosted_cluster):
 
 def verification_reads(name, namespace, hcp_namespace):
     """What Phase 6 reads again through deletion_info: the HostedCluster ``namespace``/``name`` when it has a name
-    (none for an infrastructure-only destroy), then the HCP namespace."""
-    hosted = [{"api_version": HYPERSHIFT, "kind": "HostedCluster", "namespace": namespace, "name": name}] if len(name) > 0 else []
-    return hosted + [{"api_version": "v1", "kind": "Namespace", "name": hcp_namespace}]
+    (none for an infrastructure-only destroy), then the HCP namespace, then (with a name) the list of the NodePools
+    left in ``namespace`` whose ``spec.clusterName`` is ``name`` - as hosted_cluster_info selects them."""
+    if len(name) == 0:
+        return [{"api_version": "v1", "kind": "Namespace", "name": hcp_namespace}]
+    return [{"api_version": HYPERSHIFT, "kind": "HostedCluster", "namespace": namespace, "name": name},
+            {"api_version": "v1", "kind": "Namespace", "name": hcp_namespace},
+            {"api_version": HYPERSHIFT, "kind": "NodePool", "namespace": namespace, "match": {"spec.clusterName": name}}]
 
 
 def report_gates(waited, gates, check_mode):

@@ -12,7 +12,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s import deletion
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.diagnosis import finalizer_owner, inspect_next
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from, TeardownGatesError
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError
-from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import PRESENT, UNKNOWN, object_summary
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import ABSENT, PRESENT, UNKNOWN, object_summary
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import registry
 
 CALLER = "deletion_info"
@@ -222,6 +222,62 @@ def read_one(reads, p, dependents, diagnosing=False):
     return result
 
 
+def _field(obj, path):
+    """The value at the dotted ``path`` of ``obj`` (None when a step is missing)."""
+    for step in path.split("."):
+        obj = obj.get(step) if isinstance(obj, dict) else None
+    return obj
+
+
+def list_one(reads, p):
+    """The answer for one entry without a name (``p``: api_version, kind, namespace, label_selector, match): the
+    objects of that kind left in the namespace (every one, for a cluster-scoped kind), ``match`` (dotted field path
+    to value) keeping only those whose fields equal it. ``absent`` when the list answered and nothing is left,
+    ``present`` with ``names`` and ``listed`` (each one's finalizers and deletion timestamp, as a single read gives
+    them) when something is, ``unknown`` when the list got no answer - never absent. One LIST, bounded as a read."""
+    where = "%s%s%s" % (p["kind"], (" in " + p["namespace"]) if p.get("namespace") else "",
+                        (" (%s)" % p["label_selector"]) if p.get("label_selector") else "")
+    result = dict(state=UNKNOWN, deleting=False, finalizers=[], conditions=[], listed=[], names=[], count=0)
+    try:
+        resource = reads.resource(p["api_version"], p["kind"])
+    except ResourceLookupError as e:
+        if e.unknown:
+            return dict(result, msg="%s: %s; what is left is unknown, not nothing" % (where, e),
+                        query={"ok": False, "error": str(e)}, inspect_next=inspect_next(None, state=UNKNOWN))
+        raise InputError("kind: %s" % e)
+    if resource.namespaced and not p.get("namespace"):
+        raise InputError("namespace: required, %s %s is namespaced" % (p["api_version"], p["kind"]))
+    listing = reads.list(p["api_version"], p["kind"], namespace=p.get("namespace") if resource.namespaced else None,
+                         label_selector=p.get("label_selector"))
+    result["query"] = listing["query"]
+    if listing["state"] == UNKNOWN:
+        result["msg"] = "could not list %s (%s): what is left is unknown, not nothing" % (
+            where, listing["query"].get("error"))
+        result["inspect_next"] = inspect_next(None, state=UNKNOWN)
+        return result
+    match = p.get("match") or {}
+    left = [o for o in listing["items"]
+            if all("%s" % _field(o, k) == "%s" % v and _field(o, k) is not None for k, v in match.items())]
+    items = []
+    for summary in sorted((object_summary(o) for o in left), key=lambda s: (s["namespace"] or "", s["name"] or "")):
+        items.append(dict(name=summary["name"], namespace=summary["namespace"], uid=summary["uid"],
+                          deleting=bool(summary["deletion_timestamp"]),
+                          deletion_timestamp=summary["deletion_timestamp"],
+                          finalizers=[finalizer_owner(f) for f in summary["finalizers"]]))
+    result.update(state=PRESENT if items else ABSENT, listed=items, names=[i["name"] for i in items], count=len(items),
+                  deleting=any(i["deleting"] for i in items), inspect_next=[])
+    if items:
+        result["inspect_next"] = ["%s left (%d): %s" % (where, len(items), ", ".join(_listed_name(i) for i in items[:10]))]
+    return result
+
+
+def _listed_name(item):
+    """One listed object for a hint: its name, and its finalizers (or "terminating") when it is being deleted."""
+    if not item["deleting"]:
+        return item["name"]
+    return "%s (%s)" % (item["name"], ", ".join(f["name"] for f in item["finalizers"]) or "terminating")
+
+
 def worst_state(states):
     for s in (UNKNOWN, PRESENT):
         if s in states:
@@ -247,8 +303,20 @@ def check(module):
         why = dd.check_api_version(item["api_version"])
         if why:
             module.fail_json(msg="invalid input: %sapi_version: %s" % (where, why))
-        if not (item.get("name") or "").strip():
+        if not (item.get("kind") or "").strip():
+            module.fail_json(msg="invalid input: %skind: required, the kind of the object to read (or of the objects "
+                             "to list, without a name)" % where)
+        listing = item.get("name") is None
+        if not listing and not item["name"].strip():
             module.fail_json(msg="invalid input: %sname: required, the name of the object to read" % where)
+        for option in ("label_selector", "match"):
+            if not listing and item.get(option):
+                module.fail_json(msg="invalid input: %s%s: lists only - give it on an entry without a name" % (
+                    where, option))
+        bad = [k for k in (item.get("match") or {}) if not k or "" in k.split(".")]
+        if bad:
+            module.fail_json(msg="invalid input: %smatch: %r is not a dotted field path (such as spec.clusterName)"
+                             % (where, bad[0]))
 
 
 def client_failed(module, err, started=None):
@@ -263,7 +331,10 @@ def run(module, reads):
     answers = []
     for n, item in enumerate(wanted):
         try:
-            answers.append(read_one(reads, item, p["dependents"] or p["diagnose"], p["diagnose"]))
+            if item.get("name") is None:
+                answers.append(list_one(reads, item))
+            else:
+                answers.append(read_one(reads, item, p["dependents"] or p["diagnose"], p["diagnose"]))
         except InputError as e:
             fail_from(module, e, what=("objects[%d]" % n) if p["objects"] is not None else None)
     # The API server did not answer within the client's bound: every answer is unknown, and the task fails

@@ -139,7 +139,8 @@ def test_hosted_cluster_destroy_message_and_verification_steps():
     gate = {"name": "g", "state": "timeout", "duration": 1, "remaining": []}
     assert hosted_cluster_destroy_step(gate, "gate_stop_message", {}, False, True) == "gate 'g' timed out after 1 s; 0 object(s) remain"
     assert hosted_cluster_destroy_step({}, "aws_plan_message") == "0 IAM resources retained (preserve_iam)."
-    checks = hosted_cluster_destroy_step([], "verification_checks", {"nodepools": []}, "demo", "clusters", False)
+    listed = {"item": {"kind": "NodePool", "namespace": "clusters"}, "state": "absent", "names": [], "count": 0}
+    checks = hosted_cluster_destroy_step([listed], "verification_checks", "demo", "clusters", False)
     assert checks == [{"what": "NodePools of demo in clusters", "state": "absent", "count": 0, "names": [], "error": ""}]
     assert hosted_cluster_destroy_step(checks, "verification_message", {}, {}) == (
         "NodePools of demo in clusters: absent; AWS: every tracked ID absent or terminal")

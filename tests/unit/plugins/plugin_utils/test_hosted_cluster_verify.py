@@ -12,6 +12,7 @@ from ansible_collections.teardown.gates.plugins.plugin_utils.hosted_cluster_veri
 HS = "hypershift.openshift.io/v1beta1"
 HC_ITEM = {"api_version": HS, "kind": "HostedCluster", "namespace": "clusters", "name": "demo"}
 NS_ITEM = {"api_version": "v1", "kind": "Namespace", "name": "clusters-demo"}
+NP_ITEM = {"api_version": HS, "kind": "NodePool", "namespace": "clusters", "match": {"spec.clusterName": "demo"}}
 CONTENTS = [{"kind": "Machine", "name": "demo-a-1"}, {"kind": "Machine", "name": "demo-a-2"}, {"kind": "Pod", "name": "kas-0"},
             {"kind": "Service", "name": "kas"}]
 
@@ -22,9 +23,16 @@ def _answer(item, state, **kw):
     return answer
 
 
+def _nodepools(names=None, failed=None):
+    """deletion_info's list answer for the NodePools (``failed``: the msg of a list that got no answer)."""
+    if failed:
+        return _answer(NP_ITEM, "unknown", query={"ok": False, "error": "timed out"}, msg=failed, names=[], count=0)
+    return _answer(NP_ITEM, "present" if names else "absent", names=names or [], count=len(names or []))
+
+
 def test_checks_when_everything_is_gone():
-    checks = verification_checks([_answer(HC_ITEM, "absent"), _answer(NS_ITEM, "absent")],
-                                 {"changed": False, "nodepools": []}, "demo", "clusters", False)
+    checks = verification_checks([_answer(HC_ITEM, "absent"), _answer(NS_ITEM, "absent"), _nodepools()],
+                                 "demo", "clusters", False)
     assert checks == [
         {"what": "HostedCluster clusters/demo", "state": "absent", "count": 0, "names": [], "error": ""},
         {"what": "Namespace clusters-demo and everything in it", "state": "absent", "count": 0, "names": [], "error": ""},
@@ -34,8 +42,8 @@ def test_checks_when_everything_is_gone():
 def test_checks_of_unknown_reads_and_a_failed_nodepool_list():
     checks = verification_checks(
         [_answer(HC_ITEM, "unknown", query={"ok": False, "error": "HTTP 503"}), _answer(HC_ITEM, "present"),
-         _answer(NS_ITEM, "unknown", query={"ok": False, "error": None})],
-        {"failed": True, "msg": "could not list NodePools"}, "demo", "clusters", False)
+         _answer(NS_ITEM, "unknown", query={"ok": False, "error": None}), _nodepools(failed="could not list NodePools")],
+        "demo", "clusters", False)
     assert [(c["state"], c["count"], c["names"], c["error"]) for c in checks] == [
         ("unknown", 0, [], "HTTP 503"), ("present", 1, ["demo"], ""), ("unknown", 0, [], ""),
         ("unknown", 0, [], "could not list NodePools")]
@@ -48,8 +56,8 @@ def test_checks_of_unknown_reads_and_a_failed_nodepool_list():
 ])
 def test_checks_of_a_namespace_still_there_kind_by_kind(complete, retained, other_state, missing_state, ns_state):
     checks = verification_checks(
-        [_answer(NS_ITEM, "present", namespace={"contents": CONTENTS, "contents_complete": complete})],
-        {"nodepools": ["demo-a"]}, "demo", "clusters", retained)
+        [_answer(NS_ITEM, "present", namespace={"contents": CONTENTS, "contents_complete": complete}), _nodepools(["demo-a"])],
+        "demo", "clusters", retained)
     by_what = dict((c["what"], c) for c in checks)
     assert [c["what"] for c in checks][:3] == ["HostedControlPlane in clusters-demo", "Machine in clusters-demo", "AWSMachine in clusters-demo"]
     assert len(checks) == 9 + 3
@@ -66,9 +74,15 @@ def test_checks_of_a_namespace_still_there_kind_by_kind(complete, retained, othe
 
 def test_checks_of_an_empty_namespace_listed_in_full():
     checks = verification_checks([_answer(NS_ITEM, "present", namespace={"contents": [], "contents_complete": True})],
-                                 {"skipped": True}, "", "clusters", False)
+                                 "", "clusters", False)
     assert set(c["state"] for c in checks[:10]) == {"absent"} and checks[10]["state"] == "present"
     assert checks[-1]["what"] == "NodePools of  in clusters"
+
+
+def test_nodepools_never_listed_for_a_named_cluster_are_unknown_not_absent():
+    checks = verification_checks([_answer(HC_ITEM, "absent"), _answer(NS_ITEM, "absent")], "demo", "clusters", False)
+    assert checks[-1] == {"what": "NodePools of demo in clusters", "state": "unknown", "count": 0, "names": [],
+                          "error": "the NodePools were not listed"}
 
 
 MANIFEST = {"AWS::EC2::VPC": ["vpc-1"], "AWS::EC2::Subnet": ["subnet-1"]}
@@ -94,8 +108,8 @@ def test_verification_message_aws_verdict(aws, manifest, verdict):
 
 
 @pytest.mark.parametrize("call", [
-    lambda: verification_checks({}, {}, "demo", "clusters", False),
-    lambda: verification_checks([], None, "demo", "clusters", False),
+    lambda: verification_checks({}, "demo", "clusters", False),
+    lambda: verification_checks(None, "demo", "clusters", False),
     lambda: verification_message([], "failed", {}),
 ])
 def test_refuses_input_of_the_wrong_type(call):

@@ -101,7 +101,9 @@ def test_verification_reads_the_hosted_cluster_when_it_has_a_name_then_the_hcp_n
     namespace = {"api_version": "v1", "kind": "Namespace", "name": "clusters-demo"}
     assert verification_reads("demo", "clusters", "clusters-demo") == [
         {"api_version": "hypershift.openshift.io/v1beta1", "kind": "HostedCluster", "namespace": "clusters", "name": "demo"},
-        namespace]
+        namespace,
+        {"api_version": "hypershift.openshift.io/v1beta1", "kind": "NodePool", "namespace": "clusters",
+         "match": {"spec.clusterName": "demo"}}]
     assert verification_reads("", "clusters", "clusters-demo") == [namespace]
 
 
