@@ -79,6 +79,13 @@ def owners_gone_message(p, job):
     else:
         then = ("the guest's cloud resources are left by request (no cleanup annotation, destroy_cloud_resources "
                 "false): %s; CPO's finalizer stays on the HostedControlPlane, as it guards them" % guest)
+    eps = ho.get("endpoint_services") or []
+    if eps:
+        ep_left = [x for b in job.blockers if b.get("kind") == "AWSEndpointService" for x in b.get("aws_left") or []]
+        then += ("; %s held by %s (CPO's) on %s: %s" % (
+            "the AWS cleanup did not verify these gone: %s; the finalizer stays" % "; ".join(ep_left) if ep_left
+            else "their AWS resources are for this run to delete by ID and verify gone before the finalizer comes off",
+            hcp_owners.ENDPOINT_OWNER, "the AWSEndpointServices", hcp_owners.endpoint_services_text(eps)))
     return ("take-over of HostedCluster %s/%s stopped at HostedControlPlane %s/%s, held by %s (%s): its owners %s "
             "are gone - %s; %s" % (
                 p["namespace"], p["name"], ho["hcp"].get("namespace"), ho["hcp"].get("name"), ho["finalizer"],
@@ -120,9 +127,17 @@ def run(module, reads):
         if p["part"] == "operator":
             verified = job.run()
         elif p["part"] == "hcp_finalizer":
-            ok, evidence, left = hcp_owners.guest_evidence(p["aws_cleanup"], guest_resources(p))
             owners = p["hcp_owners"]
-            verified = job.release_hcp(owners["hcp"]["uid"], owners.get("evidence") or [], ok, evidence, left)
+            # CPO's AWSEndpointServices first (HS-21: their AWS IDs verified gone), then the HCP (the guest's)
+            verified = job.release_endpoint_services(owners.get("endpoint_services"), owners.get("evidence") or [],
+                                                     p["aws_cleanup"])
+            if owners.get("guest_cleanup", True):
+                ok, evidence, left = hcp_owners.guest_evidence(p["aws_cleanup"], guest_resources(p))
+            else:  # left by request: CPO's finalizer on the HCP guards them, and stays
+                ok, evidence, left = False, [], ["the guest's cloud resources, left by request (%s)" % (
+                    hcp_owners.guest_text(guest_resources(p)))]
+            verified = job.release_hcp(owners["hcp"]["uid"], owners.get("evidence") or [], ok, evidence,
+                                       left) and verified
         else:
             ok, how = oidc_evidence(p["aws_cleanup"], p["aws_manifest"], p["oidc_bucket"], p["infra_id"])
             verified = job.release_oidc(ok, how)
@@ -133,6 +148,10 @@ def run(module, reads):
                   blockers=[], steps=job.steps, planned=job.planned, inspect_next=[], hcp_owners={})
     if job.hcp_owners:  # what the guest cleanup is to delete and verify, and whether this run may
         job.hcp_owners.update(guest_resources=guest_resources(p), guest_cleanup=p["guest_cleanup"])
+        # what the AWS cleanup is to delete by ID: the guest's (when asked for) and CPO's AWSEndpointServices'
+        job.hcp_owners["cleanup_manifest"] = hcp_owners.merge_manifests(
+            guest_resources(p) if p["guest_cleanup"] else {},
+            *[e.get("resources") for e in job.hcp_owners.get("endpoint_services") or []])
     taken.update(ended=utc_iso(), verified=verified and error is None, finalizers_removed=job.removed,
                  blockers=job.blockers, error=error)
     out = dict(changed=bool(job.removed or [s for s in job.steps if s["step"] == "delete"]) or (

@@ -79,3 +79,51 @@ def test_only_every_guest_id_verified_absent_is_evidence():
     assert not ok and left == ["%s vol-1 (failed)" % H.g.VOLUME]
     ok, dummy, left = H.guest_evidence([], guest)
     assert not ok and len(left) == 2 and "not in the cleanup's results" in left[0]
+
+
+CPO_EP_FINALIZER = "hypershift.openshift.io/control-plane-operator-finalizer"
+
+
+def _ep(name, status=None, deleting=True, fins=(CPO_EP_FINALIZER,)):
+    meta = {"name": name, "namespace": "clusters-demo", "uid": "uid-" + name, "finalizers": list(fins)}
+    if deleting:
+        meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    return {"kind": "AWSEndpointService", "metadata": meta, "status": dict(status or {})}
+
+
+def test_an_endpoint_service_s_aws_ids_are_what_its_status_names():
+    st = {"endpointID": "vpce-1", "securityGroupID": "sg-1", "dnsZoneID": "Z1",
+          "dnsNames": ["*.apps.demo.hypershift.local", "", "api.demo.hypershift.local."],
+          "endpointServiceName": "com.amazonaws.vpce.us-east-1.vpce-svc-1"}  # HO's, not CPO's
+    assert H.endpoint_resources(_ep("a", st)) == {
+        "AWS::EC2::VPCEndpoint": ["vpce-1"], "AWS::EC2::SecurityGroup": ["sg-1"],
+        "AWS::Route53::RecordSet": ["Z1/\\052.apps.demo.hypershift.local./CNAME", "Z1/api.demo.hypershift.local./CNAME"]}
+    # names without a zone name no record; an empty status names nothing
+    assert H.endpoint_resources(_ep("a", {"dnsNames": ["api.demo.hypershift.local"]})) == {}
+    assert H.endpoint_resources(None) == {}
+
+
+def test_only_deleting_endpoint_services_held_by_cpo_s_finalizer_are_taken_over():
+    eps = [_ep("b", {"endpointID": "vpce-b"}), _ep("a"), _ep("c", deleting=False), _ep("d", fins=["other/x"])]
+    held = H.held_endpoint_services(eps, CPO_EP_FINALIZER)
+    assert [(e["name"], e["uid"], e["resources"]) for e in held] == [
+        ("a", "uid-a", {}), ("b", "uid-b", {"AWS::EC2::VPCEndpoint": ["vpce-b"]})]
+    assert H.held_endpoint_services(None, CPO_EP_FINALIZER) == []
+    assert H.endpoint_services_text(held[1:]) == (
+        "AWSEndpointService clusters-demo/b (AWS::EC2::VPCEndpoint: vpce-b)")
+    assert H.endpoint_services_text([]) == "none"
+
+
+def test_manifests_merge_into_sorted_unique_ids():
+    assert H.merge_manifests({"T": ["b", "a"]}, None, {"T": ["a", "c"], "U": []}, {"V": ["x"]}) == {
+        "T": ["a", "b", "c"], "V": ["x"]}
+    assert H.merge_manifests() == {}
+
+
+def test_an_endpoint_id_the_cleanup_could_not_read_is_left_never_absent():
+    ids = {"AWS::EC2::VPCEndpoint": ["vpce-1"], "AWS::EC2::SecurityGroup": ["sg-1"]}
+    results = [{"type": "AWS::EC2::VPCEndpoint", "id": "vpce-1", "verified_state": "absent"},
+               {"type": "AWS::EC2::SecurityGroup", "id": "sg-1", "verified_state": "unknown", "outcome": "failed"}]
+    ok, evidence, left = H.guest_evidence(results, ids)
+    assert ok is False and [e["what"] for e in evidence] == ["AWS::EC2::VPCEndpoint vpce-1"]
+    assert left == ["AWS::EC2::SecurityGroup sg-1 (failed)"]

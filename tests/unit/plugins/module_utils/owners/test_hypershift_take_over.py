@@ -296,3 +296,97 @@ def test_check_mode_reads_the_owners_and_sends_no_write():
     j.run()
     assert kube.requests == []
     assert j.hcp_owners and len(j.hcp_owners["evidence"]) == 3
+
+
+ENDPOINT_STATUS = {"endpointID": "vpce-1", "securityGroupID": "sg-1", "dnsZoneID": "Z1",
+                   "dnsNames": ["api.demo.hypershift.local"]}
+ENDPOINT_IDS = {"AWS::EC2::VPCEndpoint": ["vpce-1"], "AWS::EC2::SecurityGroup": ["sg-1"],
+                "AWS::Route53::RecordSet": ["Z1/api.demo.hypershift.local./CNAME"]}
+
+
+def _cpo_down_at_the_endpoint_services():
+    """CPO and HCCO down, the CAPI Cluster gone and the HCP deleting (CAPI deleted it): HS-6 is where the
+    hypershift-operator waits, on an AWSEndpointService that only CPO's finalizer holds."""
+    kube = _cpo_down()
+    kube.objs.pop(("Cluster", HCP, INFRA))
+    kube.objs[("HostedControlPlane", HCP, NAME)]["metadata"]["deletionTimestamp"] = DELETED_AT
+    ep = obj("AWSEndpointService", "kube-apiserver-private", HCP, fins=[T.ENDPOINT_FINALIZER], uid="ep-uid")
+    ep["status"] = dict(ENDPOINT_STATUS)
+    kube.add(ep)
+    return kube
+
+
+def _absent(ids):
+    return [{"type": t, "id": i, "verified_state": "absent", "outcome": "deleted"} for t, v in ids.items() for i in v]
+
+
+def test_cpo_gone_at_hs_6_stops_there_naming_the_endpoint_service_and_its_aws_ids_and_releases_nothing():
+    kube = _cpo_down_at_the_endpoint_services()
+    j = job(kube, take_over_after=600)
+    assert j.run() is False
+    (ep,) = j.hcp_owners["endpoint_services"]
+    assert (ep["name"], ep["uid"], ep["resources"]) == ("kube-apiserver-private", "ep-uid", ENDPOINT_IDS)
+    blocker = [b for b in j.blockers if b["kind"] == "AWSEndpointService"][0]
+    assert blocker["aws_resources"] == ENDPOINT_IDS and "vpce-1" in blocker["guarded_by"]
+    assert ("delete", "AWSEndpointService", "kube-apiserver-private") in kube.requests  # HS-6, as HO would
+    assert T.ENDPOINT_FINALIZER in kube.objs[("AWSEndpointService", HCP, "kube-apiserver-private")]["metadata"][
+        "finalizers"]
+
+
+def test_without_cpo_s_evidence_hs_6_is_waited_for_as_before():
+    kube = _cpo_down_at_the_endpoint_services()
+    j = job(kube, timeout=20)  # no take_over_after: CPO is never taken as gone
+    assert j.run() is False and j.hcp_owners is None
+    assert [b["kind"] for b in j.blockers] == ["AWSEndpointService"]
+
+
+def test_cpo_s_endpoint_finalizer_comes_off_only_when_each_aws_id_is_verified_absent():
+    kube = _cpo_down_at_the_endpoint_services()
+    first = job(kube, take_over_after=600)
+    first.run()
+    owners = first.hcp_owners
+    key = ("AWSEndpointService", HCP, "kube-apiserver-private")
+    # one ID unknown (the cleanup could not read it): never absent, the finalizer stays
+    unknown = _absent(ENDPOINT_IDS)
+    unknown[0] = dict(unknown[0], verified_state="unknown", outcome="failed: read timed out")
+    j = job(kube)
+    assert j.release_endpoint_services(owners["endpoint_services"], owners["evidence"], unknown) is False
+    assert j.removed == [] and "vpce-1" in j.blockers[0]["aws_left"][0]
+    assert T.ENDPOINT_FINALIZER in kube.objs[key]["metadata"]["finalizers"]
+    j = job(kube)
+    assert j.release_endpoint_services(owners["endpoint_services"], owners["evidence"], []) is False  # not in results
+    j = job(kube)
+    assert j.release_endpoint_services(owners["endpoint_services"], owners["evidence"], _absent(ENDPOINT_IDS)) is True
+    (entry,) = j.removed
+    assert (entry["object"]["kind"], entry["uid"], entry["finalizer"]) == ("AWSEndpointService", "ep-uid",
+                                                                         T.ENDPOINT_FINALIZER)
+    whats = [e["what"] for e in entry["evidence"]]
+    assert whats[0].startswith("CPO Deployment") and not any("HCCO" in w for w in whats)
+    assert sorted(whats[1:]) == sorted("%s %s" % (t, i) for t, v in ENDPOINT_IDS.items() for i in v)
+    # deleting, its last finalizer off: gone
+    assert kube.get(T.HS, "AWSEndpointService", "kube-apiserver-private", HCP)["state"] == "absent"
+    # a re-run changes nothing
+    again = job(kube)
+    assert again.release_endpoint_services(owners["endpoint_services"], owners["evidence"], []) is True
+    assert again.removed == []
+
+
+def test_a_recreated_endpoint_service_is_not_released():
+    kube = _cpo_down_at_the_endpoint_services()
+    first = job(kube, take_over_after=600)
+    first.run()
+    kube.objs[("AWSEndpointService", HCP, "kube-apiserver-private")]["metadata"]["uid"] = "another-uid"
+    with pytest.raises(T.Unknown, match="recreated"):
+        job(kube).release_endpoint_services(first.hcp_owners["endpoint_services"], first.hcp_owners["evidence"],
+                                            _absent(ENDPOINT_IDS))
+
+
+def test_check_mode_at_hs_6_plans_the_endpoint_service_and_sends_no_write():
+    kube = _cpo_down_at_the_endpoint_services()
+    ep = kube.objs[("AWSEndpointService", HCP, "kube-apiserver-private")]
+    ep["metadata"]["deletionTimestamp"] = DELETED_AT  # HO deleted it; CPO is down
+    j = job(kube, check_mode=True, take_over_after=600)
+    j.run()
+    assert kube.requests == []
+    assert [e["name"] for e in j.hcp_owners["endpoint_services"]] == ["kube-apiserver-private"]
+    assert any("vpce-1" in p and T.ENDPOINT_FINALIZER in p for p in j.planned), j.planned
