@@ -153,6 +153,31 @@ def endpoint_resources(ep):
     return out
 
 
+def endpoint_owner_gone(endpoint_services, deployments, now, take_over_after, finalizer):
+    """``(held, evidence)`` when CPO is read gone at HS-6: the CPO Deployment absent or with no ready replica, and
+    each AWSEndpointService that is deleting and still holds CPO's ``finalizer`` deleting for ``take_over_after``
+    seconds or more (no progress: CPO drops it as soon as what it guards is gone). ``held``:
+    held_endpoint_services; ``(None, None)`` when there is none or any of it does not hold. The reads are successful
+    lists of the HCP namespace at ``now`` (epoch seconds)."""
+    held = held_endpoint_services(endpoint_services, finalizer)
+    if not held:
+        return None, None
+    gone, text = deployment_state(deployments, CPO_DEPLOYMENT)
+    if not gone:
+        return None, None
+    at = utc_iso(now)
+    evidence = [{"what": "CPO Deployment %s/%s" % (held[0]["namespace"], CPO_DEPLOYMENT), "state": text, "read_at": at}]
+    since = dict((_meta(ep).get("name"), _meta(ep).get("deletionTimestamp")) for ep in endpoint_services)
+    for e in held:
+        started = parse_iso(since.get(e["name"]))
+        if started is None or now - started.timestamp() < take_over_after:
+            return None, None
+        evidence.append({"what": "AWSEndpointService %s/%s" % (e["namespace"], e["name"]), "read_at": at,
+                         "state": "deleting since %s, %d s or more, still held by %s" % (
+                             since.get(e["name"]), take_over_after, finalizer)})
+    return held, evidence
+
+
 def held_endpoint_services(endpoint_services, finalizer):
     """The deleting AWSEndpointServices that still hold CPO's ``finalizer``, each as
     ``{"namespace", "name", "uid", "resources"}`` (its AWS IDs, endpoint_resources), sorted by name."""

@@ -282,8 +282,10 @@ class TakeOver(object):
                     "HS-7": self._hcp_owners_gone}.get(rule)
             holders, at = self._wait(what, probe, stop)
             if holders and self.hcp_owners:
-                self.blockers += [self._endpoint_blocker(e) for e in self.hcp_owners.get("endpoint_services") or []]
-                self.blockers.append(self._hcp_blocker())
+                if self.hcp_owners.get("endpoint_services"):
+                    self.blockers += [self._endpoint_blocker(e) for e in self.hcp_owners["endpoint_services"]]
+                else:
+                    self.blockers.append(self._hcp_blocker())
                 return False
             if holders:
                 self.blockers += [dict(describe_blocker(h, api_version),
@@ -325,15 +327,25 @@ class TakeOver(object):
         return True
 
     def _endpoints_held_by_gone_cpo(self):
-        """HS-6 with CPO read gone (``_hcp_owners_gone``): the deleting AWSEndpointServices that still hold CPO's
-        finalizer, with the AWS IDs their status names, go to ``hcp_owners["endpoint_services"]``; CPO would
-        delete those and then drop its finalizer, and nobody else will until HO's own 10-minute timeout. Reads only."""
-        held = hcp_owners.held_endpoint_services(self._list(HS, "AWSEndpointService", self.hcp_ns), ENDPOINT_FINALIZER)
-        if not held or not self._hcp_owners_gone():
+        """HS-6 with CPO read gone (hypershift_hcp_owners.endpoint_owner_gone: its Deployment down, each deleting
+        AWSEndpointService held by its finalizer for ``take_over_after`` seconds): those, with the AWS IDs their
+        status names, go to ``hcp_owners["endpoint_services"]``, the reads to its evidence; CPO would delete those
+        IDs and then drop its finalizer, and nobody else will until HO's own 10-minute timeout. Reads only."""
+        if self.take_over_after is None:
             return False
-        self.hcp_owners["endpoint_services"] = held
+        eps = self._list(HS, "AWSEndpointService", self.hcp_ns)
+        if not hcp_owners.held_endpoint_services(eps, ENDPOINT_FINALIZER):
+            return False
+        held, evidence = hcp_owners.endpoint_owner_gone(eps, self._list("apps/v1", "Deployment", self.hcp_ns),
+                                                        self.wall(), self.take_over_after, ENDPOINT_FINALIZER)
+        if held is None:
+            return False
+        hcp = self._hcp()  # gone by now as a rule (CAPI deletes it before the Cluster goes): recorded when not
+        self.hcp_owners = {"hcp": _ref(hcp, HS) if hcp else {}, "finalizer": ENDPOINT_FINALIZER,
+                           "owners": hcp_owners.ENDPOINT_OWNER, "evidence": evidence, "endpoint_services": held}
         self._step("verified", "%s: deleting, held by %s (CPO's), CPO gone - %s" % (
-            "the AWSEndpointServices of %s" % self.hcp_ns, ENDPOINT_FINALIZER, hcp_owners.endpoint_services_text(held)))
+            "the AWSEndpointServices of %s" % self.hcp_ns, ENDPOINT_FINALIZER,
+            "; ".join("%s: %s" % (e["what"], e["state"]) for e in evidence)))
         if self.check_mode:
             for e in held:
                 self.planned.append("would delete by ID and verify absent %s, then remove %s from "
@@ -370,8 +382,7 @@ class TakeOver(object):
                 all_clear = False
                 self.blockers.append(self._endpoint_blocker(e, left))
                 continue
-            cpo = [dict(x, verified_absent_at=x.get("read_at")) for x in owners_evidence or []
-                   if x.get("what", "").startswith("CPO ")]
+            cpo = [dict(x, verified_absent_at=x.get("read_at")) for x in owners_evidence or []]
             self._release(HS, "AWSEndpointService", e["name"], e["namespace"], e["uid"], ENDPOINT_FINALIZER,
                           cpo + evidence, taken_over_from=hcp_owners.ENDPOINT_OWNER)
         return all_clear

@@ -76,4 +76,4 @@ def test_the_stop_at_hs_6_names_the_endpoint_services_and_the_aws_ids_cpo_would_
     job = _Job([{"kind": "AWSEndpointService", "aws_left": ["AWS::EC2::VPCEndpoint vpce-1 (failed)"]}])
     job.hcp_owners["endpoint_services"] = eps
     msg = T.stopped_message(params(guest_cleanup=True, aws_manifest={}, guest_volumes=[]), job)
-    assert "did not verify these gone: AWS::EC2::VPCEndpoint vpce-1 (failed); the finalizer stays" in msg
+    assert "did not verify these gone: AWS::EC2::VPCEndpoint vpce-1 (failed); CPO's finalizer stays on them" in msg

@@ -127,3 +127,22 @@ def test_an_endpoint_id_the_cleanup_could_not_read_is_left_never_absent():
     ok, evidence, left = H.guest_evidence(results, ids)
     assert ok is False and [e["what"] for e in evidence] == ["AWS::EC2::VPCEndpoint vpce-1"]
     assert left == ["AWS::EC2::SecurityGroup sg-1 (failed)"]
+
+
+def test_cpo_is_gone_at_hs_6_only_when_its_deployment_is_down_and_every_held_one_deleted_take_over_after_ago():
+    now = parse_iso("2026-01-01T01:00:00Z").timestamp()
+    cpo_down = [{"metadata": {"name": "control-plane-operator"}, "spec": {"replicas": 1}, "status": {}}]
+    eps = [_ep("a", {"endpointID": "vpce-a"}), _ep("b", deleting=False)]
+    held, evidence = H.endpoint_owner_gone(eps, cpo_down, now, 600, CPO_EP_FINALIZER)
+    assert [e["name"] for e in held] == ["a"]
+    assert [(e["what"], e["state"]) for e in evidence] == [
+        ("CPO Deployment clusters-demo/control-plane-operator", "not ready (0 of 1 replicas ready)"),
+        ("AWSEndpointService clusters-demo/a",
+         "deleting since 2026-01-01T00:00:00Z, 600 s or more, still held by " + CPO_EP_FINALIZER)]
+    assert all(e["read_at"].startswith("2026-01-01T01:00:00") for e in evidence)
+    assert H.endpoint_owner_gone(eps, [], now, 600, CPO_EP_FINALIZER)[0] is not None  # CPO absent: gone too
+    # CPO ready, deleting for less than take_over_after, nothing held: not taken as gone
+    ready = [dict(cpo_down[0], status={"readyReplicas": 1})]
+    assert H.endpoint_owner_gone(eps, ready, now, 600, CPO_EP_FINALIZER) == (None, None)
+    assert H.endpoint_owner_gone(eps, cpo_down, now, 7200, CPO_EP_FINALIZER) == (None, None)
+    assert H.endpoint_owner_gone([_ep("c", fins=[])], cpo_down, now, 600, CPO_EP_FINALIZER) == (None, None)

@@ -309,8 +309,9 @@ def _cpo_down_at_the_endpoint_services():
     hypershift-operator waits, on an AWSEndpointService that only CPO's finalizer holds."""
     kube = _cpo_down()
     kube.objs.pop(("Cluster", HCP, INFRA))
-    kube.objs[("HostedControlPlane", HCP, NAME)]["metadata"]["deletionTimestamp"] = DELETED_AT
+    kube.objs.pop(("HostedControlPlane", HCP, NAME))  # released earlier (the HCP part of the take-over)
     ep = obj("AWSEndpointService", "kube-apiserver-private", HCP, fins=[T.ENDPOINT_FINALIZER], uid="ep-uid")
+    ep["metadata"]["deletionTimestamp"] = DELETED_AT  # HO deleted it (HS-6) an hour ago; CPO is down
     ep["status"] = dict(ENDPOINT_STATUS)
     kube.add(ep)
     return kube
@@ -328,7 +329,10 @@ def test_cpo_gone_at_hs_6_stops_there_naming_the_endpoint_service_and_its_aws_id
     assert (ep["name"], ep["uid"], ep["resources"]) == ("kube-apiserver-private", "ep-uid", ENDPOINT_IDS)
     blocker = [b for b in j.blockers if b["kind"] == "AWSEndpointService"][0]
     assert blocker["aws_resources"] == ENDPOINT_IDS and "vpce-1" in blocker["guarded_by"]
-    assert ("delete", "AWSEndpointService", "kube-apiserver-private") in kube.requests  # HS-6, as HO would
+    assert [b["kind"] for b in j.blockers] == ["AWSEndpointService"] and j.hcp_owners["hcp"] == {}
+    assert [e["what"] for e in j.hcp_owners["evidence"]] == [
+        "CPO Deployment %s/control-plane-operator" % HCP, "AWSEndpointService %s/kube-apiserver-private" % HCP]
+    assert "deleting since %s" % DELETED_AT in j.hcp_owners["evidence"][1]["state"]
     assert T.ENDPOINT_FINALIZER in kube.objs[("AWSEndpointService", HCP, "kube-apiserver-private")]["metadata"][
         "finalizers"]
 
@@ -338,6 +342,13 @@ def test_without_cpo_s_evidence_hs_6_is_waited_for_as_before():
     j = job(kube, timeout=20)  # no take_over_after: CPO is never taken as gone
     assert j.run() is False and j.hcp_owners is None
     assert [b["kind"] for b in j.blockers] == ["AWSEndpointService"]
+    # deleting for less than take_over_after: CPO may still be coming back
+    j = job(kube, timeout=20, take_over_after=7200)
+    assert j.run() is False and j.hcp_owners is None
+    # CPO ready
+    kube.objs[("Deployment", HCP, "control-plane-operator")]["status"]["readyReplicas"] = 1
+    j = job(kube, timeout=20, take_over_after=600)
+    assert j.run() is False and j.hcp_owners is None
 
 
 def test_cpo_s_endpoint_finalizer_comes_off_only_when_each_aws_id_is_verified_absent():
@@ -361,8 +372,9 @@ def test_cpo_s_endpoint_finalizer_comes_off_only_when_each_aws_id_is_verified_ab
     assert (entry["object"]["kind"], entry["uid"], entry["finalizer"]) == ("AWSEndpointService", "ep-uid",
                                                                          T.ENDPOINT_FINALIZER)
     whats = [e["what"] for e in entry["evidence"]]
-    assert whats[0].startswith("CPO Deployment") and not any("HCCO" in w for w in whats)
-    assert sorted(whats[1:]) == sorted("%s %s" % (t, i) for t, v in ENDPOINT_IDS.items() for i in v)
+    assert whats[0].startswith("CPO Deployment") and whats[1].startswith("AWSEndpointService")
+    assert sorted(whats[2:]) == sorted("%s %s" % (t, i) for t, v in ENDPOINT_IDS.items() for i in v)
+    assert all(e["verified_absent_at"] for e in entry["evidence"])
     # deleting, its last finalizer off: gone
     assert kube.get(T.HS, "AWSEndpointService", "kube-apiserver-private", HCP)["state"] == "absent"
     # a re-run changes nothing
@@ -383,8 +395,6 @@ def test_a_recreated_endpoint_service_is_not_released():
 
 def test_check_mode_at_hs_6_plans_the_endpoint_service_and_sends_no_write():
     kube = _cpo_down_at_the_endpoint_services()
-    ep = kube.objs[("AWSEndpointService", HCP, "kube-apiserver-private")]
-    ep["metadata"]["deletionTimestamp"] = DELETED_AT  # HO deleted it; CPO is down
     j = job(kube, check_mode=True, take_over_after=600)
     j.run()
     assert kube.requests == []
