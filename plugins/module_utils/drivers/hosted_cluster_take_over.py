@@ -142,14 +142,12 @@ def run(module, reads):
             # CPO's AWSEndpointServices first (HS-21: their AWS IDs verified gone), then the HCP (the guest's)
             verified = job.release_endpoint_services(owners.get("endpoint_services"), owners.get("evidence") or [],
                                                      p["aws_cleanup"])
-            if not (owners.get("hcp") or {}).get("uid"):  # stopped at HS-6 only: the HCP was not what held it
-                pass
-            elif owners.get("guest_cleanup", True):
+            hcp_uid = (owners.get("hcp") or {}).get("uid")  # none when it stopped at HS-6 with the HCP gone
+            if hcp_uid and owners.get("guest_cleanup", True):
                 ok, evidence, left = hcp_owners.guest_evidence(p["aws_cleanup"], guest_resources(p))
-                verified = job.release_hcp(owners["hcp"]["uid"], owners.get("evidence") or [], ok, evidence,
-                                           left) and verified
-            else:  # left by request: CPO's finalizer on the HCP guards them, and stays
-                verified = job.release_hcp(owners["hcp"]["uid"], owners.get("evidence") or [], False, [], [
+                verified = job.release_hcp(hcp_uid, owners.get("evidence") or [], ok, evidence, left) and verified
+            elif hcp_uid:  # left by request: CPO's finalizer on the HCP guards them, and stays
+                verified = job.release_hcp(hcp_uid, owners.get("evidence") or [], False, [], [
                     "the guest's cloud resources, left by request (%s)" % hcp_owners.guest_text(
                         guest_resources(p))]) and verified
         else:
