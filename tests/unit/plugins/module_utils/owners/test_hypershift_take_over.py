@@ -369,8 +369,8 @@ def test_cpo_s_endpoint_finalizer_comes_off_only_when_each_aws_id_is_verified_ab
     j = job(kube)
     assert j.release_endpoint_services(owners["endpoint_services"], owners["evidence"], _absent(ENDPOINT_IDS)) is True
     (entry,) = j.removed
-    assert (entry["object"]["kind"], entry["uid"], entry["finalizer"]) == ("AWSEndpointService", "ep-uid",
-                                                                         T.ENDPOINT_FINALIZER)
+    released = (entry["object"]["kind"], entry["uid"], entry["finalizer"])
+    assert released == ("AWSEndpointService", "ep-uid", T.ENDPOINT_FINALIZER)
     whats = [e["what"] for e in entry["evidence"]]
     assert whats[0].startswith("CPO Deployment") and whats[1].startswith("AWSEndpointService")
     assert sorted(whats[2:]) == sorted("%s %s" % (t, i) for t, v in ENDPOINT_IDS.items() for i in v)
