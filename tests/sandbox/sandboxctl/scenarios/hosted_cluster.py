@@ -11,8 +11,10 @@ an EBS volume, and AWSEndpointServices: each with the finalizers tests/sandbox/s
 AWS: the worker-VPC infrastructure of the infra ID (from `aws_infra.seed` when that scenario
 exists, else a VPC and a subnet made here), worker instances, the guest's cloud resources that HCCO
 removes (a router ELB, a PV's EBS volume, the image-registry bucket, all tagged with the infra ID),
-the management side's ELBs and volume behind the HCP Services and PVC, and the OIDC documents under
-`<infraID>/` in the shared OIDC bucket.
+the management side's ELBs and volume behind the HCP Services and PVC, the OIDC documents under
+`<infraID>/` in the shared OIDC bucket, and what CPO makes per AWSEndpointService (HS-21: a security group,
+an interface VPC endpoint in the worker VPC, a CNAME record in the private zone `<name>.hypershift.local`
+made here on that VPC), named in its status and returned as `endpoint_cloud`.
 
 Knobs (`--knob K=V`; each is also written as `sandbox.teardown.gates/knob-K` on the HC, its NodePools
 and the HCP namespace, where the twins read them; `set_knob()` changes one later):
