@@ -30,9 +30,20 @@ description:
     absent or with no ready replica, and its C(CloudResourcesDestroyed) condition unchanged (or never set since its
     deletion) for O(take_over_after) seconds - and returns that evidence in RV(hcp_owners), naming the guest's
     cloud resources (from O(aws_manifest) and O(guest_volumes)) left in AWS; CPO's finalizer stays."
+  - "With O(take_over_after) and CPO read gone that way, O(part=operator) also stops at the AWSEndpointServices
+    (HS-6) when one of them is deleting and still holds CPO's
+    C(hypershift.openshift.io/control-plane-operator-finalizer): CPO deletes, by the IDs in its status, the VPC
+    endpoint, its security group and the DNS records of its names before that finalizer comes off, and nobody else
+    would until the hypershift-operator's own 10-minute timeout. RV(hcp_owners) then lists each such
+    AWSEndpointService with those AWS IDs (C(endpoint_services)), and C(cleanup_manifest) is what the AWS cleanup is
+    to delete by ID."
   - "O(part=hcp_finalizer): removes CPO's C(hypershift.openshift.io/finalizer) from the HostedControlPlane (the UID
     in O(hcp_owners)) once every guest resource recorded there came back from the AWS cleanup (O(aws_cleanup)) verified
-    absent; the evidence of CPO and HCCO gone and of each guest resource gone is listed with it."
+    absent; the evidence of CPO and HCCO gone and of each guest resource gone is listed with it. Before that it
+    removes CPO's C(hypershift.openshift.io/control-plane-operator-finalizer) from each AWSEndpointService recorded in
+    O(hcp_owners) (C(endpoint_services); its UID tested) once every AWS ID of its status came back from O(aws_cleanup)
+    verified absent, listing CPO's Deployment read gone and those IDs as its evidence. When O(hcp_owners) says the
+    guest's cleanup is not this run's (C(guest_cleanup) false), CPO's finalizer stays on the HostedControlPlane."
   - "O(part=oidc_finalizer): removes C(hypershift.io/aws-oidc-discovery) from the HostedCluster once the AWS
     phase has verified its OIDC documents gone (O(aws_cleanup) and O(aws_manifest) are that evidence)."
   - A finalizer comes off only after a successful read shows what it guards absent, through a JSON patch that
@@ -168,6 +179,9 @@ hcp_owners:
       C(finalizer) (CPO's), C(owners), C(evidence) (what was read, its state, when), C(guest_resources) (type -> IDs,
       what the AWS cleanup is to delete and verify before CPO's finalizer comes off) and C(guest_cleanup). Empty
       otherwise.
+    - When it stopped at the AWSEndpointServices, also C(endpoint_services) (each one's C(namespace), C(name),
+      C(uid) and C(resources), the AWS IDs its status names, type -> IDs); C(cleanup_manifest) is the guest's
+      resources (when C(guest_cleanup)) and those, for the AWS cleanup.
   returned: always
   type: dict
 planned:

@@ -36,7 +36,8 @@ def validate(p):
             errors.append("%s: required, not empty" % opt)
     if p.get("take_over_after") is not None and p["take_over_after"] <= 0:
         errors.append("take_over_after: must be more than 0 seconds, got %s" % p["take_over_after"])
-    if p["part"] == "hcp_finalizer" and not (p.get("hcp_owners") or {}).get("hcp", {}).get("uid"):
+    owners = p.get("hcp_owners") or {}
+    if p["part"] == "hcp_finalizer" and not ((owners.get("hcp") or {}).get("uid") or owners.get("endpoint_services")):
         errors.append("hcp_owners: required with part=hcp_finalizer (the evidence a first take-over returned)")
     return errors
 
@@ -64,6 +65,21 @@ def guest_resources(p):
     return hcp_owners.guest_manifest(p.get("aws_manifest"), p.get("guest_volumes"))
 
 
+def endpoints_message(p, job):
+    """The failure message when the take-over stopped at the AWSEndpointServices (HS-6) that CPO's finalizer holds,
+    CPO read gone: the evidence, each AWSEndpointService with the AWS IDs left, and whether this run deletes them."""
+    ho = job.hcp_owners
+    left = [x for b in job.blockers if b.get("kind") == "AWSEndpointService" for x in b.get("aws_left") or []]
+    if left:
+        then = "the AWS cleanup did not verify these gone: %s; CPO's finalizer stays on them" % "; ".join(left)
+    else:
+        then = ("their AWS resources are for this run to delete by ID and verify gone before CPO's finalizer comes "
+                "off (the hypershift-operator itself drops it only 10 minutes after their deletion)")
+    return ("take-over of HostedCluster %s/%s stopped at %s, held by %s (CPO's): its owner %s is gone - %s; %s" % (
+        p["namespace"], p["name"], hcp_owners.endpoint_services_text(ho.get("endpoint_services")), ho["finalizer"],
+        ho["owners"], "; ".join("%s: %s" % (e["what"], e["state"]) for e in ho["evidence"]), then))
+
+
 def owners_gone_message(p, job):
     """The failure message when the HostedControlPlane is held by CPO's finalizer and CPO and HCCO are read gone:
     their evidence, the guest's resources left in AWS, and whether this run deletes them (the cleanup annotation)."""
@@ -87,6 +103,8 @@ def owners_gone_message(p, job):
 
 def stopped_message(p, job):
     """The failure message when objects remain after the timeout, so the finalizers that guard them stay."""
+    if job.hcp_owners and job.hcp_owners.get("endpoint_services"):
+        return endpoints_message(p, job)
     if job.hcp_owners:
         return owners_gone_message(p, job)
     return ("take-over of HostedCluster %s/%s stopped after %.0f s: %d object(s) remain, so the "
@@ -120,9 +138,18 @@ def run(module, reads):
         if p["part"] == "operator":
             verified = job.run()
         elif p["part"] == "hcp_finalizer":
-            ok, evidence, left = hcp_owners.guest_evidence(p["aws_cleanup"], guest_resources(p))
             owners = p["hcp_owners"]
-            verified = job.release_hcp(owners["hcp"]["uid"], owners.get("evidence") or [], ok, evidence, left)
+            # CPO's AWSEndpointServices first (HS-21: their AWS IDs verified gone), then the HCP (the guest's)
+            verified = job.release_endpoint_services(owners.get("endpoint_services"), owners.get("evidence") or [],
+                                                     p["aws_cleanup"])
+            hcp_uid = (owners.get("hcp") or {}).get("uid")  # none when it stopped at HS-6 with the HCP gone
+            if hcp_uid and owners.get("guest_cleanup", True):
+                ok, evidence, left = hcp_owners.guest_evidence(p["aws_cleanup"], guest_resources(p))
+                verified = job.release_hcp(hcp_uid, owners.get("evidence") or [], ok, evidence, left) and verified
+            elif hcp_uid:  # left by request: CPO's finalizer on the HCP guards them, and stays
+                verified = job.release_hcp(hcp_uid, owners.get("evidence") or [], False, [], [
+                    "the guest's cloud resources, left by request (%s)" % hcp_owners.guest_text(
+                        guest_resources(p))]) and verified
         else:
             ok, how = oidc_evidence(p["aws_cleanup"], p["aws_manifest"], p["oidc_bucket"], p["infra_id"])
             verified = job.release_oidc(ok, how)
@@ -133,6 +160,10 @@ def run(module, reads):
                   blockers=[], steps=job.steps, planned=job.planned, inspect_next=[], hcp_owners={})
     if job.hcp_owners:  # what the guest cleanup is to delete and verify, and whether this run may
         job.hcp_owners.update(guest_resources=guest_resources(p), guest_cleanup=p["guest_cleanup"])
+        # what the AWS cleanup is to delete by ID: the guest's (when asked for) and CPO's AWSEndpointServices'
+        job.hcp_owners["cleanup_manifest"] = hcp_owners.merge_manifests(
+            guest_resources(p) if p["guest_cleanup"] else {},
+            *[e.get("resources") for e in job.hcp_owners.get("endpoint_services") or []])
     taken.update(ended=utc_iso(), verified=verified and error is None, finalizers_removed=job.removed,
                  blockers=job.blockers, error=error)
     out = dict(changed=bool(job.removed or [s for s in job.steps if s["step"] == "delete"]) or (

@@ -19,6 +19,8 @@ CLI_FINALIZER = "openshift.io/destroy-cluster"
 HO_FINALIZER = "hypershift.openshift.io/finalizer"
 # guards the OIDC documents under <infraID>/ in the OIDC bucket
 OIDC_FINALIZER = "hypershift.io/aws-oidc-discovery"
+# CPO's on an AWSEndpointService: it deletes the VPC endpoint, its security group and DNS records first
+ENDPOINT_FINALIZER = "hypershift.openshift.io/control-plane-operator-finalizer"
 
 NODEPOOL_ANN = "hypershift.openshift.io/nodePool"
 SKIP_NS_ANN = "hypershift.openshift.io/skip-delete-hosted-controlplane-namespace"

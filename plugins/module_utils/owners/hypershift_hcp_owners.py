@@ -128,3 +128,80 @@ def guest_evidence(cleanup_resources, guest):
             else:
                 left.append("%s %s (%s)" % (t, rid, (r or {}).get("outcome") or "not in the cleanup's results"))
     return not left, evidence, left
+
+
+# -- CPO's AWSEndpointService part (tests/sandbox/spec/hypershift.md HS-21) ------------------------------------
+# On an AWSEndpointService's deletion CPO deletes, by the IDs in its status, the VPC endpoint (status.endpointID),
+# the endpoint's security group (status.securityGroupID) and the CNAME records of status.dnsNames in
+# status.dnsZoneID, and only then removes its finalizer. (The VPC endpoint *service* configuration is HO's.)
+ENDPOINT_OWNER = "control-plane-operator (CPO, its AWSEndpointService controller)"
+
+
+def endpoint_resources(ep):
+    """What CPO deletes for the AWSEndpointService ``ep`` before its finalizer comes off, as a manifest (type -> IDs;
+    a record as ``ZONEID/NAME/CNAME``), from its status; empty when the status names nothing."""
+    st = (ep or {}).get("status") or {}
+    out = {}
+    if st.get("endpointID"):
+        out[g.ENDPOINT] = [st["endpointID"]]
+    if st.get("securityGroupID"):
+        out[g.SG] = [st["securityGroupID"]]
+    zone = st.get("dnsZoneID")
+    names = [n for n in st.get("dnsNames") or [] if n]
+    if zone and names:
+        out[g.RECORD] = sorted("%s/%s./CNAME" % (zone, n.rstrip(".").replace("*", "\\052")) for n in names)
+    return out
+
+
+def endpoint_owner_gone(endpoint_services, deployments, now, take_over_after, finalizer):
+    """``(held, evidence)`` when CPO is read gone at HS-6: the CPO Deployment absent or with no ready replica, and
+    each AWSEndpointService that is deleting and still holds CPO's ``finalizer`` deleting for ``take_over_after``
+    seconds or more (no progress: CPO drops it as soon as what it guards is gone). ``held``:
+    held_endpoint_services; ``(None, None)`` when there is none or any of it does not hold. The reads are successful
+    lists of the HCP namespace at ``now`` (epoch seconds)."""
+    held = held_endpoint_services(endpoint_services, finalizer)
+    if not held:
+        return None, None
+    gone, text = deployment_state(deployments, CPO_DEPLOYMENT)
+    if not gone:
+        return None, None
+    at = utc_iso(now)
+    evidence = [{"what": "CPO Deployment %s/%s" % (held[0]["namespace"], CPO_DEPLOYMENT), "state": text, "read_at": at}]
+    since = dict((_meta(ep).get("name"), _meta(ep).get("deletionTimestamp")) for ep in endpoint_services)
+    for e in held:
+        started = parse_iso(since.get(e["name"]))
+        if started is None or now - started.timestamp() < take_over_after:
+            return None, None
+        evidence.append({"what": "AWSEndpointService %s/%s" % (e["namespace"], e["name"]), "read_at": at,
+                         "state": "deleting since %s, %d s or more, still held by %s" % (
+                             since.get(e["name"]), take_over_after, finalizer)})
+    return held, evidence
+
+
+def held_endpoint_services(endpoint_services, finalizer):
+    """The deleting AWSEndpointServices that still hold CPO's ``finalizer``, each as
+    ``{"namespace", "name", "uid", "resources"}`` (its AWS IDs, endpoint_resources), sorted by name."""
+    out = []
+    for ep in endpoint_services or []:
+        m = _meta(ep)
+        if m.get("deletionTimestamp") and finalizer in (m.get("finalizers") or []):
+            out.append({"namespace": m.get("namespace"), "name": m.get("name"), "uid": m.get("uid"),
+                        "resources": endpoint_resources(ep)})
+    return sorted(out, key=lambda e: e["name"] or "")
+
+
+def merge_manifests(*manifests):
+    """One manifest (type -> sorted unique IDs) of several."""
+    out = {}
+    for m in manifests:
+        for t, ids in (m or {}).items():
+            if ids:
+                out[t] = sorted(set(out.get(t, [])) | set(ids))
+    return out
+
+
+def endpoint_services_text(endpoint_services):
+    """``ns/name (type: id, ...)`` for each AWSEndpointService; ``none`` when there is none."""
+    return "; ".join("AWSEndpointService %s/%s (%s)" % (e.get("namespace"), e.get("name"),
+                                                        guest_text(e.get("resources")))
+                     for e in endpoint_services or []) or "none"

@@ -51,7 +51,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s.diagnosis impor
 )
 from ansible_collections.teardown.gates.plugins.module_utils.aws.graph import PREFIX
 from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import (
-    CAPI_API as CAPI, CLEANUP_ANN, HO_FINALIZER, HYPERSHIFT_API as HS, NODEPOOL_ANN, OIDC_FINALIZER, SKIP_NS_ANN)
+    CAPI_API as CAPI, CLEANUP_ANN, ENDPOINT_FINALIZER, HO_FINALIZER, HYPERSHIFT_API as HS, NODEPOOL_ANN, OIDC_FINALIZER, SKIP_NS_ANN)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import utc_iso
 from ansible_collections.teardown.gates.plugins.module_utils.owners import hypershift_hcp_owners as hcp_owners
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
@@ -278,9 +278,14 @@ class TakeOver(object):
             probe = self._all(api_version, kind, namespace) if name is None else self._one(api_version, kind, name, namespace)
             for obj in probe():
                 self._delete(api_version, obj, "%s: the HostedCluster is deleting" % rule)
-            holders, at = self._wait(what, probe, self._hcp_owners_gone if rule in ("HS-5", "HS-7") else None)
+            stop = {"HS-5": self._hcp_owners_gone, "HS-6": self._endpoints_held_by_gone_cpo,
+                    "HS-7": self._hcp_owners_gone}.get(rule)
+            holders, at = self._wait(what, probe, stop)
             if holders and self.hcp_owners:
-                self.blockers.append(self._hcp_blocker())
+                if self.hcp_owners.get("endpoint_services"):
+                    self.blockers += [self._endpoint_blocker(e) for e in self.hcp_owners["endpoint_services"]]
+                else:
+                    self.blockers.append(self._hcp_blocker())
                 return False
             if holders:
                 self.blockers += [dict(describe_blocker(h, api_version),
@@ -320,6 +325,67 @@ class TakeOver(object):
         self._step("verified", "HostedControlPlane %s/%s: its owners are gone - %s" % (
             self.hcp_ns, self.hc["name"], "; ".join("%s: %s" % (e["what"], e["state"]) for e in evidence)))
         return True
+
+    def _endpoints_held_by_gone_cpo(self):
+        """HS-6 with CPO read gone (hypershift_hcp_owners.endpoint_owner_gone: its Deployment down, each deleting
+        AWSEndpointService held by its finalizer for ``take_over_after`` seconds): those, with the AWS IDs their
+        status names, go to ``hcp_owners["endpoint_services"]``, the reads to its evidence; CPO would delete those
+        IDs and then drop its finalizer, and nobody else will until HO's own 10-minute timeout. Reads only."""
+        if self.take_over_after is None:
+            return False
+        eps = self._list(HS, "AWSEndpointService", self.hcp_ns)
+        if not hcp_owners.held_endpoint_services(eps, ENDPOINT_FINALIZER):
+            return False
+        held, evidence = hcp_owners.endpoint_owner_gone(eps, self._list("apps/v1", "Deployment", self.hcp_ns),
+                                                        self.wall(), self.take_over_after, ENDPOINT_FINALIZER)
+        if held is None:
+            return False
+        hcp = self._hcp()  # gone by now as a rule (CAPI deletes it before the Cluster goes): recorded when not
+        self.hcp_owners = {"hcp": _ref(hcp, HS) if hcp else {}, "finalizer": ENDPOINT_FINALIZER,
+                           "owners": hcp_owners.ENDPOINT_OWNER, "evidence": evidence, "endpoint_services": held}
+        self._step("verified", "%s: deleting, held by %s (CPO's), CPO gone - %s" % (
+            "the AWSEndpointServices of %s" % self.hcp_ns, ENDPOINT_FINALIZER,
+            "; ".join("%s: %s" % (e["what"], e["state"]) for e in evidence)))
+        if self.check_mode:
+            for e in held:
+                self.planned.append("would delete by ID and verify absent %s, then remove %s from "
+                                    "AWSEndpointService %s/%s" % (hcp_owners.guest_text(e["resources"]),
+                                                                  ENDPOINT_FINALIZER, e["namespace"], e["name"]))
+        return True
+
+    def _endpoint_blocker(self, e, left=None):
+        out = {"kind": "AWSEndpointService", "api_version": HS, "kind_label": kind_label(HS, "AWSEndpointService"),
+               "namespace": e.get("namespace"), "name": e.get("name"), "uid": e.get("uid"), "deleting": True,
+               "finalizers": [finalizer_owner(ENDPOINT_FINALIZER)], "aws_resources": e.get("resources") or {},
+               "guarded_by": "%s on AWSEndpointService %s/%s (CPO's: it stays until %s are verified gone)" % (
+                   ENDPOINT_FINALIZER, e.get("namespace"), e.get("name"), hcp_owners.guest_text(e.get("resources")))}
+        if left is not None:
+            out["aws_left"] = left
+        return out
+
+    def release_endpoint_services(self, endpoint_services, owners_evidence, cleanup_resources):
+        """Remove CPO's finalizer from each recorded AWSEndpointService (its UID tested) once every AWS ID its status
+        named came back from the AWS cleanup verified gone; ``owners_evidence``: what showed CPO gone. Returns True
+        when none is left held."""
+        all_clear = True
+        for e in endpoint_services or []:
+            what = "AWSEndpointService %s/%s" % (e["namespace"], e["name"])
+            obj = self._get(HS, "AWSEndpointService", e["name"], e["namespace"])
+            if obj is None or ENDPOINT_FINALIZER not in (_meta(obj).get("finalizers") or []):
+                self._step("verified", "%s: gone, or %s already off" % (what, ENDPOINT_FINALIZER))
+                continue
+            if _meta(obj).get("uid") != e.get("uid"):
+                raise Unknown("%s has uid %s, not %s: it was recreated; nothing released" % (
+                    what, _meta(obj).get("uid"), e.get("uid")))
+            ok, evidence, left = hcp_owners.guest_evidence(cleanup_resources, e.get("resources"))
+            if not ok:
+                all_clear = False
+                self.blockers.append(self._endpoint_blocker(e, left))
+                continue
+            cpo = [dict(x, verified_absent_at=x.get("read_at")) for x in owners_evidence or []]
+            self._release(HS, "AWSEndpointService", e["name"], e["namespace"], e["uid"], ENDPOINT_FINALIZER,
+                          cpo + evidence, taken_over_from=hcp_owners.ENDPOINT_OWNER)
+        return all_clear
 
     def _hcp_blocker(self):
         ref = self.hcp_owners["hcp"]

@@ -220,3 +220,61 @@ def test_cpo_and_hcco_down_stop_naming_them_and_the_guest_s_resources_then_the_t
     third = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="")
     assert third.returncode == 0, (third.stdout + third.stderr)[-3000:]
     assert "changed=0" in third.stdout, third.stdout[-2000:]
+
+
+ENDPOINT_FINALIZER = "hypershift.openshift.io/control-plane-operator-finalizer"
+# CPO and HCCO down, and the hypershift-operator's own release of CPO's AWSEndpointService finalizer (HS-6) far off:
+# only the take-over can free them within the run
+CPO_DOWN_AT_ENDPOINTS_KNOBS = ("aws_infra=false", "replicas=1", "cpo=down", "hcco=down", "cleanup_cloud_resources=true",
+                               "endpoint_timeout=10m")
+
+
+def test_cpo_down_its_endpoint_services_aws_ids_are_deleted_and_verified_by_id_before_its_finalizer_comes_off(
+        tmp_path, dyn, core):
+    info = seed("hosted-cluster", "--name", "te" + os.urandom(2).hex(), "--namespace", "take-over",
+                *[a for k in CPO_DOWN_AT_ENDPOINTS_KNOBS for a in ("--knob", k)])
+    name, ns, hcp = info["name"], info["namespace"], info["hcp_namespace"]
+    eps = sorted(o["name"] for o in info["objects"] if o["kind"] == "AWSEndpointService")
+    assert eps and all(ENDPOINT_FINALIZER in _finalizers(dyn, HS, "AWSEndpointService", e, hcp) for e in eps)
+    args = {"hosted_cluster_name": name, "hosted_cluster_namespace": ns, "report_dir": str(tmp_path / "report"),
+            "take_over_cleanup": True, "take_over_after": 10, "cluster_grace_period": 120}
+
+    # check mode first: reads only, whatever it would take over
+    audit = LogTail(os.environ["SANDBOX_AUDIT_LOG"])
+    planned = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="", check=True)
+    writes = [r for r in audit.lines() if r.get("verb") in ("create", "update", "patch", "delete", "deletecollection")
+              and r.get("userAgent", "").startswith("teardown.gates/")
+              and (r.get("objectRef") or {}).get("resource") != "selfsubjectaccessreviews"]  # the preflight asks only
+    assert writes == [], (writes, planned.stdout[-2000:])
+    assert all(ENDPOINT_FINALIZER in _finalizers(dyn, HS, "AWSEndpointService", e, hcp) for e in eps)
+    only_endpoints = dict(info, aws={}, guest_cloud={}, management_cloud={}, oidc={})
+    assert sorted(_aws_left(only_endpoints, tmp_path)["present"]) == sorted(
+        "%s %s" % (t, i) for t, ids in info["endpoint_cloud"].items() for i in ids)
+
+    run = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="")
+    assert run.returncode == 0, (run.stdout + run.stderr)[-5000:]
+    report = _report(args["report_dir"], ns, name)
+    assert report["verified"] is True
+    released = [r for t in report["taken_over"] for r in t["finalizers_removed"]
+                if r["object"]["kind"] == "AWSEndpointService"]
+    assert sorted((r["object"]["name"], r["finalizer"]) for r in released) == [(e, ENDPOINT_FINALIZER) for e in eps]
+    for r in released:  # CPO read gone, and each AWS ID its status named read absent by ID
+        whats = [e["what"] for e in r["evidence"]]
+        assert any(w.startswith("CPO Deployment") for w in whats), whats
+        assert all(e["verified_absent_at"] for e in r["evidence"]), r
+    evidence = [e["what"] for r in released for e in r["evidence"]]
+    cloud = info["endpoint_cloud"]
+    assert all("%s %s" % (t, i) in evidence for t in ("AWS::EC2::VPCEndpoint", "AWS::EC2::SecurityGroup")
+               for i in cloud[t]), evidence
+    assert len([w for w in evidence if w.startswith("AWS::Route53::RecordSet ")]) == len(
+        cloud["AWS::Route53::RecordSet"]), evidence
+    # the hypershift-operator did not drop them itself (its 10-minute timeout): nothing of HS-6's own release
+    reasons = {e.reason for e in core.list_namespaced_event(ns, field_selector="involvedObject.uid=%s" % info["uid"]).items}
+    assert "AWSEndpointServiceFinalizerRemoved" not in reasons, reasons
+    # the VPC endpoints, groups and records, each looked up directly by ID, and everything else the seed made
+    left = _aws_left(info, tmp_path)
+    assert left["present"] == [] and left["unknown"] == [], left
+
+    again = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="")
+    assert again.returncode == 0, (again.stdout + again.stderr)[-3000:]
+    assert "changed=0" in again.stdout, again.stdout[-2000:]

@@ -285,6 +285,30 @@ def recorder(dyn):
         r.join(5)
 
 
+def endpoint_cloud_left(info):
+    """The IDs CPO's AWSEndpointService controller deletes (HS-21) that AWS still holds, each looked up by ID."""
+    ec2, r53 = _aws("ec2"), _aws("route53")
+    ids = info["endpoint_cloud"]
+
+    def held(call, key, not_found, **by_id):
+        try:
+            return [x for x in call(**by_id)[key] if (x.get("State") or "").lower() != "deleted"]
+        except ClientError as e:
+            if e.response["Error"]["Code"] == not_found:
+                return []
+            raise
+    left = [v for v in ids["AWS::EC2::VPCEndpoint"]
+            if held(ec2.describe_vpc_endpoints, "VpcEndpoints", "InvalidVpcEndpointId.NotFound", VpcEndpointIds=[v])]
+    left += [g for g in ids["AWS::EC2::SecurityGroup"]
+             if held(ec2.describe_security_groups, "SecurityGroups", "InvalidGroup.NotFound", GroupIds=[g])]
+    for rid in ids["AWS::Route53::RecordSet"]:
+        zone, name, rtype = rid.split("/", 2)
+        sets = r53.list_resource_record_sets(HostedZoneId=zone, StartRecordName=name, StartRecordType=rtype,
+                                             MaxItems="1")["ResourceRecordSets"]
+        left += [rid for rr in sets if rr["Name"] == name and rr["Type"] == rtype]
+    return left
+
+
 def check_seeded(dyn, core, info):
     """What the seed promises: a running hosted cluster with its finalizers, references and AWS."""
     hcp_ns, infra = info["hcp_namespace"], info["infra_id"]
@@ -307,6 +331,10 @@ def check_seeded(dyn, core, info):
     assert "kubernetes.io/pvc-protection" in core.read_namespaced_persistent_volume_claim("data-etcd-0", hcp_ns).metadata.finalizers
     eps = _list(dyn, HS, "AWSEndpointService", hcp_ns)
     assert eps and all("hypershift.openshift.io/control-plane-operator-finalizer" in e["metadata"]["finalizers"] for e in eps)
+    # CPO made each one's VPC endpoint, security group and DNS record, and named them in its status (HS-21)
+    assert sorted(e["status"]["endpointID"] for e in eps) == sorted(info["endpoint_cloud"]["AWS::EC2::VPCEndpoint"])
+    assert all(e["status"]["securityGroupID"] and e["status"]["dnsZoneID"] and e["status"]["dnsNames"] for e in eps)
+    assert sorted(endpoint_cloud_left(info)) == sorted(i for ids in info["endpoint_cloud"].values() for i in ids)
     uids = {(o["kind"], o["name"]): o["uid"] for o in info["objects"]}
     assert uids[("HostedControlPlane", info["name"])] == info["hcp"]["uid"]
     assert all(elb_exists(lb) for lb in info["guest_cloud"]["AWS::ElasticLoadBalancing::LoadBalancer"])
@@ -353,6 +381,8 @@ def test_destroy_with_cleanup_follows_the_chain(dyn, core, seeded, recorder):
     assert set(instance_states([m["instance_id"] for m in info["machines"]]).values()) == {"terminated"}
     assert _aws("s3").list_objects_v2(Bucket=info["oidc"]["bucket"], Prefix=info["oidc"]["prefix"]).get("KeyCount", 0) == 0
     assert _get(dyn, "v1", "Namespace", hcp_ns) is None
+    # CPO deleted each AWSEndpointService's VPC endpoint, security group and records before its finalizer came off
+    assert endpoint_cloud_left(info) == []
 
 
 def test_without_cleanup_guest_resources_stay_and_skip_namespace_is_honoured(dyn, seeded, recorder):
@@ -381,3 +411,6 @@ def test_invalid_credentials_skip_guest_cleanup_and_release_endpoint_services(dy
     reasons = {e.reason for e in core.list_namespaced_event(
         NS, field_selector=f"involvedObject.uid={info['uid']}").items}
     assert "AWSEndpointServiceFinalizerRemoved" in reasons, reasons
+    # CPO could not delete what the AWSEndpointServices named: HO dropped its finalizer, the collection's AWS pass
+    # is left to find them (by the VPC)
+    assert sorted(endpoint_cloud_left(info)) == sorted(i for ids in info["endpoint_cloud"].values() for i in ids)

@@ -11,8 +11,10 @@ an EBS volume, and AWSEndpointServices: each with the finalizers tests/sandbox/s
 AWS: the worker-VPC infrastructure of the infra ID (from `aws_infra.seed` when that scenario
 exists, else a VPC and a subnet made here), worker instances, the guest's cloud resources that HCCO
 removes (a router ELB, a PV's EBS volume, the image-registry bucket, all tagged with the infra ID),
-the management side's ELBs and volume behind the HCP Services and PVC, and the OIDC documents under
-`<infraID>/` in the shared OIDC bucket.
+the management side's ELBs and volume behind the HCP Services and PVC, the OIDC documents under
+`<infraID>/` in the shared OIDC bucket, and what CPO makes per AWSEndpointService (HS-21: a security group,
+an interface VPC endpoint in the worker VPC, a CNAME record in the private zone `<name>.hypershift.local`
+made here on that VPC), named in its status and returned as `endpoint_cloud`.
 
 Knobs (`--knob K=V`; each is also written as `sandbox.teardown.gates/knob-K` on the HC, its NodePools
 and the HCP namespace, where the twins read them; `set_knob()` changes one later):
@@ -407,11 +409,16 @@ def seed(name=None, namespace=None, knobs=None):
         v1.patch_namespaced_service_status(svc, hcp_ns, {"status": {"loadBalancer": {"ingress": [{"hostname": dns}]}}})
     s.create("v1", "Service", {"metadata": {"name": "etcd-client", "namespace": hcp_ns},
                                "spec": {"selector": {"app": "etcd"}, "ports": [{"port": 2379}]}})
+    # CPO's AWSEndpointService controller (HS-21) made, per AWSEndpointService, a security group, an interface VPC
+    # endpoint in the guest's VPC and the CNAME records of its names in the private zone <hcp name>.hypershift.local,
+    # and wrote their IDs in its status; on deletion it deletes them by those IDs before its finalizer comes off
+    endpoint_cloud = _endpoint_cloud(s, name, infra, region, net)
     for ep in ("kube-apiserver-private", "private-router"):
         s.create(HS, "AWSEndpointService", {
             "metadata": {"name": ep, "namespace": hcp_ns, "finalizers": [CPO_FINALIZER]},
             "spec": {"networkLoadBalancerName": f"{infra}-{ep}"[:32]}},
-            status={"endpointServiceName": f"com.amazonaws.vpce.{region}.vpce-svc-{_h(infra, ep, n=17)}"})
+            status=dict(endpoint_cloud["status"][ep],
+                        endpointServiceName=f"com.amazonaws.vpce.{region}.vpce-svc-{_h(infra, ep, n=17)}"))
 
     return {
         "scenario": "hosted-cluster", "name": name, "namespace": namespace, "hcp_namespace": hcp_ns,
@@ -422,8 +429,11 @@ def seed(name=None, namespace=None, knobs=None):
         "machines": machines, "pods": pods,
         "objects": s.objects,
         # the worker-VPC infrastructure by CloudFormation type (all of aws-infra's when it made it)
-        "aws": dict(net["result"]["aws"]) if net["result"] else {
-            "AWS::EC2::VPC": [net["vpc"]], "AWS::EC2::Subnet": [net["subnet"]], "AWS::EC2::Instance": instance_ids},
+        "aws": dict(net["result"]["aws"], **{"AWS::Route53::HostedZone": sorted(
+            set(net["result"]["aws"].get("AWS::Route53::HostedZone", [])) | {endpoint_cloud["zone"]})})
+        if net["result"] else {
+            "AWS::EC2::VPC": [net["vpc"]], "AWS::EC2::Subnet": [net["subnet"]], "AWS::EC2::Instance": instance_ids,
+            "AWS::Route53::HostedZone": [endpoint_cloud["zone"]]},
         "aws_source": net["source"],
         "aws_infra": net["result"],
         "guest_cloud": {
@@ -434,7 +444,45 @@ def seed(name=None, namespace=None, knobs=None):
             "dns": {svc: dns for svc, (_, dns) in mgmt_elbs.items()},
             "AWS::EC2::Volume": [etcd_volume]},
         "oidc": {"bucket": oidc_bucket, "prefix": f"{infra}/", "keys": oidc_keys},
+        # what CPO deletes on an AWSEndpointService's deletion (its status names them); the private zone that
+        # holds the records is the infrastructure's (the CLI's), in "aws"
+        "endpoint_cloud": endpoint_cloud["ids"],
     }
+
+
+ENDPOINT_RECORDS = {"kube-apiserver-private": "api", "private-router": "*.apps"}  # PL-CTRL recordsForService
+
+
+def _endpoint_cloud(s, name, infra, region, net):
+    """Per AWSEndpointService what CPO made in AWS (PL-CTRL reconcileAWSEndpointService): its status fields
+    (endpointID, securityGroupID, dnsNames, dnsZoneID) and the IDs by type, with the private zone's ID."""
+    ec2, r53 = aws("ec2"), aws("route53")
+    zone_name = f"{name}.hypershift.local"  # PL-CTRL zoneName(hcp name)
+    zone = r53.create_hosted_zone(Name=zone_name, CallerReference=str(uuid.uuid4()),
+                                  VPC={"VPCRegion": region, "VPCId": net["vpc"]},
+                                  HostedZoneConfig={"PrivateZone": True, "Comment": infra})["HostedZone"]["Id"].split("/")[-1]
+    out = {"zone": zone, "status": {}, "ids": {"AWS::EC2::VPCEndpoint": [], "AWS::EC2::SecurityGroup": [],
+                                                "AWS::Route53::RecordSet": []}}
+    for ep, record in ENDPOINT_RECORDS.items():
+        sg = ec2.create_security_group(GroupName=f"{infra}-vpce-{ep}", Description=f"VPC endpoint {ep}", VpcId=net["vpc"],
+                                       TagSpecifications=[{"ResourceType": "security-group", "Tags": _tags({
+                                           s.cluster_tag: "owned", "Name": f"{infra}-vpce-{ep}"})}])["GroupId"]
+        vpce = ec2.create_vpc_endpoint(VpcId=net["vpc"], VpcEndpointType="Interface", SubnetIds=[net["subnet"]],
+                                       SecurityGroupIds=[sg],
+                                       ServiceName=f"com.amazonaws.vpce.{region}.vpce-svc-{_h(infra, ep, n=17)}",
+                                       TagSpecifications=[{"ResourceType": "vpc-endpoint", "Tags": _tags({
+                                           s.cluster_tag: "owned", "Name": f"{infra}-{ep}"})}])["VpcEndpoint"]["VpcEndpointId"]
+        fqdn = f"{record}.{zone_name}"
+        r53.change_resource_record_sets(HostedZoneId=zone, ChangeBatch={"Changes": [
+            {"Action": "CREATE", "ResourceRecordSet": {"Name": fqdn, "Type": "CNAME", "TTL": 300, "ResourceRecords": [
+                {"Value": f"{vpce}-{_h(vpce, n=8)}.vpce-svc.{region}.vpce.amazonaws.com"}]}}]})
+        listed = r53.list_resource_record_sets(HostedZoneId=zone, StartRecordName=fqdn, StartRecordType="CNAME",
+                                               MaxItems="1")["ResourceRecordSets"][0]["Name"]  # as Route 53 spells it
+        out["status"][ep] = {"endpointID": vpce, "securityGroupID": sg, "dnsNames": [fqdn], "dnsZoneID": zone}
+        out["ids"]["AWS::EC2::VPCEndpoint"].append(vpce)
+        out["ids"]["AWS::EC2::SecurityGroup"].append(sg)
+        out["ids"]["AWS::Route53::RecordSet"].append(f"{zone}/{listed}/CNAME")
+    return out
 
 
 def _owner(obj):

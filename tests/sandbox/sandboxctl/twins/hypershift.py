@@ -17,7 +17,9 @@ the twin's own wording, for diagnosis).
 NodePool controller: deletes its MachineDeployments/MachineSets, waits for their Machines, drops
 its finalizer. CPO: on a deleting HCP with cleanup on and valid credentials, scales CVO down
 (CVOScaledDown=True), waits for CloudResourcesDestroyed=True or gives up after `cleanup_timeout`
-(CloudResourcesDestroyed=False/CloudResourcesDeletionTimedOut), then drops the HCP finalizer.
+(CloudResourcesDestroyed=False/CloudResourcesDeletionTimedOut), then drops the HCP finalizer. On a
+deleting AWSEndpointService it deletes the VPC endpoint, security group and DNS records its status names,
+then drops its finalizer (HS-21).
 HCCO: deletes the guest's cloud resources it finds in AWS (classic ELBs with a service-name tag,
 EBS volumes made for guest PVCs, image-registry buckets, all of the infra ID) and reports
 "Remaining resources: ..." every `hcco_requeue` (2 s here, 30 s for real).
@@ -275,9 +277,54 @@ class ControlPlaneOperator(HostedTwinMixin, Twin):
             self.set_conditions(ep, [("AWSEndpointServiceAvailable", "False", "ErrorDeletingEndpointService",
                                       "InvalidClientTokenId: The security token included in the request is invalid.")])
             return self.requeue_s(ep, default=5)
-        # the VPC endpoint service itself is removed by the CLI's AWS pass in this sandbox
+        # PL-CTRL delete(): the VPC endpoint, its security group, the CNAME records of status.dnsNames, each by the
+        # ID in the status; the finalizer comes off only once they are gone (the VPC endpoint *service* is HO's)
+        if not delete_endpoint_cloud(ep):
+            return self.requeue_s(ep, default=5)
         self.remove_finalizer(ep, CPO_FINALIZER)
         return None
+
+
+def delete_endpoint_cloud(ep):
+    """What real CPO deletes for an AWSEndpointService (HS-21), by the IDs in its status. True once all are gone."""
+    st = ep.get("status") or {}
+    ec2 = aws("ec2")
+    vpce = st.get("endpointID")
+    if vpce:
+        ec2.delete_vpc_endpoints(VpcEndpointIds=[vpce])
+        try:
+            left = [e for e in ec2.describe_vpc_endpoints(VpcEndpointIds=[vpce]).get("VpcEndpoints", [])
+                    if (e.get("State") or "").lower() != "deleted"]
+        except ClientError as e:
+            if e.response["Error"]["Code"] != "InvalidVpcEndpointId.NotFound":
+                raise
+            left = []
+        if left:  # "resource requested for deletion but still present": requeue
+            return False
+    if st.get("securityGroupID"):
+        try:
+            ec2.delete_security_group(GroupId=st["securityGroupID"])
+        except ClientError as e:
+            code = e.response["Error"]["Code"]
+            if code == "DependencyViolation":
+                return False
+            if code != "InvalidGroup.NotFound":
+                raise
+    zone = st.get("dnsZoneID")
+    r53 = aws("route53")
+    for fqdn in [n for n in st.get("dnsNames") or [] if n and zone]:
+        try:
+            sets = r53.list_resource_record_sets(HostedZoneId=zone, StartRecordName=fqdn, StartRecordType="CNAME",
+                                                 MaxItems="1")["ResourceRecordSets"]
+        except ClientError as e:
+            if e.response["Error"]["Code"] == "NoSuchHostedZone":
+                return True  # as CPO: no zone, nothing more to delete
+            raise
+        for rr in sets:
+            if rr["Type"] == "CNAME" and rr["Name"].replace("\\052", "*").rstrip(".").lower() == fqdn.rstrip(".").lower():
+                r53.change_resource_record_sets(HostedZoneId=zone, ChangeBatch={"Changes": [
+                    {"Action": "DELETE", "ResourceRecordSet": rr}]})
+    return True
 
 
 def guest_cloud_resources(infra):

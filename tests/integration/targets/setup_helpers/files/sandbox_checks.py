@@ -237,7 +237,8 @@ def _prefix(s3, rid):
 def manifest(seed):
     """(type, id) of everything the seed made in AWS for this cluster."""
     out = []
-    for group in (seed.get("aws") or {}, seed.get("guest_cloud") or {}, seed.get("management_cloud") or {}):
+    for group in (seed.get("aws") or {}, seed.get("guest_cloud") or {}, seed.get("management_cloud") or {},
+                  seed.get("endpoint_cloud") or {}):
         for rtype, ids in group.items():
             if rtype.startswith(("AWS::", "Custom::")):
                 out += [(rtype, i) for i in ids]

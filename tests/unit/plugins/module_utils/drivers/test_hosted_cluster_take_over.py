@@ -63,3 +63,17 @@ def test_the_hcp_release_needs_the_first_take_over_s_evidence_and_take_over_afte
         "hcp_owners: required with part=hcp_finalizer (the evidence a first take-over returned)"]
     assert T.validate(params(part="hcp_finalizer", hcp_owners={"hcp": {"uid": "u"}})) == []
     assert T.validate(params(take_over_after=0)) == ["take_over_after: must be more than 0 seconds, got 0"]
+
+
+def test_the_stop_at_hs_6_names_the_endpoint_services_and_the_aws_ids_cpo_would_delete():
+    eps = [{"namespace": "clusters-hc-one", "name": "private-router", "uid": "ep-uid",
+            "resources": {"AWS::EC2::VPCEndpoint": ["vpce-1"], "AWS::Route53::RecordSet": ["Z1/x./CNAME"]}}]
+    job = _Job()
+    job.hcp_owners["endpoint_services"] = eps
+    msg = T.stopped_message(params(guest_cleanup=True, aws_manifest={}, guest_volumes=[]), job)
+    assert "AWSEndpointService clusters-hc-one/private-router" in msg and "vpce-1" in msg and "Z1/x./CNAME" in msg
+    assert "their AWS resources are for this run to delete by ID" in msg
+    job = _Job([{"kind": "AWSEndpointService", "aws_left": ["AWS::EC2::VPCEndpoint vpce-1 (failed)"]}])
+    job.hcp_owners["endpoint_services"] = eps
+    msg = T.stopped_message(params(guest_cleanup=True, aws_manifest={}, guest_volumes=[]), job)
+    assert "did not verify these gone: AWS::EC2::VPCEndpoint vpce-1 (failed); CPO's finalizer stays on them" in msg

@@ -79,3 +79,70 @@ def test_only_every_guest_id_verified_absent_is_evidence():
     assert not ok and left == ["%s vol-1 (failed)" % H.g.VOLUME]
     ok, dummy, left = H.guest_evidence([], guest)
     assert not ok and len(left) == 2 and "not in the cleanup's results" in left[0]
+
+
+CPO_EP_FINALIZER = "hypershift.openshift.io/control-plane-operator-finalizer"
+
+
+def _ep(name, status=None, deleting=True, fins=(CPO_EP_FINALIZER,)):
+    meta = {"name": name, "namespace": "clusters-demo", "uid": "uid-" + name, "finalizers": list(fins)}
+    if deleting:
+        meta["deletionTimestamp"] = "2026-01-01T00:00:00Z"
+    return {"kind": "AWSEndpointService", "metadata": meta, "status": dict(status or {})}
+
+
+def test_an_endpoint_service_s_aws_ids_are_what_its_status_names():
+    st = {"endpointID": "vpce-1", "securityGroupID": "sg-1", "dnsZoneID": "Z1",
+          "dnsNames": ["*.apps.demo.hypershift.local", "", "api.demo.hypershift.local."],
+          "endpointServiceName": "com.amazonaws.vpce.us-east-1.vpce-svc-1"}  # HO's, not CPO's
+    assert H.endpoint_resources(_ep("a", st)) == {
+        "AWS::EC2::VPCEndpoint": ["vpce-1"], "AWS::EC2::SecurityGroup": ["sg-1"],
+        "AWS::Route53::RecordSet": ["Z1/\\052.apps.demo.hypershift.local./CNAME", "Z1/api.demo.hypershift.local./CNAME"]}
+    # names without a zone name no record; an empty status names nothing
+    assert H.endpoint_resources(_ep("a", {"dnsNames": ["api.demo.hypershift.local"]})) == {}
+    assert H.endpoint_resources(None) == {}
+
+
+def test_only_deleting_endpoint_services_held_by_cpo_s_finalizer_are_taken_over():
+    eps = [_ep("b", {"endpointID": "vpce-b"}), _ep("a"), _ep("c", deleting=False), _ep("d", fins=["other/x"])]
+    held = H.held_endpoint_services(eps, CPO_EP_FINALIZER)
+    assert [(e["name"], e["uid"], e["resources"]) for e in held] == [
+        ("a", "uid-a", {}), ("b", "uid-b", {"AWS::EC2::VPCEndpoint": ["vpce-b"]})]
+    assert H.held_endpoint_services(None, CPO_EP_FINALIZER) == []
+    assert H.endpoint_services_text(held[1:]) == (
+        "AWSEndpointService clusters-demo/b (AWS::EC2::VPCEndpoint: vpce-b)")
+    assert H.endpoint_services_text([]) == "none"
+
+
+def test_manifests_merge_into_sorted_unique_ids():
+    assert H.merge_manifests({"T": ["b", "a"]}, None, {"T": ["a", "c"], "U": []}, {"V": ["x"]}) == {
+        "T": ["a", "b", "c"], "V": ["x"]}
+    assert H.merge_manifests() == {}
+
+
+def test_an_endpoint_id_the_cleanup_could_not_read_is_left_never_absent():
+    ids = {"AWS::EC2::VPCEndpoint": ["vpce-1"], "AWS::EC2::SecurityGroup": ["sg-1"]}
+    results = [{"type": "AWS::EC2::VPCEndpoint", "id": "vpce-1", "verified_state": "absent"},
+               {"type": "AWS::EC2::SecurityGroup", "id": "sg-1", "verified_state": "unknown", "outcome": "failed"}]
+    ok, evidence, left = H.guest_evidence(results, ids)
+    assert ok is False and [e["what"] for e in evidence] == ["AWS::EC2::VPCEndpoint vpce-1"]
+    assert left == ["AWS::EC2::SecurityGroup sg-1 (failed)"]
+
+
+def test_cpo_is_gone_at_hs_6_only_when_its_deployment_is_down_and_every_held_one_deleted_take_over_after_ago():
+    now = parse_iso("2026-01-01T01:00:00Z").timestamp()
+    cpo_down = [{"metadata": {"name": "control-plane-operator"}, "spec": {"replicas": 1}, "status": {}}]
+    eps = [_ep("a", {"endpointID": "vpce-a"}), _ep("b", deleting=False)]
+    held, evidence = H.endpoint_owner_gone(eps, cpo_down, now, 600, CPO_EP_FINALIZER)
+    assert [e["name"] for e in held] == ["a"]
+    assert [(e["what"], e["state"]) for e in evidence] == [
+        ("CPO Deployment clusters-demo/control-plane-operator", "not ready (0 of 1 replicas ready)"),
+        ("AWSEndpointService clusters-demo/a",
+         "deleting since 2026-01-01T00:00:00Z, 600 s or more, still held by " + CPO_EP_FINALIZER)]
+    assert all(e["read_at"].startswith("2026-01-01T01:00:00") for e in evidence)
+    assert H.endpoint_owner_gone(eps, [], now, 600, CPO_EP_FINALIZER)[0] is not None  # CPO absent: gone too
+    # CPO ready, deleting for less than take_over_after, nothing held: not taken as gone
+    ready = [dict(cpo_down[0], status={"readyReplicas": 1})]
+    assert H.endpoint_owner_gone(eps, ready, now, 600, CPO_EP_FINALIZER) == (None, None)
+    assert H.endpoint_owner_gone(eps, cpo_down, now, 7200, CPO_EP_FINALIZER) == (None, None)
+    assert H.endpoint_owner_gone([_ep("c", fins=[])], cpo_down, now, 600, CPO_EP_FINALIZER) == (None, None)

@@ -296,3 +296,107 @@ def test_check_mode_reads_the_owners_and_sends_no_write():
     j.run()
     assert kube.requests == []
     assert j.hcp_owners and len(j.hcp_owners["evidence"]) == 3
+
+
+ENDPOINT_STATUS = {"endpointID": "vpce-1", "securityGroupID": "sg-1", "dnsZoneID": "Z1",
+                   "dnsNames": ["api.demo.hypershift.local"]}
+ENDPOINT_IDS = {"AWS::EC2::VPCEndpoint": ["vpce-1"], "AWS::EC2::SecurityGroup": ["sg-1"],
+                "AWS::Route53::RecordSet": ["Z1/api.demo.hypershift.local./CNAME"]}
+
+
+def _cpo_down_at_the_endpoint_services():
+    """CPO and HCCO down, the CAPI Cluster gone and the HCP deleting (CAPI deleted it): HS-6 is where the
+    hypershift-operator waits, on an AWSEndpointService that only CPO's finalizer holds."""
+    kube = _cpo_down()
+    kube.objs.pop(("Cluster", HCP, INFRA))
+    kube.objs.pop(("HostedControlPlane", HCP, NAME))  # released earlier (the HCP part of the take-over)
+    ep = obj("AWSEndpointService", "kube-apiserver-private", HCP, fins=[T.ENDPOINT_FINALIZER], uid="ep-uid")
+    ep["metadata"]["deletionTimestamp"] = DELETED_AT  # HO deleted it (HS-6) an hour ago; CPO is down
+    ep["status"] = dict(ENDPOINT_STATUS)
+    kube.add(ep)
+    return kube
+
+
+def _absent(ids):
+    return [{"type": t, "id": i, "verified_state": "absent", "outcome": "deleted"} for t, v in ids.items() for i in v]
+
+
+def test_cpo_gone_at_hs_6_stops_there_naming_the_endpoint_service_and_its_aws_ids_and_releases_nothing():
+    kube = _cpo_down_at_the_endpoint_services()
+    j = job(kube, take_over_after=600)
+    assert j.run() is False
+    (ep,) = j.hcp_owners["endpoint_services"]
+    assert (ep["name"], ep["uid"], ep["resources"]) == ("kube-apiserver-private", "ep-uid", ENDPOINT_IDS)
+    blocker = [b for b in j.blockers if b["kind"] == "AWSEndpointService"][0]
+    assert blocker["aws_resources"] == ENDPOINT_IDS and "vpce-1" in blocker["guarded_by"]
+    assert [b["kind"] for b in j.blockers] == ["AWSEndpointService"] and j.hcp_owners["hcp"] == {}
+    assert [e["what"] for e in j.hcp_owners["evidence"]] == [
+        "CPO Deployment %s/control-plane-operator" % HCP, "AWSEndpointService %s/kube-apiserver-private" % HCP]
+    assert "deleting since %s" % DELETED_AT in j.hcp_owners["evidence"][1]["state"]
+    assert T.ENDPOINT_FINALIZER in kube.objs[("AWSEndpointService", HCP, "kube-apiserver-private")]["metadata"][
+        "finalizers"]
+
+
+def test_without_cpo_s_evidence_hs_6_is_waited_for_as_before():
+    kube = _cpo_down_at_the_endpoint_services()
+    j = job(kube, timeout=20)  # no take_over_after: CPO is never taken as gone
+    assert j.run() is False and j.hcp_owners is None
+    assert [b["kind"] for b in j.blockers] == ["AWSEndpointService"]
+    # deleting for less than take_over_after: CPO may still be coming back
+    j = job(kube, timeout=20, take_over_after=7200)
+    assert j.run() is False and j.hcp_owners is None
+    # CPO ready
+    kube.objs[("Deployment", HCP, "control-plane-operator")]["status"]["readyReplicas"] = 1
+    j = job(kube, timeout=20, take_over_after=600)
+    assert j.run() is False and j.hcp_owners is None
+
+
+def test_cpo_s_endpoint_finalizer_comes_off_only_when_each_aws_id_is_verified_absent():
+    kube = _cpo_down_at_the_endpoint_services()
+    first = job(kube, take_over_after=600)
+    first.run()
+    owners = first.hcp_owners
+    key = ("AWSEndpointService", HCP, "kube-apiserver-private")
+    # one ID unknown (the cleanup could not read it): never absent, the finalizer stays
+    unknown = _absent(ENDPOINT_IDS)
+    unknown[0] = dict(unknown[0], verified_state="unknown", outcome="failed: read timed out")
+    j = job(kube)
+    assert j.release_endpoint_services(owners["endpoint_services"], owners["evidence"], unknown) is False
+    assert j.removed == [] and "vpce-1" in j.blockers[0]["aws_left"][0]
+    assert T.ENDPOINT_FINALIZER in kube.objs[key]["metadata"]["finalizers"]
+    j = job(kube)
+    assert j.release_endpoint_services(owners["endpoint_services"], owners["evidence"], []) is False  # not in results
+    j = job(kube)
+    assert j.release_endpoint_services(owners["endpoint_services"], owners["evidence"], _absent(ENDPOINT_IDS)) is True
+    (entry,) = j.removed
+    released = (entry["object"]["kind"], entry["uid"], entry["finalizer"])
+    assert released == ("AWSEndpointService", "ep-uid", T.ENDPOINT_FINALIZER)
+    whats = [e["what"] for e in entry["evidence"]]
+    assert whats[0].startswith("CPO Deployment") and whats[1].startswith("AWSEndpointService")
+    assert sorted(whats[2:]) == sorted("%s %s" % (t, i) for t, v in ENDPOINT_IDS.items() for i in v)
+    assert all(e["verified_absent_at"] for e in entry["evidence"])
+    # deleting, its last finalizer off: gone
+    assert kube.get(T.HS, "AWSEndpointService", "kube-apiserver-private", HCP)["state"] == "absent"
+    # a re-run changes nothing
+    again = job(kube)
+    assert again.release_endpoint_services(owners["endpoint_services"], owners["evidence"], []) is True
+    assert again.removed == []
+
+
+def test_a_recreated_endpoint_service_is_not_released():
+    kube = _cpo_down_at_the_endpoint_services()
+    first = job(kube, take_over_after=600)
+    first.run()
+    kube.objs[("AWSEndpointService", HCP, "kube-apiserver-private")]["metadata"]["uid"] = "another-uid"
+    with pytest.raises(T.Unknown, match="recreated"):
+        job(kube).release_endpoint_services(first.hcp_owners["endpoint_services"], first.hcp_owners["evidence"],
+                                            _absent(ENDPOINT_IDS))
+
+
+def test_check_mode_at_hs_6_plans_the_endpoint_service_and_sends_no_write():
+    kube = _cpo_down_at_the_endpoint_services()
+    j = job(kube, check_mode=True, take_over_after=600)
+    j.run()
+    assert kube.requests == []
+    assert [e["name"] for e in j.hcp_owners["endpoint_services"]] == ["kube-apiserver-private"]
+    assert any("vpce-1" in p and T.ENDPOINT_FINALIZER in p for p in j.planned), j.planned
