@@ -35,11 +35,13 @@ def _aws(service):
 
 # one hosted cluster per test, seeded all at once (in parallel) when each module starts; the full
 # aws-infra scenario for the chain test, the seed's own minimum AWS for the knob tests (quicker)
+# "timeout": HCCO must report RemainingCloudResources before CPO gives up; CPO's clock starts at CVOScaledDown and
+# HCCO's first look lists the sandbox's load balancers, volumes and buckets, so 3 s was missed on a loaded machine
 SEEDS = {
     "chain": {"cleanup_cloud_resources": "true", "nodepools": 2, "replicas": 1},
     "nocleanup": {"skip_namespace_delete": "true", "destroy_grace_period": "2s", "aws_infra": "false"},
     "capi_down": {"capi": "down", "aws_infra": "false"},
-    "timeout": {"cleanup_cloud_resources": "true", "cleanup": "timeout", "cleanup_timeout": "3s", "aws_infra": "false"},
+    "timeout": {"cleanup_cloud_resources": "true", "cleanup": "timeout", "cleanup_timeout": "15s", "aws_infra": "false"},
     "pod_stuck": {"pod_stuck": "true", "grace_period": "1s", "aws_infra": "false"},
     "bad_creds": {"cleanup_cloud_resources": "true", "credentials": "invalid", "aws_infra": "false"},
     "cpo_down": {"cpo": "down", "aws_infra": "false"},
