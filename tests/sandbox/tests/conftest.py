@@ -24,7 +24,7 @@ def pytest_configure(config):
 # test_installed_collection.py and test_real_capi.py lost their destroys to test_runner_playbooks.py's destroy row
 # (about 100 s and 1 s left): the first takes test_real_capi.py's old place, the second follows unnamed.
 LONGEST_FIRST = [
-    "test_bounded.py", "test_sweep_orphans_delete.py", "test_take_over.py",
+    "test_take_over_cpo.py", "test_bounded.py", "test_sweep_orphans_delete.py", "test_take_over.py",
     "test_check_mode_reads_only.py", "test_sweep_orphans.py", "test_least_privilege.py", "test_approved_plan.py",
     "test_twin_hypershift_held.py", "test_target_guards.py", "test_runner_playbooks.py", "test_twin_hypershift.py",
     "test_installed_collection.py", "test_bad_environment.py", "test_bad_input.py", "test_aws_least_privilege.py",
