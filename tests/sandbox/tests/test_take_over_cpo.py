@@ -24,6 +24,15 @@ CPO_DOWN_KNOBS = ("aws_infra=false", "replicas=1", "cpo=down", "hcco=down", "cle
                   "endpoint_timeout=5s")
 
 
+def _verified_run(args, tmp_path, kind):
+    """The destroy run with args: it passes and verifies; the report, and the finalizers taken over from kind."""
+    run = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="")
+    assert run.returncode == 0, (run.stdout + run.stderr)[-5000:]
+    report = _report(args["report_dir"], args["hosted_cluster_namespace"], args["hosted_cluster_name"])
+    assert report["verified"] is True
+    return report, [r for t in report["taken_over"] for r in t["finalizers_removed"] if r["object"]["kind"] == kind]
+
+
 def _take_over_check_mode(info, tmp_path):
     """The take-over module alone, in check mode, as an operator would try it first: reads only."""
     args = {"name": info["name"], "namespace": info["namespace"], "uid": info["uid"], "infra_id": info["infra_id"],
@@ -64,12 +73,7 @@ def test_cpo_and_hcco_down_stop_naming_them_and_the_guest_s_resources_then_the_t
     assert HO_FINALIZER in _finalizers(dyn, HS, "HostedControlPlane", name, hcp)
 
     args.update(take_over_cleanup=True, take_over_after=10, cluster_grace_period=120)
-    second = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="")
-    assert second.returncode == 0, (second.stdout + second.stderr)[-5000:]
-    report = _report(args["report_dir"], ns, name)
-    assert report["verified"] is True
-    released = [r for t in report["taken_over"] for r in t["finalizers_removed"]
-                if r["object"]["kind"] == "HostedControlPlane"]
+    report, released = _verified_run(args, tmp_path, "HostedControlPlane")
     assert [(r["object"]["name"], r["finalizer"]) for r in released] == [(name, HO_FINALIZER)], report["taken_over"]
     evidence = [e["what"] for e in released[0]["evidence"]]
     assert any("CPO Deployment" in w for w in evidence) and any("HCCO Deployment" in w for w in evidence)
@@ -112,12 +116,7 @@ def test_cpo_down_its_endpoint_services_aws_ids_are_deleted_and_verified_by_id_b
     assert sorted(_aws_left(only_endpoints, tmp_path)["present"]) == sorted(
         "%s %s" % (t, i) for t, ids in info["endpoint_cloud"].items() for i in ids)
 
-    run = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="")
-    assert run.returncode == 0, (run.stdout + run.stderr)[-5000:]
-    report = _report(args["report_dir"], ns, name)
-    assert report["verified"] is True
-    released = [r for t in report["taken_over"] for r in t["finalizers_removed"]
-                if r["object"]["kind"] == "AWSEndpointService"]
+    report, released = _verified_run(args, tmp_path, "AWSEndpointService")
     assert sorted((r["object"]["name"], r["finalizer"]) for r in released) == [(e, ENDPOINT_FINALIZER) for e in eps]
     for r in released:  # CPO read gone, and each AWS ID its status named read absent by ID
         whats = [e["what"] for e in r["evidence"]]
