@@ -5,9 +5,9 @@
 
 CPO keeps ``hypershift.openshift.io/finalizer`` on a deleting HostedControlPlane until the guest's cloud
 resources are destroyed (HCCO reports ``CloudResourcesDestroyed``; tests/sandbox/spec/hypershift.md HS-16 to
-HS-24). Both run as Deployments in the HCP namespace (``control-plane-operator``,
-``hosted-cluster-config-operator``). Their owners are taken as gone only on three successful reads, each
-recorded as evidence:
+HS-24, and HS-30 for the guest's cloud provider). Both run as Deployments in the HCP namespace
+(``control-plane-operator``, ``hosted-cluster-config-operator``). Their owners are taken as gone only on three
+successful reads, each recorded as evidence:
 
 * the CPO Deployment is absent or has no ready replica;
 * the HCCO Deployment likewise;
@@ -24,19 +24,20 @@ fails is unknown, never gone.
 
 The security groups: HCCO removes the guest's load balancers by deleting its Services of type LoadBalancer
 (openshift/hypershift@3ee9615, control-plane-operator/hostedclusterconfigoperator/controllers/resources/
-resources.go:2887-2900 in ``ensureCloudResourcesDestroyed``, :3278-3300 ``ensureServiceLoadBalancersRemoved``),
+resources.go:2886-2899 in ``ensureCloudResourcesDestroyed``, :3278-3300 ``ensureServiceLoadBalancersRemoved``),
 and reports ``loadbalancers`` remaining until they are gone. The guest's cloud provider then does the AWS part
 (kubernetes/cloud-provider-aws@63ec440, pkg/providers/v1/aws.go:3277-3395 ``EnsureLoadBalancerDeleted``): it
 takes the load balancer's groups that carry the cluster tag (:3210-3274 ``buildSecurityGroupsToDelete``),
 revokes the rules of the instances' cluster-tagged groups that let the load balancer's group in (:3373-3379,
-:2980-3099 ``updateInstanceSecurityGroupsForLoadBalancer``), deletes the load balancer, and deletes those groups, retrying while ``DependencyViolation`` says the load balancer's ENIs still
-hold them (:3119-3162 ``deleteSecurityGroupsWithBackoff``). The group it made for a classic ELB is
-``k8s-elb-<load balancer name>`` (:2008), tagged ``kubernetes.io/cluster/<cluster ID>: owned`` (:1595). Both run
-in the HCP namespace: with CPO and HCCO gone, nobody deletes that group. The take-over takes only the groups the
+:2980-3099 ``updateInstanceSecurityGroupsForLoadBalancer``), deletes the load balancer, and deletes those
+groups, retrying while ``DependencyViolation`` says the load balancer's ENIs still hold them (:3119-3162
+``deleteSecurityGroupsWithBackoff``). The group it made for a classic ELB is ``k8s-elb-<load balancer name>``
+(:2008), tagged ``kubernetes.io/cluster/<cluster ID>: owned`` (:1595). The cloud provider runs in the HCP
+namespace too: with CPO and HCCO gone, nobody deletes that group. The take-over takes only the groups the
 inventory marked as made for a guest load balancer and used by nothing else of the manifest
 (``aws/inventory.py`` ``guest_groups``); the ordered cleanup deletes them after the load balancers and waits on
-their lingering ENIs, and revokes, as the cloud provider does, a rule of another group owned by the same cluster
-that lets one of them in (``graph.TYPE_DEPS``, ``blockers._b_sg``).
+their lingering ENIs, and revokes, as the cloud provider does, a rule of another group owned by the same
+cluster that lets one of them in (``graph.TYPE_DEPS``, ``blockers._b_sg``).
 """
 from __future__ import absolute_import, division, print_function
 
