@@ -107,8 +107,9 @@ options:
     type: int
   guest_volumes:
     description:
-      - The guest's persistent volumes of the baseline (IDs). With O(aws_manifest) they make the guest's cloud
-        resources - its load balancers, target groups, persistent volumes and image-registry buckets - named in
+      - The guest's persistent volumes of the baseline (IDs). With O(aws_manifest) and O(guest_groups) they make
+        the guest's cloud resources - its load balancers, target groups, the security groups only those load
+        balancers use, persistent volumes and image-registry buckets - named in
         the message when the take-over stops at the HostedControlPlane and returned in RV(hcp_owners)
         (C(guest_resources)); with O(part=hcp_finalizer), each of those recorded in O(hcp_owners) must be
         verified absent in O(aws_cleanup).
