@@ -118,8 +118,8 @@ options:
   guest_groups:
     description:
       - The security groups of the baseline that only the guest's load balancers use (IDs; what
-        M(teardown.gates.aws_infra_inventory) returns as RV(teardown.gates.aws_infra_inventory#module:guest_groups)):
-        the guest's cloud provider deletes each after its load balancer, so they are part of the guest's cloud
+        M(teardown.gates.aws_infra_inventory) returns as RV(teardown.gates.aws_infra_inventory#module:guest_groups)).
+        The guest's cloud provider deletes each after its load balancer, so they are part of the guest's cloud
         resources as O(guest_volumes) are, deleted after the load balancers and verified absent with them.
     type: list
     elements: str
