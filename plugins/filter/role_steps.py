@@ -45,7 +45,7 @@ STEPS = {
         "gates": hosted_cluster_wait.gates_of,                    # cluster | (hosted_cluster)
         # the gates | (grace_period, will_delete, take_over, take_over_after)
         "gates_plan_message": hosted_cluster_messages.gates_plan_message,
-        # a gate | (diagnosis, take_over, hc_present, manifest, guest_volumes)
+        # a gate | (diagnosis, take_over, hc_present, manifest, guest_volumes, guest_groups)
         "gate_stop_message": hosted_cluster_messages.gate_stop_message,
         # Phase 4: the AWS levels
         "aws_plan_message": hosted_cluster_messages.aws_plan_message,  # aws_infra_cleanup's result

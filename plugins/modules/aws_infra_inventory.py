@@ -92,6 +92,17 @@ guest_volumes:
   type: list
   elements: str
   sample: ["vol-0abc"]
+guest_groups:
+  description:
+    - The security groups of the manifest that only the guest's load balancers use, each made for its load balancer
+      by that load balancer's controller (the cloud provider's C(k8s-elb-<load balancer name>) of a classic ELB, an
+      NLB's managed group, the AWS Load Balancer Controller's groups tagged C(elbv2.k8s.aws/cluster)) and used by no
+      instance or VPC endpoint of the manifest, sorted. The controller deletes it after its load balancer; a
+      take-over of the guest's cleanup deletes it the same way.
+  returned: always
+  type: list
+  elements: str
+  sample: ["sg-0abc"]
 protected:
   description:
     - The resources found tagged C(teardown.gates/protected=true), and those created less than O(min_age) ago, each

@@ -29,7 +29,7 @@ description:
     gone - the C(control-plane-operator) and C(hosted-cluster-config-operator) Deployments of the HCP namespace
     absent or with no ready replica, and its C(CloudResourcesDestroyed) condition unchanged (or never set since its
     deletion) for O(take_over_after) seconds - and returns that evidence in RV(hcp_owners), naming the guest's
-    cloud resources (from O(aws_manifest) and O(guest_volumes)) left in AWS; CPO's finalizer stays."
+    cloud resources (from O(aws_manifest), O(guest_volumes) and O(guest_groups)) left in AWS; CPO's finalizer stays."
   - "With O(take_over_after) and CPO read gone that way, O(part=operator) also stops at the AWSEndpointServices
     (HS-6) when one of them is deleting and still holds CPO's
     C(hypershift.openshift.io/control-plane-operator-finalizer): CPO deletes, by the IDs in its status, the VPC
@@ -107,11 +107,20 @@ options:
     type: int
   guest_volumes:
     description:
-      - The guest's persistent volumes of the baseline (IDs). With O(aws_manifest) they make the guest's cloud
-        resources - its load balancers, target groups, persistent volumes and image-registry buckets - named in
+      - The guest's persistent volumes of the baseline (IDs). With O(aws_manifest) and O(guest_groups) they make
+        the guest's cloud resources - its load balancers, target groups, the security groups only those load
+        balancers use, persistent volumes and image-registry buckets - named in
         the message when the take-over stops at the HostedControlPlane and returned in RV(hcp_owners)
         (C(guest_resources)); with O(part=hcp_finalizer), each of those recorded in O(hcp_owners) must be
         verified absent in O(aws_cleanup).
+    type: list
+    elements: str
+  guest_groups:
+    description:
+      - The security groups of the baseline that only the guest's load balancers use (IDs; what
+        M(teardown.gates.aws_infra_inventory) returns as RV(teardown.gates.aws_infra_inventory#module:guest_groups)).
+        The guest's cloud provider deletes each after its load balancer, so they are part of the guest's cloud
+        resources as O(guest_volumes) are, deleted after the load balancers and verified absent with them.
     type: list
     elements: str
   guest_cleanup:
@@ -213,6 +222,7 @@ def argument_spec():
         oidc_bucket=dict(type="str"),
         take_over_after=dict(type="int"),
         guest_volumes=dict(type="list", elements="str"),
+        guest_groups=dict(type="list", elements="str"),
         guest_cleanup=dict(type="bool", default=False),
         hcp_owners=dict(type="dict"),
         timeout=dict(type="float", default=600),

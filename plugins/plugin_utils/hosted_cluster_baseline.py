@@ -123,7 +123,7 @@ def aws_cleanup_runs(manifest):
 
 # what teardown_report stores as the baseline (the role's Phase 1), key by key: the type each must have
 BASELINE_TYPES = {"cluster": dict, "options": dict, "annotations": dict, "nodepools": list, "oidc_bucket": str,
-                  "versions": dict, "recorded_at": str, "manifest": dict}
+                  "versions": dict, "recorded_at": str, "manifest": dict, "guest_groups": list}
 BASELINE_HINT = (". Nothing changed. It is the file an earlier run of this role stored through teardown_report: repair it, "
                  "or move it aside to begin again from what the HostedCluster and AWS show now (IDs that only it "
                  "recorded are then no longer tracked)")

@@ -51,9 +51,10 @@ def _finalizer_owner(f):
     return " %s%s" % (printed(f["name"]) if "name" in f else printed(f), (" (" + str(f["owner"]) + ")") if f.get("owner") else "")
 
 
-def _cpo_hint(manifest, guest_volumes):
+def _cpo_hint(manifest, guest_volumes, guest_groups=None):
     """For a HostedControlPlane held by CPO's finalizer: whose it is, the guest's resources it guards, and the way out."""
-    guest = hcp_owners.guest_manifest(manifest if isinstance(manifest, dict) else {}, guest_volumes or [])
+    guest = hcp_owners.guest_manifest(manifest if isinstance(manifest, dict) else {}, guest_volumes or [],
+                                      guest_groups or [])
     return (".\nOn the HostedControlPlane, hypershift.openshift.io/finalizer is CPO's (control-plane-operator): it stays "
             "until HCCO (hosted-cluster-config-operator) has destroyed the guest's cloud resources, and these are left "
             "in AWS: %s. If CPO and HCCO are down for good, take_over_cleanup=true reads them gone (their Deployments "
@@ -62,7 +63,7 @@ def _cpo_hint(manifest, guest_volumes):
             "CPO's finalizer" % hcp_owners.guest_text(guest))
 
 
-def gate_stop_message(gate, diagnosis, take_over, hc_present, manifest=None, guest_volumes=None):
+def gate_stop_message(gate, diagnosis, take_over, hc_present, manifest=None, guest_volumes=None, guest_groups=None):
     """Why the run stops at a gate of wait_gate: its state and duration, the first object left with its finalizers,
     the failed queries, what up to three objects say they wait for, the diagnosis of deletion_info (conditions,
     finalizer owners) and, for a timeout held by the hypershift-operator's finalizer, the take-over hint."""
@@ -94,7 +95,7 @@ def gate_stop_message(gate, diagnosis, take_over, hc_present, manifest=None, gue
     held_by_ho = any(HO_FINALIZER in (r.get("finalizers", []) or []) for r in remaining)
     held_hcp = [r for r in remaining if r.get("kind") == "HostedControlPlane" and HO_FINALIZER in (r.get("finalizers") or [])]
     if state == "timeout" and not take_over and hc_present and held_hcp:
-        out.append(_cpo_hint(manifest, guest_volumes))
+        out.append(_cpo_hint(manifest, guest_volumes, guest_groups))
     elif state == "timeout" and not take_over and hc_present and held_by_ho:
         out.append(TAKE_OVER_HINT)
     return "".join(out)

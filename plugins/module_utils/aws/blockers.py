@@ -4,7 +4,9 @@
 """What holds a refused AWS delete: for each type whose delete AWS refuses while something still uses it
 (``BLOCKERS``), the lookup of that something by ID (ENIs by subnet, group or VPC, the NAT gateway still
 deleting, the rule that references a group, the instance still shutting down), with whether it is going
-away and what to do about it."""
+away and what to do about it. A rule that lets a refused group in is revoked when its group goes too, or when
+its group, kept, is owned by the same cluster (and not protected): what the cloud provider does before deleting a
+load balancer's group."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -12,6 +14,7 @@ __metaclass__ = type
 from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
 from ansible_collections.teardown.gates.plugins.module_utils.aws.deletes import clear_role, group_refs, revoke_group_refs
 from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import ENI, PROBES, probe_elb
+from ansible_collections.teardown.gates.plugins.module_utils.core.protect import is_protected
 
 
 class Blocker:
@@ -116,6 +119,12 @@ def _b_subnet(ex, rid, obs, code):
     return out
 
 
+def _owned_by(items):
+    """The cluster tag keys (``kubernetes.io/cluster/<ID>``) the first of ``items`` carries with ``owned``."""
+    return set(t.get("Key") for item in items[:1] for t in item.get("Tags") or []
+               if (t.get("Key") or "").startswith("kubernetes.io/cluster/") and t.get("Value") == "owned")
+
+
 def _b_sg(ex, rid, obs, code):
     if code == "CannotDelete":
         return [Blocker(g.SG, rid, "default", note="a VPC's default group goes with its VPC: remove it from the manifest")]
@@ -125,6 +134,7 @@ def _b_sg(ex, rid, obs, code):
         if b is not None:
             out.append(b)
     groups = ex.c.call("ec2", "describe_security_groups").get("SecurityGroups", [])
+    mine = _owned_by([o for o in groups if o["GroupId"] == rid][:1] or [obs or {}])
     for other in groups:
         if other["GroupId"] == rid:
             continue
@@ -136,6 +146,12 @@ def _b_sg(ex, rid, obs, code):
             # a group of the same infra: its rule goes with it, revoke it now (what the destroy command does)
             out.append(Blocker(g.SG, other["GroupId"], "references %s" % rid,
                                action=lambda o=other: revoke_group_refs(ex, o, only_to=rid)))
+        elif mine & _owned_by([other]) and not is_protected(other.get("Tags")):
+            # a group the same cluster owns (the workers'), kept: only its rule that lets the refused group in goes,
+            # as the cloud provider revokes it before deleting a load balancer's group (cloud-provider-aws@63ec440,
+            # pkg/providers/v1/aws.go:3373-3379, updateInstanceSecurityGroupsForLoadBalancer :2980-3099)
+            out.append(Blocker(g.SG, other["GroupId"], "references %s (a group of the same cluster, kept: only that "
+                               "rule is revoked)" % rid, action=lambda o=other: revoke_group_refs(ex, o, only_to=rid)))
         else:
             out.append(Blocker(g.SG, other["GroupId"], "references %s" % rid, going_away=False,
                                note="a rule of group %s (not in the manifest) references %s: revoke that rule" % (

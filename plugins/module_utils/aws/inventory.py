@@ -11,7 +11,9 @@
   whether AWS deletes it with its instance (``DeleteOnTermination``);
 * the children of each tagged VPC by ``vpc-id`` (tagged or not): subnets, route tables (not the
   main one), security groups (not ``default``), NAT gateways (not ``deleted``), VPC endpoints,
-  classic ELBs, ELBv2 load balancers and target groups;
+  classic ELBs, ELBv2 load balancers and target groups; of those groups, the ones only the guest's load
+  balancers use, made for each by its controller (``guest_groups``: from what the same answers say, no
+  further call);
 * Route 53: private zones associated with a tagged VPC; the ``*.apps.<cluster>.<base domain>``
   record in the public zone of ``base_domain``;
 * S3: buckets named ``<infraID>-image-registry-*``; the ``<infraID>/`` prefix of ``oidc_bucket``;
@@ -58,6 +60,60 @@ CSI_VOLUME_TAG_PREFIX = "kubernetes.io/created-for/"
 def is_guest_volume(volume):
     """A persistent volume of the guest cluster: the EBS CSI driver tagged it for a PVC or PV."""
     return any((t.get("Key") or "").startswith(CSI_VOLUME_TAG_PREFIX) for t in volume.get("Tags") or [])
+
+
+# the security group a guest load balancer's own controller made for it, deleted right after that load balancer
+# (kubernetes/cloud-provider-aws@63ec440, pkg/providers/v1/aws.go): a classic ELB's is named k8s-elb-<its name>
+# (:2008, buildELBSecurityGroupList), an NLB's managed group carries this description (:2311-2312,
+# ensureNLBSecurityGroup), both tagged kubernetes.io/cluster/<cluster ID>: owned (:1595, ensureSecurityGroup); the
+# AWS Load Balancer Controller tags its own with elbv2.k8s.aws/cluster
+ELB_GROUP_PREFIX = "k8s-elb-"
+NLB_GROUP_DESCRIPTION = "[k8s] Managed SecurityGroup for LoadBalancer"
+LBC_CLUSTER_TAG = "elbv2.k8s.aws/cluster"
+
+
+def _tag_keys(item):
+    return dict((t.get("Key"), t.get("Value")) for t in (item or {}).get("Tags") or [] if t.get("Key"))
+
+
+def _groups_used(item):
+    """The group IDs an instance or a VPC endpoint uses, as DescribeInstances and DescribeVpcEndpoints spell them."""
+    out = set(s.get("GroupId") for s in item.get("SecurityGroups") or [] if isinstance(s, dict))
+    out |= set(s.get("GroupId") for s in item.get("Groups") or [] if isinstance(s, dict))
+    for n in item.get("NetworkInterfaces") or []:
+        out |= set(s.get("GroupId") for s in n.get("Groups") or [])
+    out.discard(None)
+    return out
+
+
+def guest_groups(observed, tag_key):
+    """The security groups that only the guest's load balancers use: each referenced by a load balancer of the
+    manifest (its ``SecurityGroups``) and made for it by its controller - a classic ELB's ``k8s-elb-<name>`` tagged
+    ``tag_key: owned``; an ELBv2's managed group (``NLB_GROUP_DESCRIPTION``, tagged ``tag_key: owned``) or tagged
+    ``elbv2.k8s.aws/cluster`` - and used by no instance or VPC endpoint of the manifest. A group of the infra attached
+    to a load balancer (the workers', a router's group of ``create infra``, one a Service named by annotation) is
+    not the load balancer's own, and stays. ``observed``: discovery's ``seen`` (type -> ID -> what it read)."""
+    groups = observed.get(g.SG) or {}
+    used = set()
+    for t in (g.INSTANCE, g.ENDPOINT):
+        for item in (observed.get(t) or {}).values():
+            used |= _groups_used(item)
+    out = set()
+    for rtype in (g.ELB, g.ELBV2):
+        for lb_id, lb in (observed.get(rtype) or {}).items():
+            for gid in lb.get("SecurityGroups") or []:
+                sg = groups.get(gid)
+                if sg is None or gid in used:
+                    continue
+                tags = _tag_keys(sg)
+                owned = tags.get(tag_key) == "owned"
+                if rtype == g.ELB:
+                    own = owned and sg.get("GroupName") == ELB_GROUP_PREFIX + lb_id
+                else:
+                    own = (owned and sg.get("Description") == NLB_GROUP_DESCRIPTION) or LBC_CLUSTER_TAG in tags
+                if own:
+                    out.add(gid)
+    return sorted(out)
 
 
 def _authorization_details(c):
@@ -271,5 +327,6 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
     manifest = dict((t, sorted(ids)) for t, ids in m.items() if ids)
     details["vpcs"] = vpcs
     details["guest_volumes"] = sorted(guest_volumes)
+    details["guest_groups"] = guest_groups(seen, tag_key)
     details["observed"] = dict((t, v) for t, v in seen.items() if v)
     return manifest, details

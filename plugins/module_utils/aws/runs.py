@@ -112,7 +112,7 @@ def inventory(module):
     kept = kept_rows(protected_rows(details["observed"]), young(manifest, details["observed"], module.params))
     result = dict(changed=False, manifest=manifest, counts=dict((t, len(v)) for t, v in manifest.items()),
                   total=sum(len(v) for v in manifest.values()), api_calls=clients.calls, vpcs=details["vpcs"],
-                  guest_volumes=details["guest_volumes"], protected=kept)
+                  guest_volumes=details["guest_volumes"], guest_groups=details["guest_groups"], protected=kept)
     path = module.params["manifest_path"]
     if path:
         text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"

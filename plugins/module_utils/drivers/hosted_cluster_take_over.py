@@ -62,7 +62,7 @@ def guest_resources(p):
     recorded = (p.get("hcp_owners") or {}).get("guest_resources")
     if recorded is not None:
         return recorded
-    return hcp_owners.guest_manifest(p.get("aws_manifest"), p.get("guest_volumes"))
+    return hcp_owners.guest_manifest(p.get("aws_manifest"), p.get("guest_volumes"), p.get("guest_groups"))
 
 
 def endpoints_message(p, job):

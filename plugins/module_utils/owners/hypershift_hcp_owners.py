@@ -5,9 +5,9 @@
 
 CPO keeps ``hypershift.openshift.io/finalizer`` on a deleting HostedControlPlane until the guest's cloud
 resources are destroyed (HCCO reports ``CloudResourcesDestroyed``; tests/sandbox/spec/hypershift.md HS-16 to
-HS-24). Both run as Deployments in the HCP namespace (``control-plane-operator``,
-``hosted-cluster-config-operator``). Their owners are taken as gone only on three successful reads, each
-recorded as evidence:
+HS-24, and HS-30 for the guest's cloud provider). Both run as Deployments in the HCP namespace
+(``control-plane-operator``, ``hosted-cluster-config-operator``). Their owners are taken as gone only on three
+successful reads, each recorded as evidence:
 
 * the CPO Deployment is absent or has no ready replica;
 * the HCCO Deployment likewise;
@@ -17,9 +17,27 @@ recorded as evidence:
 
 Then the collection does their part for them: the guest's cloud resources that the baseline found by the
 cluster's tag (``kubernetes.io/cluster/<infraID>: owned``; the guest load balancers of the tagged VPC and
-their target groups, the guest's persistent volumes (tagged by the EBS CSI driver for a PVC, HS-29), the
-image-registry buckets) are deleted through the ordered AWS cleanup and verified absent by ID; only that
-verification releases CPO's finalizer (``guest_evidence``). A read that fails is unknown, never gone.
+their target groups, the security groups only those load balancers use, the guest's persistent volumes (tagged
+by the EBS CSI driver for a PVC, HS-29), the image-registry buckets) are deleted through the ordered AWS cleanup
+and verified absent by ID; only that verification releases CPO's finalizer (``guest_evidence``). A read that
+fails is unknown, never gone.
+
+The security groups: HCCO removes the guest's load balancers by deleting its Services of type LoadBalancer
+(openshift/hypershift@3ee9615, control-plane-operator/hostedclusterconfigoperator/controllers/resources/
+resources.go:2886-2899 in ``ensureCloudResourcesDestroyed``, :3278-3300 ``ensureServiceLoadBalancersRemoved``),
+and reports ``loadbalancers`` remaining until they are gone. The guest's cloud provider then does the AWS part
+(kubernetes/cloud-provider-aws@63ec440, pkg/providers/v1/aws.go:3277-3395 ``EnsureLoadBalancerDeleted``): it
+takes the load balancer's groups that carry the cluster tag (:3210-3274 ``buildSecurityGroupsToDelete``),
+revokes the rules of the instances' cluster-tagged groups that let the load balancer's group in (:3373-3379,
+:2980-3099 ``updateInstanceSecurityGroupsForLoadBalancer``), deletes the load balancer, and deletes those
+groups, retrying while ``DependencyViolation`` says the load balancer's ENIs still hold them (:3119-3162
+``deleteSecurityGroupsWithBackoff``). The group it made for a classic ELB is ``k8s-elb-<load balancer name>``
+(:2008), tagged ``kubernetes.io/cluster/<cluster ID>: owned`` (:1595). The cloud provider runs in the HCP
+namespace too: with CPO and HCCO gone, nobody deletes that group. The take-over takes only the groups the
+inventory marked as made for a guest load balancer and used by nothing else of the manifest
+(``aws/inventory.py`` ``guest_groups``); the ordered cleanup deletes them after the load balancers and waits on
+their lingering ENIs, and revokes, as the cloud provider does, a rule of another group owned by the same
+cluster that lets one of them in (``graph.TYPE_DEPS``, ``blockers._b_sg``).
 """
 from __future__ import absolute_import, division, print_function
 
@@ -33,7 +51,8 @@ HCCO_DEPLOYMENT = "hosted-cluster-config-operator"
 OWNERS = "control-plane-operator (CPO) and hosted-cluster-config-operator (HCCO)"
 CONDITION = "CloudResourcesDestroyed"
 # what HCCO and CPO remove of the guest's, as the baseline's manifest types them (the guest's persistent
-# volumes are the tagged volumes the inventory marked as the EBS CSI driver's, not every volume of the infra ID)
+# volumes are the tagged volumes the inventory marked as the EBS CSI driver's, not every volume of the infra ID;
+# the security groups, only those the inventory marked as made for a guest load balancer: inventory.guest_groups)
 GUEST_TYPES = (g.ELB, g.ELBV2, g.TARGET_GROUP, g.BUCKET)
 
 
@@ -95,16 +114,19 @@ def owners_gone(hcp, deployments, now, take_over_after, finalizer):
     return evidence
 
 
-def guest_manifest(manifest, guest_volumes):
+def guest_manifest(manifest, guest_volumes, guest_groups=None):
     """The guest's part of the baseline's manifest (type -> IDs): its load balancers, target groups, registry
-    buckets and persistent volumes; what HCCO and CPO would remove."""
+    buckets, persistent volumes and the security groups only its load balancers use; what HCCO and CPO (and the
+    guest's cloud provider, gone with the HCP namespace) would remove. The groups go in the same manifest: the
+    ordered cleanup deletes them after the load balancers and their ENIs (graph.TYPE_DEPS)."""
     out = {}
     for t in GUEST_TYPES:
         if (manifest or {}).get(t):
             out[t] = sorted(manifest[t])
-    volumes = sorted(set(guest_volumes or []) & set((manifest or {}).get(g.VOLUME) or []))
-    if volumes:
-        out[g.VOLUME] = volumes
+    for t, ids in ((g.VOLUME, guest_volumes), (g.SG, guest_groups)):
+        picked = sorted(set(ids or []) & set((manifest or {}).get(t) or []))
+        if picked:
+            out[t] = picked
     return out
 
 

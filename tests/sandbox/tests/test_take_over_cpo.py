@@ -49,6 +49,8 @@ def test_cpo_and_hcco_down_stop_naming_them_and_the_guest_s_resources_then_the_t
                 *[a for k in CPO_DOWN_KNOBS for a in ("--knob", k)])
     name, ns, hcp = info["name"], info["namespace"], info["hcp_namespace"]
     guest_ids = [i for ids in info["guest_cloud"].values() for i in ids]
+    # the router ELB's own group (HS-30) is among them: the take-over deletes it after the ELB, as the cloud provider
+    assert info["guest_cloud"]["AWS::EC2::SecurityGroup"], info["guest_cloud"]
     args = {"hosted_cluster_name": name, "hosted_cluster_namespace": ns, "report_dir": str(tmp_path / "report"),
             "cluster_grace_period": 25}
     # a scope that contradicts the annotation already set is refused before any change, naming the option

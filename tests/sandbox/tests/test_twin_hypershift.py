@@ -267,6 +267,15 @@ def volume_exists(vid):
         raise
 
 
+def group_exists(gid):
+    try:
+        return bool(_aws("ec2").describe_security_groups(GroupIds=[gid])["SecurityGroups"])
+    except ClientError as e:
+        if e.response["Error"]["Code"] == "InvalidGroup.NotFound":
+            return False
+        raise
+
+
 def instance_states(ids):
     return {i["InstanceId"]: i["State"]["Name"] for r in _aws("ec2").describe_instances(InstanceIds=ids)["Reservations"]
             for i in r["Instances"]}
@@ -340,6 +349,11 @@ def check_seeded(dyn, core, info):
     uids = {(o["kind"], o["name"]): o["uid"] for o in info["objects"]}
     assert uids[("HostedControlPlane", info["name"])] == info["hcp"]["uid"]
     assert all(elb_exists(lb) for lb in info["guest_cloud"]["AWS::ElasticLoadBalancing::LoadBalancer"])
+    # the guest's cloud provider made the router ELB's group, k8s-elb-<name>, tagged the cluster's, attached (HS-30)
+    [lb], [group] = info["guest_cloud"]["AWS::ElasticLoadBalancing::LoadBalancer"], info["guest_cloud"]["AWS::EC2::SecurityGroup"]
+    sg = _aws("ec2").describe_security_groups(GroupIds=[group])["SecurityGroups"][0]
+    assert sg["GroupName"] == "k8s-elb-" + lb and {"Key": f"kubernetes.io/cluster/{infra}", "Value": "owned"} in sg["Tags"]
+    assert group in _aws("elb").describe_load_balancers(LoadBalancerNames=[lb])["LoadBalancerDescriptions"][0]["SecurityGroups"]
 
 
 def test_destroy_with_cleanup_follows_the_chain(dyn, core, seeded, recorder):
@@ -368,6 +382,8 @@ def test_destroy_with_cleanup_follows_the_chain(dyn, core, seeded, recorder):
     assert ("HostedClusterDestroyed", "False", "WaitingForCAPIClusterDeletion") in rec.hc_conds
     guest = info["guest_cloud"]
     assert not any(elb_exists(lb) for lb in guest["AWS::ElasticLoadBalancing::LoadBalancer"])
+    # its group after it, once the workers' rule that let it in was revoked (the chain seed has the workers' group)
+    assert not any(group_exists(g) for g in guest["AWS::EC2::SecurityGroup"])
     assert not any(volume_exists(v) for v in guest["AWS::EC2::Volume"])
     buckets = {b["Name"] for b in _aws("s3").list_buckets()["Buckets"]}
     assert not buckets & set(guest["AWS::S3::Bucket"])
@@ -396,6 +412,7 @@ def test_without_cleanup_guest_resources_stay_and_skip_namespace_is_honoured(dyn
     assert ("HostedClusterDestroyed", "True", "WaitingForGracePeriod") in rec.hc_conds
     # guest cloud resources are the CLI's to remove when cleanup is off
     assert all(elb_exists(lb) for lb in info["guest_cloud"]["AWS::ElasticLoadBalancing::LoadBalancer"])
+    assert all(group_exists(g) for g in info["guest_cloud"]["AWS::EC2::SecurityGroup"])
     nso = _get(dyn, "v1", "Namespace", info["hcp_namespace"])
     assert nso is not None and not nso["metadata"].get("deletionTimestamp")
     assert _get(dyn, CAPI, "Cluster", info["infra_id"], info["hcp_namespace"]) is None

@@ -10,7 +10,8 @@ an EBS volume, and AWSEndpointServices: each with the finalizers tests/sandbox/s
 
 AWS: the worker-VPC infrastructure of the infra ID (from `aws_infra.seed` when that scenario
 exists, else a VPC and a subnet made here), worker instances, the guest's cloud resources that HCCO
-removes (a router ELB, a PV's EBS volume, the image-registry bucket, all tagged with the infra ID),
+removes (a router ELB with the `k8s-elb-<name>` group the guest's cloud provider makes for it and deletes after
+it, a PV's EBS volume, the image-registry bucket, all tagged with the infra ID),
 the management side's ELBs and volume behind the HCP Services and PVC, the OIDC documents under
 `<infraID>/` in the shared OIDC bucket, and what CPO makes per AWSEndpointService (HS-21: a security group,
 an interface VPC endpoint in the worker VPC, a CNAME record in the private zone `<name>.hypershift.local`
@@ -183,13 +184,27 @@ class _Seeder:
         except OSError:
             pass
 
-    def elb(self, name, tags, subnet=None):
+    def elb(self, name, tags, subnet=None, groups=None):
         elb = aws("elb")
         kw = {"Subnets": [subnet]} if subnet else {"AvailabilityZones": [self.region + "a"]}
+        if groups:
+            kw["SecurityGroups"] = list(groups)
         dns = elb.create_load_balancer(LoadBalancerName=name, Listeners=[{
             "Protocol": "TCP", "LoadBalancerPort": 443, "InstanceProtocol": "TCP", "InstancePort": 443}],
             Tags=_tags(tags), **kw)["DNSName"]
         return dns
+
+    def elb_group(self, vpc, lb, service):
+        """The group the guest's cloud provider makes for a classic ELB of a Service (cloud-provider-aws@63ec440
+        pkg/providers/v1/aws.go:2008-2010 buildELBSecurityGroupList, :1555-1636 ensureSecurityGroup): named
+        k8s-elb-<load balancer name>, tagged the cluster's (owned), open on the listener's port."""
+        ec2 = aws("ec2")
+        gid = ec2.create_security_group(
+            GroupName=f"k8s-elb-{lb}", Description=f"Security group for Kubernetes ELB {lb} ({service})", VpcId=vpc,
+            TagSpecifications=[{"ResourceType": "security-group", "Tags": _tags({self.cluster_tag: "owned"})}])["GroupId"]
+        ec2.authorize_security_group_ingress(GroupId=gid, IpPermissions=[
+            {"IpProtocol": "tcp", "FromPort": 443, "ToPort": 443, "IpRanges": [{"CidrIp": "0.0.0.0/0"}]}])
+        return gid
 
     def volume(self, az, tags):
         return aws("ec2").create_volume(AvailabilityZone=az, Size=8, VolumeType="gp3", TagSpecifications=[{
@@ -223,12 +238,26 @@ def seed(name=None, namespace=None, knobs=None):
     placement = {i["InstanceId"]: i["Placement"]["AvailabilityZone"] for r in aws("ec2").describe_instances(
         InstanceIds=instance_ids)["Reservations"] for i in r["Instances"]}
     s3 = aws("s3")
+    # the guest's router ELB, with the group the guest's cloud provider makes for it (HS-30)
+    router_svc = "openshift-ingress/router-default"
     if net["router_elb"]:
         guest_elb = net["router_elb"]
+        guest_group = s.elb_group(net["vpc"], guest_elb, router_svc)
+        elb_api = aws("elb")
+        had = elb_api.describe_load_balancers(LoadBalancerNames=[guest_elb])["LoadBalancerDescriptions"][0]
+        elb_api.apply_security_groups_to_load_balancer(LoadBalancerName=guest_elb, SecurityGroups=list(
+            had.get("SecurityGroups") or []) + [guest_group])
+        # the workers' group lets the load balancer's group in (aws.go:2980-3099
+        # updateInstanceSecurityGroupsForLoadBalancer): a rule the cloud provider revokes before deleting the group
+        worker = ((net["result"].get("details") or {}).get("security_groups") or {}).get("worker")
+        if worker:
+            aws("ec2").authorize_security_group_ingress(GroupId=worker, IpPermissions=[
+                {"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": guest_group}]}])
     else:
         guest_elb = "a" + _h(infra, "router-default", n=31)
-        s.elb(guest_elb, {s.cluster_tag: "owned", "kubernetes.io/service-name": "openshift-ingress/router-default"},
-              subnet=net["subnet"])
+        guest_group = s.elb_group(net["vpc"], guest_elb, router_svc)
+        s.elb(guest_elb, {s.cluster_tag: "owned", "kubernetes.io/service-name": router_svc}, subnet=net["subnet"],
+              groups=[guest_group])
     guest_volume = s.volume(net["az"], {s.cluster_tag: "owned", "kubernetes.io/created-for/pvc/name": "prometheus-data-0",
                                         "kubernetes.io/created-for/pvc/namespace": "openshift-monitoring"})
     registry_buckets = net["registry_buckets"]
@@ -437,7 +466,7 @@ def seed(name=None, namespace=None, knobs=None):
         "aws_source": net["source"],
         "aws_infra": net["result"],
         "guest_cloud": {
-            "AWS::ElasticLoadBalancing::LoadBalancer": [guest_elb],
+            "AWS::ElasticLoadBalancing::LoadBalancer": [guest_elb], "AWS::EC2::SecurityGroup": [guest_group],
             "AWS::EC2::Volume": [guest_volume], "AWS::S3::Bucket": registry_buckets},
         "management_cloud": {
             "AWS::ElasticLoadBalancing::LoadBalancer": [lb for lb, _ in mgmt_elbs.values()],

@@ -343,6 +343,15 @@ def guest_cloud_resources(infra):
                 lbs.append(td["LoadBalancerName"])
     if lbs:
         out["load-balancers"] = sorted(lbs)
+    # the group the guest's cloud provider made for each classic ELB (k8s-elb-<name>, tagged the cluster's), HS-30:
+    # it deletes it after the ELB, so it is left while that deletion is under way
+    ec2 = aws("ec2")
+    groups = [s for page in ec2.get_paginator("describe_security_groups").paginate(
+        Filters=[{"Name": "tag-key", "Values": [tag]}]) for s in page.get("SecurityGroups", [])]
+    elb_groups = [s["GroupId"] for s in groups if s.get("GroupName", "").startswith("k8s-elb-")
+                  and {"Key": tag, "Value": "owned"} in (s.get("Tags") or [])]
+    if elb_groups:
+        out["load-balancer-groups"] = sorted(elb_groups)
     # one filter on the cluster's tag, the PVC tag checked here: moto keeps only the last of two filters of the
     # same name (a dict by name), so filtering on tag-key twice listed every cluster's PVC volumes, and a destroy
     # of one hosted cluster deleted the others' guest and etcd volumes (interruption campaign 42000's `same`)
@@ -359,10 +368,34 @@ def guest_cloud_resources(infra):
     return out
 
 
-def delete_guest_cloud_resources(found):
+def _revoke_refs_to(ec2, gid, tag):
+    """The rules of the cluster's other groups that let ``gid`` in, revoked (cloud-provider-aws@63ec440
+    pkg/providers/v1/aws.go:3373-3379, :2980-3099 updateInstanceSecurityGroupsForLoadBalancer, isDeleting)."""
+    for page in ec2.get_paginator("describe_security_groups").paginate(Filters=[{"Name": "tag-key", "Values": [tag]}]):
+        for other in page.get("SecurityGroups", []):
+            perms = [{"IpProtocol": p["IpProtocol"], "UserIdGroupPairs": [{"GroupId": gid}],
+                      **{k: p[k] for k in ("FromPort", "ToPort") if k in p}}
+                     for p in other.get("IpPermissions", [])
+                     if any(pair.get("GroupId") == gid for pair in p.get("UserIdGroupPairs", []))]
+            if other["GroupId"] != gid and perms:
+                ec2.revoke_security_group_ingress(GroupId=other["GroupId"], IpPermissions=perms)
+
+
+def delete_guest_cloud_resources(found, infra=None):
+    """Delete what guest_cloud_resources found, as HCCO and the guest's cloud provider would: a classic ELB's group
+    after the ELB, its references in the cluster's other groups revoked first; a group still held by the ELB's
+    lingering ENIs (DependencyViolation) is left for the next pass (aws.go:3119-3162 deleteSecurityGroupsWithBackoff)."""
     for name in found.get("load-balancers", []):
         aws("elb").delete_load_balancer(LoadBalancerName=name)
     ec2 = aws("ec2")
+    for gid in found.get("load-balancer-groups", []):
+        try:
+            if infra:
+                _revoke_refs_to(ec2, gid, f"kubernetes.io/cluster/{infra}")
+            ec2.delete_security_group(GroupId=gid)
+        except ClientError as e:
+            if e.response["Error"]["Code"] not in ("DependencyViolation", "InvalidGroup.NotFound"):
+                log.warning("delete security group %s: %s", gid, e)
     for vid in found.get("persistent-volumes", []):
         try:
             ec2.delete_volume(VolumeId=vid)
@@ -406,7 +439,7 @@ class HostedClusterConfigOperator(HostedTwinMixin, Twin):
         infra = (hcp.get("spec") or {}).get("infraID")
         found = guest_cloud_resources(infra)
         if found and str(self.cluster_knob(hcp, "cleanup", "")).lower() != "timeout" and not creds_invalid(self, hcp):
-            delete_guest_cloud_resources(found)
+            delete_guest_cloud_resources(found, infra)
             found = guest_cloud_resources(infra)
         if found:
             self.set_conditions(hcp, [("CloudResourcesDestroyed", "False", "RemainingCloudResources",

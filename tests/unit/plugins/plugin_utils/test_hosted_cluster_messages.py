@@ -75,6 +75,10 @@ def test_stop_message_at_the_hcp_names_cpo_hcco_and_the_guest_s_resources_left()
     assert "take_over_cleanup=true reads them gone" in message
     # with take_over_cleanup on, the take-over's own message says it
     assert "CPO" not in gate_stop_message(_gate("timeout", [hcp]), {}, True, True, manifest, [])
+    # the security groups the guest's load balancers use are among what it guards; the infra's others are not
+    groups = dict(manifest, **{"AWS::EC2::SecurityGroup": ["sg-elb", "sg-worker"]})
+    message = gate_stop_message(_gate("timeout", [hcp]), {}, False, True, groups, ["vol-guest"], ["sg-elb"])
+    assert "AWS::EC2::SecurityGroup: sg-elb;" in message and "sg-worker" not in message
 
 
 def test_stop_message_of_a_stall_and_of_failed_queries():

@@ -165,3 +165,24 @@ def test_an_eip_held_by_a_nat_gateway_names_the_nat():
     assert (b.type, b.id) == (g.NAT, "nat-1") and b.note.startswith("NAT gateway not in the manifest")
     # an address already gone holds nothing
     assert B.BLOCKERS[g.EIP](ex({"describe_addresses": {"Addresses": []}}), "eipalloc-1", None, "x") == []
+
+
+def test_a_kept_group_of_the_same_cluster_has_only_its_rule_revoked_as_the_cloud_provider_does():
+    owned = [{"Key": "kubernetes.io/cluster/infra1", "Value": "owned"}]
+    groups = [{"GroupId": "sg-elb", "Tags": owned},
+              {"GroupId": "sg-worker", "Tags": owned,
+               "IpPermissions": [{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": "sg-elb"}, {"GroupId": "sg-w"}]}]},
+              {"GroupId": "sg-kept", "Tags": owned + [{"Key": "teardown.gates/protected", "Value": "true"}],
+               "IpPermissions": [{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": "sg-elb"}]}]},
+              {"GroupId": "sg-other", "Tags": [{"Key": "kubernetes.io/cluster/infra2", "Value": "owned"}],
+               "IpPermissions": [{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": "sg-elb"}]}]}]
+    e = ex({"describe_security_groups": {"SecurityGroups": groups}, "revoke_security_group_ingress": {}},
+           in_manifest=[(g.SG, "sg-elb")])
+    found = B.BLOCKERS[g.SG](e, "sg-elb", {}, "DependencyViolation")
+    assert [b.id for b in found] == ["sg-worker", "sg-kept", "sg-other"]
+    assert callable(found[0].action) and found[0].note is None and "same cluster" in found[0].state
+    assert found[1].action is None and "revoke that rule" in found[1].note  # protected: named, not touched
+    assert found[2].action is None and "revoke that rule" in found[2].note  # another cluster's
+    found[0].action()
+    assert e.c.calls[-1] == ("revoke_security_group_ingress", {
+        "GroupId": "sg-worker", "IpPermissions": [{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": "sg-elb"}]}]})

@@ -78,3 +78,56 @@ def test_parallel_raises_the_first_failure_without_waiting_for_a_stalled_step():
 def test_the_role_suffixes_are_those_hypershift_creates_for_a_cluster():
     assert len(I.ROLE_SUFFIXES) == len(set(I.ROLE_SUFFIXES)) == 8
     assert {"openshift-ingress", "node-pool", "control-plane-operator", "kms-provider"} <= set(I.ROLE_SUFFIXES)
+
+
+TAG = "kubernetes.io/cluster/infra1"
+OWNED = [{"Key": TAG, "Value": "owned"}]
+
+
+def _seen(groups, elbs=None, elbv2=None, instances=None, endpoints=None):
+    return {I.g.SG: groups, I.g.ELB: elbs or {}, I.g.ELBV2: elbv2 or {}, I.g.INSTANCE: instances or {},
+            I.g.ENDPOINT: endpoints or {}}
+
+
+def test_a_guest_classic_elb_s_own_group_is_selected():
+    groups = {"sg-elb": {"GroupName": "k8s-elb-a1b2", "Description": "Security group for Kubernetes ELB a1b2 (ns/svc)",
+                         "Tags": OWNED}}
+    seen = _seen(groups, elbs={"a1b2": {"SecurityGroups": ["sg-elb"]}},
+                 instances={"i-1": {"SecurityGroups": [{"GroupId": "sg-worker"}]}})
+    assert I.guest_groups(seen, TAG) == ["sg-elb"]
+
+
+def test_an_infra_group_a_guest_lb_uses_that_a_worker_or_endpoint_uses_too_is_not_selected():
+    groups = {"sg-worker": {"GroupName": "infra1-worker-sg", "Tags": OWNED},
+              # named as the load balancer's own, but an instance uses it: not only the guest's load balancers' group
+              "sg-shared": {"GroupName": "k8s-elb-a1b2", "Tags": OWNED},
+              "sg-vpce": {"GroupName": "k8s-elb-c3d4", "Tags": OWNED}}
+    seen = _seen(groups, elbs={"a1b2": {"SecurityGroups": ["sg-worker", "sg-shared"]},
+                               "c3d4": {"SecurityGroups": ["sg-vpce"]}},
+                 instances={"i-1": {"SecurityGroups": [{"GroupId": "sg-worker"}],
+                                    "NetworkInterfaces": [{"Groups": [{"GroupId": "sg-shared"}]}]}},
+                 endpoints={"vpce-1": {"Groups": [{"GroupId": "sg-vpce", "GroupName": "k8s-elb-c3d4"}]}})
+    assert I.guest_groups(seen, TAG) == []
+
+
+def test_an_untagged_group_another_cluster_s_or_one_not_the_lb_s_own_is_not_selected():
+    groups = {"sg-untagged": {"GroupName": "k8s-elb-a1b2", "Tags": []},
+              "sg-other": {"GroupName": "k8s-elb-a1b2", "Tags": [{"Key": "kubernetes.io/cluster/infra2", "Value": "owned"}]},
+              "sg-shared-tag": {"GroupName": "k8s-elb-a1b2", "Tags": [{"Key": TAG, "Value": "shared"}]},
+              # a router group of `create infra` on the ELB: tagged the cluster's, but not the cloud provider's
+              "sg-router": {"GroupName": "infra1-router-sg", "Tags": OWNED},
+              # another ELB's own group, named after that one
+              "sg-else": {"GroupName": "k8s-elb-zzzz", "Tags": OWNED}}
+    seen = _seen(groups, elbs={"a1b2": {"SecurityGroups": sorted(groups) + ["sg-not-in-the-vpc"]}})
+    assert I.guest_groups(seen, TAG) == []
+
+
+def test_an_elbv2_s_managed_group_or_the_load_balancer_controller_s_is_selected():
+    groups = {"sg-nlb": {"GroupName": "k8s-ns-svc-0123456789", "Description": I.NLB_GROUP_DESCRIPTION, "Tags": OWNED},
+              "sg-lbc": {"GroupName": "k8s-traffic-infra1-abc", "Tags": [{"Key": I.LBC_CLUSTER_TAG, "Value": "infra1"}]},
+              "sg-worker": {"GroupName": "infra1-worker-sg", "Tags": OWNED},
+              "sg-nlb-untagged": {"GroupName": "k8s-ns-other", "Description": I.NLB_GROUP_DESCRIPTION}}
+    seen = _seen(groups, elbv2={"arn:nlb": {"SecurityGroups": ["sg-nlb", "sg-worker", "sg-nlb-untagged"]},
+                                "arn:alb": {"SecurityGroups": ["sg-lbc"]}})
+    assert I.guest_groups(seen, TAG) == ["sg-lbc", "sg-nlb"]
+    assert I.guest_groups({}, TAG) == []

@@ -120,7 +120,7 @@ def _discovered(monkeypatch, manifest):
 
     def discover(clients, infra_id, **kw):
         seen.update(kw, infra_id=infra_id, check_mode=clients.check_mode)
-        return dict(manifest), {"vpcs": ["vpc-1"], "observed": {}, "guest_volumes": []}
+        return dict(manifest), {"vpcs": ["vpc-1"], "observed": {}, "guest_volumes": [], "guest_groups": ["sg-elb"]}
     monkeypatch.setattr(aws_runs, "discover", discover)
     return seen
 
@@ -146,7 +146,7 @@ def test_inventory_without_a_path_changes_nothing(monkeypatch):
     out = aws_runs.inventory(FakeModule(dict(infra_id="demo", base_domain=None, cluster_name=None, oidc_bucket=None,
                                              manifest_path=None)))
     assert out == dict(changed=False, manifest={}, counts={}, total=0, api_calls={}, vpcs=["vpc-1"], guest_volumes=[],
-                       protected=[])
+                       guest_groups=["sg-elb"], protected=[])
 
 
 def _aws_failure(monkeypatch):
@@ -336,7 +336,7 @@ def test_inventory_lists_young_resources_with_the_protected_ones_once(monkeypatc
 
     def discover(clients, infra_id, **kw):
         return {g.INSTANCE: ["i-new", "i-old", "i-young"], g.SUBNET: ["subnet-1"]}, {
-            "vpcs": [], "observed": observed, "guest_volumes": []}
+            "vpcs": [], "observed": observed, "guest_volumes": [], "guest_groups": []}
     monkeypatch.setattr(aws_runs, "discover", discover)
     params = dict(infra_id="demo", base_domain=None, cluster_name=None, oidc_bucket=None, manifest_path=None,
                   min_age="1h", cluster_created=_ago(days=2).isoformat())

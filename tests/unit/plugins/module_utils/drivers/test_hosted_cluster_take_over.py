@@ -47,6 +47,11 @@ def test_the_stop_at_the_hcp_names_cpo_hcco_their_evidence_and_the_guest_s_resou
     guest = {"aws_manifest": manifest, "guest_volumes": ["vol-1"]}
     assert T.guest_resources(guest) == {"AWS::EC2::Volume": ["vol-1"], "AWS::S3::Bucket": ["i-image-registry-x"]}
     assert T.guest_resources(dict(guest, hcp_owners={"guest_resources": {}})) == {}
+    # the load balancers' own groups, as the inventory marked them, with the rest; the infra's group stays out
+    grouped = dict(guest, guest_groups=["sg-elb"])
+    grouped["aws_manifest"] = dict(manifest, **{"AWS::EC2::SecurityGroup": ["sg-elb", "sg-worker"]})
+    assert T.guest_resources(grouped)["AWS::EC2::SecurityGroup"] == ["sg-elb"]
+    assert "AWS::EC2::SecurityGroup: sg-elb" in T.stopped_message(params(guest_cleanup=False, **grouped), _Job())
     msg = T.stopped_message(params(guest_cleanup=False, **guest), _Job())
     assert "HostedControlPlane clusters-hc-one/hc.one" in msg and "CPO's" in msg and "CPO and HCCO" in msg
     assert "control-plane-operator: absent" in msg

@@ -63,6 +63,17 @@ def test_the_guest_manifest_is_the_guest_s_part_only():
         H.g.ELB: ["router"], H.g.TARGET_GROUP: ["arn:tg"], H.g.BUCKET: ["infra-image-registry-x"],
         H.g.VOLUME: ["vol-guest"]}
     assert H.guest_manifest({}, []) == {}
+
+
+def test_the_guest_manifest_takes_the_groups_of_the_guest_s_load_balancers_the_inventory_marked():
+    manifest = {H.g.ELB: ["a1b2"], H.g.SG: ["sg-elb", "sg-worker"], H.g.VPC: ["vpc-1"]}
+    # the inventory's guest_groups: only those still in the manifest, never the manifest's other groups
+    assert H.guest_manifest(manifest, [], ["sg-elb", "sg-gone-already"]) == {H.g.ELB: ["a1b2"], H.g.SG: ["sg-elb"]}
+    assert H.guest_manifest(manifest, []) == {H.g.ELB: ["a1b2"]}
+    # with the AWSEndpointServices' groups in one cleanup manifest, in the dependency order of graph.TYPE_DEPS
+    merged = H.merge_manifests(H.guest_manifest(manifest, [], ["sg-elb"]), {H.g.SG: ["sg-vpce"]})
+    assert merged[H.g.SG] == ["sg-elb", "sg-vpce"]
+    assert H.g.ELB in H.g.TYPE_DEPS[H.g.SG] and H.g.ELBV2 in H.g.TYPE_DEPS[H.g.SG]
     assert H.guest_text({}) == "none"
     assert H.guest_text({H.g.ELB: ["a", "b"]}) == "%s: a, b" % H.g.ELB
 
