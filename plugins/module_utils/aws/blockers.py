@@ -119,9 +119,9 @@ def _b_subnet(ex, rid, obs, code):
     return out
 
 
-def _owned_by(items):
-    """The cluster tag keys (``kubernetes.io/cluster/<ID>``) the first of ``items`` carries with ``owned``."""
-    return set(t.get("Key") for item in items[:1] for t in item.get("Tags") or []
+def _owned_by(group):
+    """The cluster tag keys (``kubernetes.io/cluster/<ID>``) ``group`` (as described, or None) carries with ``owned``."""
+    return set(t.get("Key") for t in (group or {}).get("Tags") or []
                if (t.get("Key") or "").startswith("kubernetes.io/cluster/") and t.get("Value") == "owned")
 
 
@@ -134,7 +134,7 @@ def _b_sg(ex, rid, obs, code):
         if b is not None:
             out.append(b)
     groups = ex.c.call("ec2", "describe_security_groups").get("SecurityGroups", [])
-    mine = _owned_by([o for o in groups if o["GroupId"] == rid][:1] or [obs or {}])
+    mine = _owned_by(next((o for o in groups if o["GroupId"] == rid), obs))
     for other in groups:
         if other["GroupId"] == rid:
             continue
@@ -146,7 +146,7 @@ def _b_sg(ex, rid, obs, code):
             # a group of the same infra: its rule goes with it, revoke it now (what the destroy command does)
             out.append(Blocker(g.SG, other["GroupId"], "references %s" % rid,
                                action=lambda o=other: revoke_group_refs(ex, o, only_to=rid)))
-        elif mine & _owned_by([other]) and not is_protected(other.get("Tags")):
+        elif mine & _owned_by(other) and not is_protected(other.get("Tags")):
             # a group the same cluster owns (the workers'), kept: only its rule that lets the refused group in goes,
             # as the cloud provider revokes it before deleting a load balancer's group (cloud-provider-aws@63ec440,
             # pkg/providers/v1/aws.go:3373-3379, updateInstanceSecurityGroupsForLoadBalancer :2980-3099)
