@@ -663,8 +663,10 @@ def case_hosted_cluster(run, rng, ctx, take_over=False, hcp=False):
     ``take_over``: the hypershift-operator (HO and the NodePool controller) is down from the start and the runs
     pass take_over_cleanup; the finalizer invariant then also allows the operator's finalizers, but only where
     one of the two reports lists that removal with its evidence of absence. ``hcp``: with ``take_over``, CPO and HCCO
-    are down instead (HO runs, and drops CPO's AWSEndpointService finalizer itself after 5 s, HS-6) and the cleanup
-    annotation is on: the take-over does their part at the HostedControlPlane; the guest's resources are tracked."""
+    are down instead (HO runs, but its own release of CPO's AWSEndpointService finalizer, HS-6, is 10 minutes off) and
+    the cleanup annotation is on: the take-over does their part at the HostedControlPlane and at the
+    AWSEndpointServices (HS-21: the VPC endpoints, groups and records their status names); the guest's resources and
+    those endpoint IDs are tracked."""
     from kubernetes import client, config, dynamic
     workdir, rate = ctx.workdir, ctx.rate
     name = f"{'to' if take_over else 'hc'}{run['seed']}{run['tag']}"
@@ -672,13 +674,13 @@ def case_hosted_cluster(run, rng, ctx, take_over=False, hcp=False):
     down = ["--knob", "ho=down", "--knob", "nodepool=down"] if take_over else []
     if take_over and hcp:
         down = ["--knob", "cpo=down", "--knob", "hcco=down", "--knob", "cleanup_cloud_resources=true",
-                "--knob", "endpoint_timeout=5s"]
+                "--knob", "endpoint_timeout=10m"]
     seeded = seed_scenario("hosted-cluster", "--name", name, "--namespace", ns, "--knob", "nodepools=1",
                            "--knob", "replicas=1", "--knob", "zones=1", "--knob", "nat_seconds=1",
                            "--knob", "grace_period=1s", "--knob", "requeue=1s", *down)
     tracked = dict(seeded["aws"])
-    if hcp:  # the guest's resources: the take-over deletes them by ID
-        for t, lst in (seeded.get("guest_cloud") or {}).items():
+    if hcp:  # the guest's resources and what CPO made for its AWSEndpointServices: the take-over deletes them by ID
+        for t, lst in [*(seeded.get("guest_cloud") or {}).items(), *(seeded.get("endpoint_cloud") or {}).items()]:
             tracked[t] = list(tracked.get(t) or []) + list(lst)
     manifest_ids = {i for lst in tracked.values() for i in lst}
     hc_uid = seeded["uid"]
@@ -764,7 +766,8 @@ def case_hosted_cluster(run, rng, ctx, take_over=False, hcp=False):
     return violations
 
 
-TAKE_OVER_FINALIZERS = ("hypershift.openshift.io/finalizer", "hypershift.io/aws-oidc-discovery")
+TAKE_OVER_FINALIZERS = ("hypershift.openshift.io/finalizer", "hypershift.io/aws-oidc-discovery",
+                        "hypershift.openshift.io/control-plane-operator-finalizer")  # CPO's, on an AWSEndpointService
 
 
 def unrecorded_take_overs(entries, reports):
