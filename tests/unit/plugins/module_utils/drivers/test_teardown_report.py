@@ -49,3 +49,20 @@ def test_a_relative_report_dir_is_written_under_cwd_and_returned_as_given(tmp_pa
     res = R.run(_params(report_dir="r", kind="cfn", report={"a": 1}, basename="b", formats=["json"]),
                 check_mode=False, cwd=str(tmp_path))
     assert res == {"changed": False, "files": {"json": "r/b.json"}} and (tmp_path / "r" / "b.json").is_file()
+
+
+def test_the_library_versions_are_those_the_libraries_give_and_a_missing_one_is_not_importable(monkeypatch):
+    import boto3
+    import botocore
+    import kubernetes
+    assert R._lib_versions() == {"python-kubernetes": kubernetes.__version__, "python-boto3": boto3.__version__,
+                                 "python-botocore": botocore.__version__}
+    import importlib.metadata
+    import sys
+
+    def unknown(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+    monkeypatch.setattr(importlib.metadata, "version", unknown)
+    monkeypatch.setitem(sys.modules, "kubernetes", None)  # an import of it fails
+    assert R._lib_versions() == {"python-kubernetes": "not importable", "python-boto3": boto3.__version__,
+                                 "python-botocore": botocore.__version__}
