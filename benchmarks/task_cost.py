@@ -11,6 +11,12 @@ the playbook and every process it started) and in wall seconds. Kinds:
   k8s_lookup the same read through the kubernetes.core.k8s lookup, which runs inside Ansible's own process
   aws_info   an amazon.aws module run (imports boto3, one DescribeVpcs)
   ours       teardown.gates.deletion_info (one Namespace read), a module process as for any module
+  report     teardown.gates.teardown_report (one cluster's report: JSON, Markdown, HTML, the index), which runs
+             in the controller's worker as an action plugin; no sandbox needed for it alone
+
+TASK_COST_KINDS (comma-separated, default all) picks the kinds; the sandbox's environment is needed unless only
+report is picked. TASK_COST_COLLECTIONS (default .venv/collections) is the ANSIBLE_COLLECTIONS_PATH, e.g. a copy
+of another commit's collection to compare with.
 
 docs/performance.md uses these figures for the lower bound of the hosted-cluster overhead and of the fleet.
 Not part of `make bench` (it compares nothing with a peer); run it alone:
@@ -36,20 +42,23 @@ TASKS = {
                   "resource_name='default') }}}}\"}}",
     "aws_info": "amazon.aws.ec2_vpc_net_info: {{region: us-east-1}}",
     "ours": "teardown.gates.deletion_info: {{kind: Namespace, name: default, dependents: false}}",
+    "report": "teardown.gates.teardown_report: {{report_dir: {reports}, cluster: {{namespace: bench, name: c{i}}}}}",
 }
+LOCAL_KINDS = {"none", "set_fact", "report"}  # kinds that send no request to the sandbox
 
 
-def playbook(kind, n):
+def playbook(kind, n, reports=""):
     lines = ["- hosts: localhost", "  gather_facts: false", "  tasks:"]
     if TASKS[kind] is None:
         lines.append("    - ansible.builtin.meta: noop")
     else:
-        lines += ["    - " + TASKS[kind].format(i=i) for i in range(n)]
+        lines += ["    - " + TASKS[kind].format(i=i, reports=reports) for i in range(n)]
     return "\n".join(lines) + "\n"
 
 
 def run(path, inventory):
-    env = dict(os.environ, ANSIBLE_PIPELINING="1", ANSIBLE_COLLECTIONS_PATH=os.path.join(VENV, "collections"),
+    collections = os.environ.get("TASK_COST_COLLECTIONS") or os.path.join(VENV, "collections")
+    env = dict(os.environ, ANSIBLE_PIPELINING="1", ANSIBLE_COLLECTIONS_PATH=collections,
                PATH=os.path.join(VENV, "bin") + os.pathsep + os.environ.get("PATH", ""))
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.monotonic()
@@ -61,7 +70,11 @@ def run(path, inventory):
 
 
 def main():
-    if not os.environ.get("KUBECONFIG") or not os.environ.get("AWS_ENDPOINT_URL"):
+    kinds = ["none"] + [k for k in os.environ.get("TASK_COST_KINDS", ",".join(TASKS)).split(",") if k and k != "none"]
+    unknown = sorted(set(kinds) - set(TASKS))
+    if unknown:
+        sys.exit("unknown kinds: %s (known: %s)" % (", ".join(unknown), ", ".join(TASKS)))
+    if not set(kinds) <= LOCAL_KINDS and (not os.environ.get("KUBECONFIG") or not os.environ.get("AWS_ENDPOINT_URL")):
         sys.exit("run with the sandbox's environment: eval \"$(tests/sandbox/sandbox env)\"")
     n = int(os.environ.get("TASK_COST_N", "10"))
     work = tempfile.mkdtemp(prefix="task-cost-")
@@ -70,10 +83,10 @@ def main():
         f.write("all:\n  hosts:\n    localhost:\n      ansible_connection: local\n"
                 "      ansible_python_interpreter: %s\n" % os.path.join(VENV, "bin", "python"))
     measured = {}
-    for kind in TASKS:
+    for kind in kinds:
         path = os.path.join(work, kind + ".yml")
         with open(path, "w") as f:
-            f.write(playbook(kind, n))
+            f.write(playbook(kind, n, os.path.join(work, "reports")))
         measured[kind] = run(path, inventory)
         print("%-9s %d tasks: %.2f CPU-s, %.2f s wall" % (kind, 0 if kind == "none" else n, *measured[kind]),
               file=sys.stderr)

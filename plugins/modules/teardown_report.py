@@ -14,6 +14,9 @@ version_added: 0.1.0
 author:
   - teardown.gates developers (@teardown-gates)
 description:
+  - Runs in the controller, as an action plugin of the same name (no module process), so O(report_dir) and the
+    files are on the controller; a relative O(report_dir) is under the playbook's folder, the working directory
+    a module run has on a local connection.
   - Builds the report of one HostedCluster teardown from what the C(teardown.gates.hosted_cluster_destroy)
     role collected - identity, options, the timeline of every gate, AWS and IAM outcomes by ID, the
     independent verification, what was retained and why, what remains - and writes it to
@@ -34,7 +37,7 @@ description:
     C(changed=false), so a re-run of a finished teardown stays C(changed=0).
   - In check mode nothing is written; the report is still returned.
   - Given O(kind) and O(report) instead of O(cluster), it writes the report a role of that kind assembled, in
-    one module run, as C(<basename>.json), C(<basename>.md) and C(<basename>.html) in O(report_dir) (those of
+    one task, as C(<basename>.json), C(<basename>.md) and C(<basename>.html) in O(report_dir) (those of
     O(formats)) - the JSON as the C(to_nice_json) filter writes it, the Markdown and the HTML page drawn by the
     same code as the C(teardown.gates.report_markdown) and C(teardown.gates.report_html) filters, from the report
     as the JSON holds it. Each file is written atomically, mode 0600, the folder created (0700) when missing;
@@ -174,7 +177,7 @@ EXAMPLES = r"""
     data:
       teardown: "{{ report.summary }}"
 
-- name: Write a role's report - JSON, Markdown with its Mermaid gantt, and an HTML page - in one module run
+- name: Write a role's report - JSON, Markdown with its Mermaid gantt, and an HTML page - in one task
   teardown.gates.teardown_report:
     kind: cfn
     report: "{{ _cfn_refusals_report }}"
@@ -274,46 +277,21 @@ files:
 
 from ansible.module_utils.basic import AnsibleModule
 
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError, fail_from
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import teardown_report as driver
 
 
-def argument_spec():
-    return dict(
-        report_dir=dict(type="path", required=True),
-        cluster=dict(type="dict"),
-        options=dict(type="dict", default={}),
-        gates=dict(type="list", elements="dict", default=[]),
-        aws_resources=dict(type="list", elements="dict", default=[]),
-        aws_cleanup_ran=dict(type="bool"),
-        aws_lookup_ran=dict(type="bool"),
-        verification=dict(type="dict", default={}),
-        milestones=dict(type="dict", default={}),
-        hcp_conditions=dict(type="dict", default={}),
-        namespace_retained=dict(type="bool", default=False),
-        retained=dict(type="list", elements="dict", default=[]),
-        stopped=dict(type="dict"),
-        taken_over=dict(type="list", elements="dict", default=[]),
-        versions=dict(type="dict", default={}),
-        plan=dict(type="raw"),
-        baseline=dict(type="dict"),
-        kind=dict(type="str"),
-        report=dict(type="dict"),
-        basename=dict(type="str"),
-        formats=dict(type="list", elements="str", choices=["json", "md", "html"], default=["json", "md", "html"]),
-        rendered=dict(type="dict", default={}),
-    )
-
-
-# a hosted cluster's report (cluster) or another kind's (kind, report, basename)
-REQUIRED_ONE_OF = [("cluster", "kind")]
-MUTUALLY_EXCLUSIVE = [("cluster", "kind"), ("baseline", "kind")]
-REQUIRED_TOGETHER = [("kind", "report", "basename")]
-
-
 def main():
-    module = AnsibleModule(argument_spec=argument_spec(), supports_check_mode=True, required_one_of=REQUIRED_ONE_OF,
-                           mutually_exclusive=MUTUALLY_EXCLUSIVE, required_together=REQUIRED_TOGETHER)
-    driver.run(module)
+    # the action plugin of the same name (plugins/action/teardown_report.py) runs the task in the controller's
+    # worker; this entry point serves ansible-doc, validate-modules and a direct run of the module
+    module = AnsibleModule(argument_spec=driver.argument_spec(), supports_check_mode=True,
+                           required_one_of=driver.REQUIRED_ONE_OF, mutually_exclusive=driver.MUTUALLY_EXCLUSIVE,
+                           required_together=driver.REQUIRED_TOGETHER)
+    try:
+        result = driver.run(module.params, module.check_mode)
+    except TeardownGatesError as e:
+        fail_from(module, e)
+    module.exit_json(**result)
 
 
 if __name__ == "__main__":

@@ -1,10 +1,12 @@
 # -*- coding: utf-8 -*-
 # Copyright: teardown.gates contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The teardown_report module's driver: store a baseline, or build one cluster's report and write it (JSON,
-Markdown, HTML, each 0600 by a rename; the earlier JSON archived) with the folder's index, or write another
-kind's report the role assembled (``kind``, ``report``). It sends no Kubernetes request, so it runs without a
-client: ``run(module)``."""
+"""teardown_report's driver: store a baseline, or build one cluster's report and write it (JSON, Markdown,
+HTML, each 0600 by a rename; the earlier JSON archived) with the folder's index, or write another kind's report
+the role assembled (``kind``, ``report``). It sends no Kubernetes request, so it runs without a client and
+without a module: ``run(params, check_mode, cwd)`` returns the result, or raises ``ReportError`` (``partial``:
+what was built). Two thin adapters call it with the same argument spec (``argument_spec()`` and the constraints
+here): the action plugin plugins/action/teardown_report.py, in the controller's worker, and the module's main()."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -21,14 +23,69 @@ from ansible_collections.teardown.gates.plugins.module_utils.report import html 
 from ansible_collections.teardown.gates.plugins.module_utils.report import timeline
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import registry
 from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import utc_iso
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 # <namespace>-<name>.json, not an archived (.<UTC time>.json) or baseline (.baseline.json) one
 _ARCHIVED = re.compile(r"\.(\d{8}T\d{6}\.\d{3}Z(-\d+)?|baseline)\.json$")
 
 
+def argument_spec():
+    """The options of teardown.gates.teardown_report, for the module and the action plugin alike."""
+    return dict(
+        report_dir=dict(type="path", required=True),
+        cluster=dict(type="dict"),
+        options=dict(type="dict", default={}),
+        gates=dict(type="list", elements="dict", default=[]),
+        aws_resources=dict(type="list", elements="dict", default=[]),
+        aws_cleanup_ran=dict(type="bool"),
+        aws_lookup_ran=dict(type="bool"),
+        verification=dict(type="dict", default={}),
+        milestones=dict(type="dict", default={}),
+        hcp_conditions=dict(type="dict", default={}),
+        namespace_retained=dict(type="bool", default=False),
+        retained=dict(type="list", elements="dict", default=[]),
+        stopped=dict(type="dict"),
+        taken_over=dict(type="list", elements="dict", default=[]),
+        versions=dict(type="dict", default={}),
+        plan=dict(type="raw"),
+        baseline=dict(type="dict"),
+        kind=dict(type="str"),
+        report=dict(type="dict"),
+        basename=dict(type="str"),
+        formats=dict(type="list", elements="str", choices=["json", "md", "html"], default=["json", "md", "html"]),
+        rendered=dict(type="dict", default={}),
+    )
+
+
+# a hosted cluster's report (cluster) or another kind's (kind, report, basename)
+REQUIRED_ONE_OF = [("cluster", "kind")]
+MUTUALLY_EXCLUSIVE = [("cluster", "kind"), ("baseline", "kind")]
+REQUIRED_TOGETHER = [("kind", "report", "basename")]
+
+
+class ReportError(TeardownGatesError):
+    """The report cannot be written: bad input (before any write), or a write that failed. ``partial`` holds
+    the result keys built before it (the report and its summary, or the files' paths)."""
+
+
+def _on_disk(cwd, path):
+    """Where ``path`` is on disk: a relative one under ``cwd`` (the module's working directory, which the
+    action plugin passes), an absolute one or any with ``cwd`` None as it is."""
+    return os.path.join(cwd or "", path)
+
+
 def _lib_versions():
+    """python-<library> -> its version, or "not importable". The installed distribution's version is read from its
+    metadata, without importing it: the action plugin runs in the controller's worker, where importing kubernetes
+    and boto3 would cost about 0.4 CPU-s per report; the import is the fallback."""
     out = {}
     for mod in ("kubernetes", "boto3", "botocore"):
+        try:
+            from importlib.metadata import version  # pylint: disable=import-outside-toplevel
+            out["python-" + mod] = version(mod)
+            continue
+        except Exception:  # pylint: disable=broad-except
+            pass
         try:
             out["python-" + mod] = __import__(mod).__version__
         except Exception:  # pylint: disable=broad-except
@@ -91,15 +148,14 @@ def write_index(report_dir):
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def store_baseline(module):
-    p = module.params
+def store_baseline(p, check_mode, cwd=None):
     path = os.path.join(p["report_dir"], rpt.base_name(p["cluster"]["namespace"], p["cluster"]["name"]) + ".baseline.json")
-    if not module.check_mode:
+    if not check_mode:
         try:
-            _atomic_write(path, json.dumps(p["baseline"], indent=2, sort_keys=True) + "\n")
+            _atomic_write(_on_disk(cwd, path), json.dumps(p["baseline"], indent=2, sort_keys=True) + "\n")
         except OSError as e:
-            module.fail_json(msg="could not store the baseline as %s: %s" % (path, e))
-    module.exit_json(changed=False, baseline_path=path)
+            raise ReportError("could not store the baseline as %s: %s" % (path, e))
+    return dict(changed=False, baseline_path=path)
 
 
 def input_error(p):
@@ -135,38 +191,41 @@ def archive_path(base, json_path):
     return archived
 
 
-def run(module):
-    p = module.params
+def run(p, check_mode, cwd=None):
+    """The result of one teardown_report task with the validated options ``p`` (a baseline stored, a cluster's
+    report or a kind's written; nothing written when ``check_mode``), or ``ReportError``. A relative
+    ``report_dir`` is under ``cwd`` (None: the process's working directory); the paths returned are as given."""
     if p["kind"] is not None:
-        write_kind_report(module)  # exits the module (exit_json or fail_json)
-        return
+        return write_kind_report(p, check_mode, cwd)
     error = input_error(p)
     if error:
-        module.fail_json(msg=error)
+        raise ReportError(error)
     if p["baseline"] is not None:
-        store_baseline(module)
-    report = build(p, module.check_mode)
+        return store_baseline(p, check_mode, cwd)
+    report = build(p, check_mode)
     base = os.path.join(p["report_dir"], rpt.base_name(p["cluster"]["namespace"], p["cluster"]["name"]))
     json_path, md_path, html_path = base + ".json", base + ".md", base + ".html"
     index_path = os.path.join(p["report_dir"], "index.html")
     archived = None
-    if not module.check_mode:
+    if not check_mode:
+        disk = _on_disk(cwd, base)
         try:
-            if os.path.exists(json_path):
-                archived = archive_path(base, json_path)
-                os.rename(json_path, archived)
+            if os.path.exists(disk + ".json"):
+                earlier = archive_path(disk, disk + ".json")
+                os.rename(disk + ".json", earlier)
+                archived = base + earlier[len(disk):]
             text = json.dumps(report, indent=2, sort_keys=True) + "\n"
-            _atomic_write(json_path, text)
+            _atomic_write(disk + ".json", text)
             stored = json.loads(text)  # both renderings are read from the JSON as written, nothing else
-            _atomic_write(md_path, rpt.render_markdown(stored, timeline.render_mermaid(timeline.chart(stored))))
-            _atomic_write(html_path, report_html.render_html(stored))
-            write_index(p["report_dir"])
+            _atomic_write(disk + ".md", rpt.render_markdown(stored, timeline.render_mermaid(timeline.chart(stored))))
+            _atomic_write(disk + ".html", report_html.render_html(stored))
+            write_index(_on_disk(cwd, p["report_dir"]))
         except OSError as e:
-            module.fail_json(msg="could not write the report under %s: %s" % (p["report_dir"], e), report=report,
-                             summary=rpt.summary(report))
-    module.exit_json(changed=False, report=report, summary=rpt.summary(report), json_path=json_path,
-                     markdown_path=md_path, html_path=html_path, index_path=index_path, archived=archived,
-                     outcome=rpt.outcome(report, md_path, html_path))
+            raise ReportError("could not write the report under %s: %s" % (p["report_dir"], e),
+                              partial=dict(report=report, summary=rpt.summary(report)))
+    return dict(changed=False, report=report, summary=rpt.summary(report), json_path=json_path,
+                markdown_path=md_path, html_path=html_path, index_path=index_path, archived=archived,
+                outcome=rpt.outcome(report, md_path, html_path))
 
 
 # ------------------------------------------------------------------------------------ any kind's report files
@@ -207,22 +266,21 @@ def kind_texts(report, kind, formats, rendered):
     return [(f, rendered[f] if f in rendered else draw[f]()) for f in formats]
 
 
-def write_kind_report(module):
-    """Write one kind's report as <report_dir>/<basename>.<format> for each format, in one module run: each
-    file 0600 by a rename, the folder created 0700 when missing; nothing in check mode (a role that writes its
-    report in check mode runs this task with check_mode: false)."""
-    p = module.params
+def write_kind_report(p, check_mode, cwd=None):
+    """Write one kind's report as <report_dir>/<basename>.<format> for each format, in one task: each file 0600
+    by a rename, the folder created 0700 when missing; nothing in check mode (a role that writes its report in
+    check mode runs this task with check_mode: false)."""
     error = kind_error(p)
     if error:
-        module.fail_json(msg=error)
+        raise ReportError(error)
     formats = list(dict.fromkeys(p["formats"]))  # each once, in the order asked
     files = dict((f, os.path.join(p["report_dir"], "%s.%s" % (p["basename"], f))) for f in formats)
-    if not module.check_mode:
+    if not check_mode:
         try:
             for fmt, text in kind_texts(p["report"], p["kind"], formats, p["rendered"]):
-                _atomic_write(files[fmt], text)
+                _atomic_write(_on_disk(cwd, files[fmt]), text)
         except OSError as e:
-            module.fail_json(msg="could not write the %s report under %s: %s" % (p["kind"], p["report_dir"], e),
-                             files=files)
+            raise ReportError("could not write the %s report under %s: %s" % (p["kind"], p["report_dir"], e),
+                              partial=dict(files=files))
     # writing a report is bookkeeping, not a change to what the role is about
-    module.exit_json(changed=False, files=files)
+    return dict(changed=False, files=files)
