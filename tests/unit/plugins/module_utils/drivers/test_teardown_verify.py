@@ -111,3 +111,25 @@ def test_bad_input_fails_before_any_request(monkeypatch):
     with pytest.raises(Exited):
         V.run(module)
     assert module.result["msg"] == "invalid input: objects: give at least one object"
+
+
+def test_kubernetes_core_s_client_sees_what_it_asks_of_an_ansible_k8s_module():
+    module = FakeModule()
+    view = V.KubeView(module)
+    assert view.params is module.params and view.check_mode is False and view.server_side_dry_run is False
+    view.requires("jsonpatch")  # present: nothing happens
+    with pytest.raises(Exited):
+        view.requires("no-such-library-anywhere")
+    assert module.result["failed"] and "no-such-library-anywhere" in module.result["msg"]
+
+
+def test_the_client_is_built_from_the_view(monkeypatch):
+    monkeypatch.setattr(aws_lookup, "look", lambda module, params: {"skipped": True})
+    built = []
+
+    def build_reads(module, driver):
+        built.append(module)
+        return Reads()
+    monkeypatch.setattr(V, "build_reads", build_reads)
+    V.run(FakeModule())
+    assert isinstance(built[0], V.KubeView) and callable(built[0].requires)
