@@ -235,7 +235,8 @@ objects:
 
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_argument_spec, k8s_object_spec
+from ansible_collections.teardown.gates.plugins.module_utils.core.args import (
+    k8s_argument_spec, k8s_object_spec, k8s_objects_spec)
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import deletion_info as driver
 from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import run_k8s_module
 
@@ -244,14 +245,7 @@ def argument_spec():
     return k8s_argument_spec(
         kind=dict(type="str"),
         name=dict(type="str"),
-        objects=dict(type="list", elements="dict", options=dict(
-            api_version=dict(type="str", default="v1"),
-            kind=dict(type="str"),
-            name=dict(type="str"),
-            namespace=dict(type="str"),
-            label_selector=dict(type="str"),
-            match=dict(type="dict"),
-        )),
+        objects=k8s_objects_spec(),
         dependents=dict(type="bool", default=True),
         diagnose=dict(type="bool", default=False),
         **k8s_object_spec()

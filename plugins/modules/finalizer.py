@@ -24,7 +24,11 @@ description:
   - O(scope=spec) changes a Namespace's C(spec.finalizers) through C(PUT /api/v1/namespaces/{name}/finalize).
   - The API refuses new finalizers on an object that is being deleted; the module reports that with
     O(state=present) as a failure whose RV(refused) is C(object_deleting), before sending anything.
-  - Check mode sends no mutating request; C(--diff) shows the finalizers before and after.
+  - O(annotations) are set in the same request as the finalizers O(state=present) adds (one JSON patch, under the
+    same test of C(metadata.uid)); an annotation already at its value is no change.
+  - On an object that is being deleted, the finalizer is refused as above, but the annotations still wanted are
+    sent alone first; the module then fails with RV(refused=object_deleting) and C(changed=true).
+  - Check mode sends no mutating request; C(--diff) shows the finalizers (and O(annotations)) before and after.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - teardown.gates.k8s_object
@@ -71,6 +75,14 @@ options:
     description: How many times to read, compute and send when the object changes under the module.
     type: int
     default: 5
+  annotations:
+    description:
+      - Annotations (key and string value) to set on the object in the same request as the added finalizers.
+      - Only with O(state=present) and O(scope=metadata). An annotation is never removed.
+      - A key that already has another value is tested at that value before it is replaced (another writer's change
+        makes the module read again); a missing C(metadata.annotations) is created only after a test of the
+        resourceVersion.
+    type: dict
 notes:
   - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout), every
     later request at most O(request_timeout) (connect at most 5 s), and a read is sent again only after a
@@ -103,6 +115,21 @@ EXAMPLES = r"""
     state: present
   register: add_fin
   failed_when: add_fin is failed and add_fin.refused | default('') != 'object_deleting'
+
+- name: Hold the HostedCluster and ask HyperShift to delete the guest's cloud resources, in one request
+  teardown.gates.finalizer:
+    api_version: hypershift.openshift.io/v1beta1
+    kind: HostedCluster
+    namespace: clusters
+    name: demo
+    finalizer: openshift.io/destroy-cluster
+    state: present
+    expected_uid: "{{ hc_uid }}"
+    annotations:
+      hypershift.openshift.io/cleanup-cloud-resources: "true"
+  register: retained
+  # a deleting HostedCluster still gets the annotation; only the finalizer is refused
+  failed_when: retained is failed and retained.refused | default('') != 'object_deleting'
 
 - name: Release a namespace's spec finalizer (only when it is terminating)
   teardown.gates.finalizer:
@@ -140,6 +167,16 @@ finalizers_after:
   returned: always
   type: list
   elements: str
+annotations_before:
+  description: The value of each key of O(annotations) as read (null when it was not set).
+  returned: when O(annotations) is given and the object exists
+  type: dict
+  sample: {"hypershift.openshift.io/cleanup-cloud-resources": null}
+annotations_after:
+  description: The value of each key of O(annotations) after the change (the predicted values in check mode).
+  returned: when O(annotations) is given and the object exists
+  type: dict
+  sample: {"hypershift.openshift.io/cleanup-cloud-resources": "true"}
 attempts:
   description: Read-compute-send rounds used (more than 1 after a conflict with another writer).
   returned: always
@@ -173,6 +210,7 @@ def argument_spec():
         expected_uid=dict(type="str"),
         scope=dict(type="str", choices=["metadata", "spec"], default="metadata"),
         retries=dict(type="int", default=5),
+        annotations=dict(type="dict"),
         **k8s_object_spec()
     )
 

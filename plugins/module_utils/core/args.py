@@ -34,3 +34,18 @@ def k8s_object_spec():
     """The spec of ``api_version`` and ``namespace`` (documented by the ``teardown.gates.k8s_object`` doc
     fragment) for a module that names one object, a fresh dict each call."""
     return dict(api_version=dict(type="str", default="v1"), namespace=dict(type="str"))
+
+
+def k8s_objects_spec(**extra):
+    """The spec of ``objects`` (deletion_info's, teardown_verify's): the objects to read, each by its name or listed
+    by kind, a fresh dict each call; ``extra`` adds to the option's own keys (``required=True``)."""
+    spec = dict(type="list", elements="dict", options=dict(
+        api_version=dict(type="str", default="v1"),
+        kind=dict(type="str"),
+        name=dict(type="str"),
+        namespace=dict(type="str"),
+        label_selector=dict(type="str"),
+        match=dict(type="dict"),
+    ))
+    spec.update(extra)
+    return spec

@@ -292,8 +292,9 @@ def wanted_of(p):
     return [dict(api_version=p["api_version"], kind=p["kind"], name=p["name"], namespace=p["namespace"])]
 
 
-def check(module):
-    p = module.params
+def check(module, p=None):
+    """Input errors, before any request (``p``: the params to check, the module's by default)."""
+    p = module.params if p is None else p
     if p["request_timeout"] <= 0:
         module.fail_json(msg="invalid input: request_timeout: must be more than 0 seconds")
     if not wanted_of(p):
@@ -325,25 +326,33 @@ def client_failed(module, err, started=None):
     # unknown: go on without a client, every answer is then unknown, never absent
 
 
-def run(module, reads):
-    p = module.params
+def answers(module, reads, p=None):
+    """The module's result for ``reads`` (no exit): ``(failed, result)``, ``failed`` when the API server did not
+    answer while the client was built (every answer is then unknown). An input error fails the module. ``p``: the
+    params (objects or kind and name, dependents, diagnose), the module's by default."""
+    p = module.params if p is None else p
     wanted = wanted_of(p)
-    answers = []
+    found = []
     for n, item in enumerate(wanted):
         try:
             if item.get("name") is None:
-                answers.append(list_one(reads, item))
+                found.append(list_one(reads, item))
             else:
-                answers.append(read_one(reads, item, p["dependents"] or p["diagnose"], p["diagnose"]))
+                found.append(read_one(reads, item, p["dependents"] or p["diagnose"], p["diagnose"]))
         except InputError as e:
             fail_from(module, e, what=("objects[%d]" % n) if p["objects"] is not None else None)
     # The API server did not answer within the client's bound: every answer is unknown, and the task fails
     # (a read that could not be sent is not an answer); a single read that timed out stays an unknown answer.
-    finish = module.fail_json if reads.unreachable is not None else module.exit_json
+    failed = reads.unreachable is not None
     if p["objects"] is None:
-        finish(changed=False, **answers[0])
-    for item, answer in zip(wanted, answers):
+        return failed, dict(changed=False, **found[0])
+    for item, answer in zip(wanted, found):
         answer["item"] = dict((k, v) for k, v in item.items() if v is not None)
     extra = {"msg": "%s" % reads.unreachable} if reads.unreachable is not None else {}
-    extra["inspect_next"] = [h for a in answers for h in a["inspect_next"]][:10]
-    finish(changed=False, state=worst_state([a["state"] for a in answers]), objects=answers, **extra)
+    extra["inspect_next"] = [h for a in found for h in a["inspect_next"]][:10]
+    return failed, dict(changed=False, state=worst_state([a["state"] for a in found]), objects=found, **extra)
+
+
+def run(module, reads):
+    failed, result = answers(module, reads)
+    (module.fail_json if failed else module.exit_json)(**result)

@@ -13,9 +13,14 @@ A Namespace's ``spec.finalizers`` is different: it only changes through
 ``PUT /api/v1/namespaces/{name}/finalize`` with the whole object (``namespace_finalize_body``);
 the resourceVersion in the body makes it an optimistic-lock update.
 
+Annotations can ride in the same request as added finalizers (``build_present_patch``): the one ``test`` of
+the UID covers both, an annotation that has a value is ``test``ed at that value before it is replaced (another
+writer's change makes the caller re-read), and a missing ``metadata.annotations`` map is created only after a
+``test`` of the resourceVersion, as the finalizer list is.
+
 Public functions: ``validate_finalizer_name``, ``desired_finalizers``, ``build_remove_patch``,
-``build_add_patch``, ``build_patch``, ``namespace_finalize_body``, ``is_conflict``,
-``is_deleting_refusal``, ``apply_with_retry``.
+``build_add_patch``, ``build_patch``, ``annotation_changes``, ``build_present_patch``,
+``namespace_finalize_body``, ``is_conflict``, ``is_deleting_refusal``, ``apply_with_retry``.
 """
 
 from __future__ import absolute_import, division, print_function
@@ -98,6 +103,49 @@ def build_add_patch(obj, names):
         for n in missing:
             ops.append({"op": "add", "path": "/metadata/finalizers/-", "value": n})
     return ops
+
+
+def annotation_changes(obj, annotations):
+    """The annotations of ``annotations`` (key: value) that ``obj`` does not already carry at that value, in key
+    order; {} when every one is already set."""
+    current = (obj.get("metadata") or {}).get("annotations") or {}
+    return dict((k, v) for k, v in sorted((annotations or {}).items()) if current.get(k) != v)
+
+
+def _pointer(key):
+    """``key`` as one JSON pointer token (RFC 6901: ``~`` is ``~0``, ``/`` is ``~1``)."""
+    return key.replace("~", "~0").replace("/", "~1")
+
+
+def build_present_patch(obj, names, annotations=None):
+    """One JSON patch that appends the missing ``names`` to ``metadata.finalizers`` and sets ``annotations``
+    (key: value) that are not already at their value; [] when there is nothing to do.
+
+    The first op tests the UID. A list or map that does not exist yet is created only after a ``test`` of the
+    resourceVersion (sent once even when both are created); an annotation that already has another value is
+    ``test``ed at that value, then replaced; a new key in an existing map is added. A failed test makes the caller
+    re-read (``apply_with_retry``).
+    """
+    meta = obj.get("metadata") or {}
+    fin_ops = build_add_patch(obj, names)[1:]  # without its test of the UID, sent once below
+    changes = annotation_changes(obj, annotations)
+    current = meta.get("annotations")
+    ann_ops = []
+    if changes and current is None:
+        ann_ops.append({"op": "add", "path": "/metadata/annotations", "value": changes})
+    else:
+        for key, value in changes.items():
+            path = "/metadata/annotations/" + _pointer(key)
+            if key in current:
+                ann_ops.append({"op": "test", "path": path, "value": current[key]})
+                ann_ops.append({"op": "replace", "path": path, "value": value})
+            else:
+                ann_ops.append({"op": "add", "path": path, "value": value})
+    if not fin_ops and not ann_ops:
+        return []
+    rv_test = {"op": "test", "path": "/metadata/resourceVersion", "value": meta.get("resourceVersion")}
+    lock = [rv_test] if (changes and current is None and rv_test not in fin_ops) else []
+    return [{"op": "test", "path": "/metadata/uid", "value": meta.get("uid")}] + lock + fin_ops + ann_ops
 
 
 def build_patch(obj, names, state):

@@ -143,3 +143,79 @@ def test_apply_with_retry_gives_up_and_propagates_other_errors():
     with pytest.raises(Err):
         F.apply_with_retry(lambda: calls.append(1) or obj(["a/b"]), lambda o: [1], forbidden, attempts=5)
     assert len(calls) == 1
+
+
+CLEANUP = "hypershift.openshift.io/cleanup-cloud-resources"
+
+
+def annotated(fins, annotations, rv="10"):
+    o = obj(fins, rv=rv)
+    if annotations is not None:
+        o["metadata"]["annotations"] = dict(annotations)
+    return o
+
+
+def test_present_patch_adds_the_finalizer_and_the_annotation_in_one_request():
+    seen = annotated(["ctrl.io/a"], {"other": "x"})
+    patch = F.build_present_patch(seen, ["openshift.io/destroy-cluster"], {CLEANUP: "true"})
+    assert patch == [
+        {"op": "test", "path": "/metadata/uid", "value": "u-1"},
+        {"op": "add", "path": "/metadata/finalizers/-", "value": "openshift.io/destroy-cluster"},
+        {"op": "add", "path": "/metadata/annotations/hypershift.openshift.io~1cleanup-cloud-resources", "value": "true"},
+    ]
+    after = jsonpatch.apply_patch(seen, patch)
+    assert after["metadata"]["finalizers"] == ["ctrl.io/a", "openshift.io/destroy-cluster"]
+    assert after["metadata"]["annotations"] == {"other": "x", CLEANUP: "true"}
+
+
+def test_present_patch_with_the_finalizer_on_sets_the_annotation_alone():
+    seen = annotated(["openshift.io/destroy-cluster"], {})
+    patch = F.build_present_patch(seen, ["openshift.io/destroy-cluster"], {CLEANUP: "true"})
+    assert [op["op"] for op in patch] == ["test", "add"]
+    assert jsonpatch.apply_patch(seen, patch)["metadata"]["finalizers"] == ["openshift.io/destroy-cluster"]
+
+
+def test_present_patch_is_empty_when_both_are_already_there():
+    seen = annotated(["openshift.io/destroy-cluster"], {CLEANUP: "true"})
+    assert F.build_present_patch(seen, ["openshift.io/destroy-cluster"], {CLEANUP: "true"}) == []
+    assert F.annotation_changes(seen, {CLEANUP: "true"}) == {}
+    assert F.annotation_changes(seen, {CLEANUP: "false"}) == {CLEANUP: "false"}
+
+
+def test_present_patch_without_annotations_is_the_add_patch():
+    seen = obj(["a.io/x"])
+    assert F.build_present_patch(seen, ["b.io/y"], None) == F.build_add_patch(seen, ["b.io/y"])
+    assert F.build_present_patch(obj(None), ["b.io/y"], {}) == F.build_add_patch(obj(None), ["b.io/y"])
+
+
+def test_a_missing_map_and_list_are_created_after_one_test_of_the_resource_version():
+    seen = annotated(None, None)
+    patch = F.build_present_patch(seen, ["b.io/y"], {CLEANUP: "true"})
+    rv_tests = [op for op in patch if op["path"] == "/metadata/resourceVersion"]
+    assert rv_tests == [{"op": "test", "path": "/metadata/resourceVersion", "value": "10"}]
+    assert jsonpatch.apply_patch(seen, patch)["metadata"]["annotations"] == {CLEANUP: "true"}
+    server = annotated(None, {"ctrl.io/note": "y"}, rv="11")  # the map was created meanwhile
+    with pytest.raises(jsonpatch.JsonPatchException):
+        jsonpatch.apply_patch(server, patch)
+    # the annotations' map alone missing: the lock is still sent
+    patch = F.build_present_patch(annotated(["b.io/y"], None), ["b.io/y"], {CLEANUP: "true"})
+    assert patch[1] == {"op": "test", "path": "/metadata/resourceVersion", "value": "10"}
+
+
+def test_an_annotation_at_another_value_is_tested_at_that_value_before_it_is_replaced():
+    seen = annotated([], {CLEANUP: "false"})
+    patch = F.build_present_patch(seen, [], {CLEANUP: "true"})
+    assert patch[1:] == [
+        {"op": "test", "path": "/metadata/annotations/hypershift.openshift.io~1cleanup-cloud-resources", "value": "false"},
+        {"op": "replace", "path": "/metadata/annotations/hypershift.openshift.io~1cleanup-cloud-resources", "value": "true"},
+    ]
+    server = annotated([], {CLEANUP: "maybe"})  # another writer changed it meanwhile
+    with pytest.raises(jsonpatch.JsonPatchException):
+        jsonpatch.apply_patch(server, patch)
+
+
+def test_a_recreated_object_fails_the_present_patch():
+    patch = F.build_present_patch(annotated([], {}), ["b.io/y"], {"a.io~x": "1"})
+    assert patch[-1]["path"] == "/metadata/annotations/a.io~0x"
+    with pytest.raises(jsonpatch.JsonPatchException):
+        jsonpatch.apply_patch(dict(annotated([], {}), metadata=dict(annotated([], {})["metadata"], uid="u-2")), patch)
