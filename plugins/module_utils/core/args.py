@@ -34,3 +34,11 @@ def k8s_object_spec():
     """The spec of ``api_version`` and ``namespace`` (documented by the ``teardown.gates.k8s_object`` doc
     fragment) for a module that names one object, a fresh dict each call."""
     return dict(api_version=dict(type="str", default="v1"), namespace=dict(type="str"))
+
+
+def k8s_aws_argument_spec(request_timeout=REQUEST_TIMEOUT_DEFAULT, **options):
+    """The spec of a module that reads Kubernetes and AWS in one process (an AnsibleAWSModule, which adds amazon.aws's
+    auth and region options itself): ``k8s_argument_spec``'s, a fresh dict each call. Both option sets have
+    ``validate_certs``: kubernetes.core's (alias ``verify_ssl``, no default, so that a kubeconfig's own TLS
+    setting holds) replaces amazon.aws's (default true); botocore verifies certificates when it is not set."""
+    return k8s_argument_spec(request_timeout=request_timeout, **options)
