@@ -125,17 +125,25 @@ def run(module):
     state = base.cluster_state(hc)
     options = options_record(p, cluster, found["cleanup_preexisting"], found["skip_namespace_delete"], present, stored,
                              state["deleting"])
+    # what a stop from here on returns, so that the role's stop report names the cluster, as when these were facts
+    known = dict(queries=queries, hc_present=present, cluster=cluster, options=options, oidc_bucket=found["oidc_bucket"],
+                 cleanup_preexisting=found["cleanup_preexisting"], skip_namespace_delete=found["skip_namespace_delete"],
+                 deleting=state["deleting"], cli_finalizer_on=state["cli_finalizer_on"])
     refuse(module, base.take_over_refusal(p["take_over_cleanup"], p["destroy_cloud_resources"],
-                                          found["cleanup_preexisting"], ns, name), queries=queries)
+                                          found["cleanup_preexisting"], ns, name), **known)
     now = read if present else {}
-    nodepools = base.unique_sorted(now.get("nodepools"), stored.get("nodepools"))
-    versions = base.versions(cluster, now, stored, ANSIBLE_CORE_VERSION)
+    known.update(nodepools=base.unique_sorted(now.get("nodepools"), stored.get("nodepools")),
+                 versions=base.versions(cluster, now, stored, ANSIBLE_CORE_VERSION))
     if cluster["region"]:
         module.params["region"] = cluster["region"]  # the AWS clients' region (else amazon.aws's: env, profile)
-    inventory = aws_runs.infra_inventory(module, CALLER, dict(
-        infra_id=cluster["infra_id"], oidc_bucket=found["oidc_bucket"] or None,
-        base_domain=cluster["base_domain"] or None, cluster_name=name or None, min_age=p["min_age"],
-        cluster_created=cluster["created"]))
+    try:
+        inventory = aws_runs.infra_inventory(module, CALLER, dict(
+            infra_id=cluster["infra_id"], oidc_bucket=found["oidc_bucket"] or None,
+            base_domain=cluster["base_domain"] or None, cluster_name=name or None, min_age=p["min_age"],
+            cluster_created=cluster["created"]), known)
+    except BadInput as e:
+        raise BadInput(str(e), partial=known)
+    nodepools, versions = known["nodepools"], known["versions"]
     guest_volumes = base.unique_sorted(stored.get("guest_volumes"), inventory["guest_volumes"])
     guest_groups = base.unique_sorted(stored.get("guest_groups"), inventory["guest_groups"])
     manifest = base.merged_manifest(stored.get("manifest", {}), inventory["manifest"])

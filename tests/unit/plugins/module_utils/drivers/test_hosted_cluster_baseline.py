@@ -174,3 +174,31 @@ def test_an_empty_infra_id_fails_as_the_inventory_did(world, tmp_path):
 def test_the_spec_has_both_auth_option_sets():
     spec = D.argument_spec()
     assert {"kubeconfig", "request_timeout", "baseline_path", "min_age"} <= set(spec)
+
+
+def test_a_stop_after_the_identity_returns_it_for_the_stop_report(world, tmp_path):
+    m = AWSModuleDouble(params(tmp_path, take_over_cleanup=True, destroy_cloud_resources=False))
+    with pytest.raises(Exited):
+        D.run(m)
+    assert m.failed["cluster"]["infra_id"] == "demo-x" and m.failed["options"]["take_over_cleanup"] is True
+    assert "versions" not in m.failed  # not decided yet at this refusal, as the role's facts were not
+
+
+def test_a_failed_aws_read_is_unknown_and_returns_what_was_decided(monkeypatch, world, tmp_path):
+    import botocore.exceptions
+
+    def discover(clients, infra_id, **kw):
+        raise botocore.exceptions.EndpointConnectionError(endpoint_url="http://127.0.0.1:1")
+    monkeypatch.setattr(aws_runs, "discover", discover)
+    m = AWSModuleDouble(params(tmp_path))
+    with pytest.raises(Exited):
+        D.run(m)
+    assert m.failed["msg"].startswith("discovery of infra ID demo-x failed; no manifest is returned")
+    assert m.failed["cluster"]["infra_id"] == "demo-x" and m.failed["versions"]["control_plane_operator_image"]
+
+
+def test_an_empty_infra_id_keeps_what_was_decided(world, tmp_path):
+    world["hc"] = dict(HC, spec={"platform": {"type": "AWS"}})
+    with pytest.raises(aws_runs.BadInput) as e:
+        D.run(AWSModuleDouble(params(tmp_path)))
+    assert e.value.partial["cluster"]["name"] == "demo" and e.value.partial["nodepools"] == ["np-now"]
