@@ -68,7 +68,7 @@ options:
     description:
       - The AWS region; else the HostedCluster's, else the stored baseline's, else C(AWS_DEFAULT_REGION).
     type: str
-    aliases: [aws_region, ec2_region]
+    aliases: [aws_region]
   baseline_path:
     description:
       - The file an earlier run stored its baseline in (M(teardown.gates.teardown_report)'s
@@ -104,6 +104,13 @@ options:
     description: Seconds each gate waits (recorded in the options).
     type: int
     default: 600
+  validate_certs:
+    description:
+      - Whether the Kubernetes API server's and AWS's TLS certificates are verified (kubernetes.core's option). Unset,
+        the kubeconfig's TLS setting holds for the API server, and the AWS clients verify.
+    type: bool
+    default: null
+    aliases: [verify_ssl]
   min_age:
     description:
       - Keep what was created less than this long ago (seconds, or a duration such as V(24h)), as
