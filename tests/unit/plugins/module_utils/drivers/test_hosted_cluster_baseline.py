@@ -202,3 +202,33 @@ def test_an_empty_infra_id_keeps_what_was_decided(world, tmp_path):
     with pytest.raises(aws_runs.BadInput) as e:
         D.run(AWSModuleDouble(params(tmp_path)))
     assert e.value.partial["cluster"]["name"] == "demo" and e.value.partial["nodepools"] == ["np-now"]
+
+
+def test_kubernetes_core_reads_the_aws_module_as_a_k8s_module(tmp_path):
+    """get_api_client asks a module for requires() and server_side_dry_run, which AnsibleAWSModule lacks."""
+    m = AWSModuleDouble(params(tmp_path), check_mode=True)
+    view = D.K8sModuleView(m)
+    assert view.params is m.params and view.check_mode is True and view.server_side_dry_run is False
+    view.requires("kubernetes", "1.0.0", "to read")
+    assert m.failed is None
+    with pytest.raises(Exited):
+        view.requires("kubernetes", "999.0.0", "to read")
+    assert m.failed["msg"].startswith("kubernetes 999.0.0 or newer is needed to read; found ")
+
+
+def test_the_client_is_built_from_the_view(monkeypatch, tmp_path):
+    """The real build_reads gets the view: kubernetes.core's get_api_client reads requires and server_side_dry_run."""
+    seen = {}
+
+    def get_api_client(module=None, **auth):
+        seen["dry_run"] = module.server_side_dry_run
+        module.requires("kubernetes", "1.0.0")
+        raise RuntimeError("no server here")
+    import ansible_collections.kubernetes.core.plugins.module_utils.k8s.client as core_client
+    monkeypatch.setattr(core_client, "get_api_client", get_api_client)
+    m = AWSModuleDouble(params(tmp_path, request_timeout=1))
+    with pytest.raises(Exited):
+        D.read_hosted_cluster(m)
+    assert seen == {"dry_run": False}
+    assert "nothing about HostedCluster clusters/demo is known" in m.failed["msg"]
+    assert "AttributeError" not in m.failed["msg"]
