@@ -7,14 +7,10 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
-import json
-
 from ansible.errors import AnsibleFilterError
-
-
-def printed(value):
-    """As Jinja prints a value on its own: None as nothing (in a join or a ``~`` concatenation it is "None")."""
-    return "" if value is None else str(value)
+# printed, as_bool and json_or_value are shared with the modules' code (module_utils); imported from there
+from ansible_collections.teardown.gates.plugins.module_utils.core.values import (  # noqa: F401  pylint: disable=unused-import
+    as_bool, json_or_value, printed)
 
 
 def plain_list(value, filter_name, what):
@@ -41,23 +37,6 @@ def one_dict(value, filter_name, what):
     return value
 
 
-# what the bool filter of ansible-core 2.16 takes for true, as text (case-insensitive), besides True and 1
-_TRUE_TEXT = ("yes", "on", "1", "true")
-
-
-def as_bool(value):
-    """A flag as the role's ``| bool`` read it on ansible-core 2.16: True, the number 1, or yes/on/1/true as text
-    (any case); anything else is False. A flag may reach a filter as text ("True") when ansible-core 2.16 rendered
-    it through a template."""
-    if value is None or isinstance(value, bool):
-        return bool(value)
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", errors="replace")
-    if isinstance(value, str):
-        return value.lower() in _TRUE_TEXT
-    return isinstance(value, (int, float)) and value == 1
-
-
 def as_int(value):
     """A number as the role's ``| int`` read it: an int, text of an int, or the whole part of a float (or of text of
     one); anything else is 0."""
@@ -70,22 +49,6 @@ def as_int(value):
             return int(float(value))
         except (TypeError, ValueError):
             return 0
-
-
-def json_or_value(value, not_json):
-    """``value`` with JSON text decoded: None for None or blank text, the decoded JSON for other text (bytes are read
-    as UTF-8), anything else as it is. ansible-core 2.16 may hand a mapping on as its text, later cores do not: both
-    arrive the same here. Text that is not JSON raises what ``not_json(error)`` returns."""
-    if isinstance(value, bytes):
-        value = value.decode("utf-8", errors="replace")
-    if isinstance(value, str):
-        if not value.strip():
-            return None
-        try:
-            return json.loads(value)
-        except ValueError as e:
-            raise not_json(e)
-    return value
 
 
 def parsed_dict(value, filter_name, what):

@@ -89,33 +89,43 @@ def write_if_changed(path, text, check_mode):
     return True
 
 
-def _discover(module, clients, infra_id, shown, then):
+def _discover(module, clients, infra_id, shown, then, p=None, known=None):
     """The manifest and details of ``infra_id``; a failed AWS request fails the module, naming the infra ID as
-    ``shown`` and saying ``then`` (what follows from the failure)."""
-    p = module.params
+    ``shown`` and saying ``then`` (what follows from the failure). ``p``: the discovery options (base_domain,
+    cluster_name, oidc_bucket), the module's own when None; ``known`` goes into the failure's result."""
+    p = module.params if p is None else p
     try:
         return discover(clients, infra_id, base_domain=p["base_domain"], cluster_name=p["cluster_name"],
                         oidc_bucket=p["oidc_bucket"], region=module.region or DEFAULT_REGION)
     except AWS_ERRORS as e:
-        module.fail_json_aws(e, msg="discovery of infra ID %s failed; %s" % (shown, then), api_calls=clients.calls)
+        module.fail_json_aws(e, msg="discovery of infra ID %s failed; %s" % (shown, then), api_calls=clients.calls,
+                             **(known or {}))
     return None, None  # not reached: fail_json_aws exits
+
+
+def infra_inventory(module, caller, p, known=None):
+    """What infra ID ``p["infra_id"]`` owns (aws_infra_inventory's answer without manifest_path), read even in check
+    mode: ``p`` holds infra_id, the discovery options (base_domain, cluster_name, oidc_bucket), min_age and
+    cluster_created; BadInput for an empty infra ID or a bad min_age, before any request. ``caller`` names the
+    module in the AWS user agent; ``known``, what the module knew before, goes into a failure's result."""
+    infra_id = aws_args.infra_id(p["infra_id"])
+    min_age(p)
+    clients = module_clients(module, caller, concurrency=4, check_mode=False)
+    manifest, details = _discover(module, clients, infra_id, infra_id, "no manifest is returned because an "
+                                  "incomplete one would leave resources behind", p, known)
+    # kept: tagged protected, or created less than min_age ago (judged from discovery's answers)
+    kept = kept_rows(protected_rows(details["observed"]), young(manifest, details["observed"], p))
+    return dict(changed=False, manifest=manifest, counts=dict((t, len(v)) for t, v in manifest.items()),
+                total=sum(len(v) for v in manifest.values()), api_calls=clients.calls, vpcs=details["vpcs"],
+                guest_volumes=details["guest_volumes"], guest_groups=details["guest_groups"], protected=kept)
 
 
 def inventory(module):
     """aws_infra_inventory: the infra ID's manifest, written to manifest_path when that is given."""
-    infra_id = aws_args.infra_id(module.params["infra_id"])
-    min_age(module.params)
-    clients = module_clients(module, "aws_infra_inventory", concurrency=4, check_mode=False)
-    manifest, details = _discover(module, clients, infra_id, infra_id, "no manifest is returned because an "
-                                  "incomplete one would leave resources behind")
-    # kept: tagged protected, or created less than min_age ago (judged from discovery's answers)
-    kept = kept_rows(protected_rows(details["observed"]), young(manifest, details["observed"], module.params))
-    result = dict(changed=False, manifest=manifest, counts=dict((t, len(v)) for t, v in manifest.items()),
-                  total=sum(len(v) for v in manifest.values()), api_calls=clients.calls, vpcs=details["vpcs"],
-                  guest_volumes=details["guest_volumes"], guest_groups=details["guest_groups"], protected=kept)
+    result = infra_inventory(module, "aws_infra_inventory", module.params)
     path = module.params["manifest_path"]
     if path:
-        text = json.dumps(manifest, indent=2, sort_keys=True) + "\n"
+        text = json.dumps(result["manifest"], indent=2, sort_keys=True) + "\n"
         if write_if_changed(path, text, module.check_mode):
             result["changed"] = True
         result["manifest_path"] = path

@@ -89,6 +89,15 @@ CASES = [
     ("aws_infra_inventory-missing", "aws_infra_inventory", {"base_domain": "example.com"}, "infra_id"),
     ("aws_infra_inventory-blank", "aws_infra_inventory", {"infra_id": "  "}, "infra_id"),
     ("aws_infra_inventory-age", "aws_infra_inventory", {"infra_id": "bi-none", "min_age": "banana"}, "min_age"),
+    # hosted_cluster_baseline (the hosted-cluster destroy's Phase 1 in one run)
+    ("hosted_cluster_baseline-missing", "hosted_cluster_baseline", {"name": "nothere", "namespace": "{ns}"}, "baseline_path"),
+    ("hosted_cluster_baseline-timeout", "hosted_cluster_baseline", {"name": "nothere", "namespace": "{ns}",
+                                                                    "baseline_path": "/nonexistent/b.json",
+                                                                    "request_timeout": 0}, "request_timeout"),
+    ("hosted_cluster_baseline-absent", "hosted_cluster_baseline", {"name": "nothere", "namespace": "{ns}",
+                                                                   "baseline_path": "/nonexistent/b.json"}, "give infra_id"),
+    ("hosted_cluster_baseline-age", "hosted_cluster_baseline", {"infra_id": "bi-none", "baseline_path": "/nonexistent/b.json",
+                                                                "min_age": "banana"}, "min_age"),
     ("aws_infra_cleanup-age", "aws_infra_cleanup", {"manifest": {"AWS::EC2::VPC": ["vpc-1"]}, "min_age": -5}, "min_age"),
     # teardown_verify
     ("teardown_verify-age", "teardown_verify", {"objects": [{"kind": "ConfigMap", "name": "held", "namespace": "{ns}"}],
