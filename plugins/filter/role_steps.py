@@ -32,13 +32,9 @@ STEPS = {
         "unreleased_message": held_deletion_messages.held_deletion_unreleased_message,
     },
     "hosted_cluster_destroy": {
-        # Phase 0 and 1: the input, the baseline, the AWS manifest
+        # Phase 0 and 1: the input, whether the AWS cleanup runs (the baseline itself: the hosted_cluster_baseline module)
         # name | (namespace, infra_id, grace_period, aws_timeout, take_over_cleanup, take_over_after, report_dir)
         "input_problems": hosted_cluster_input.problems,
-        "stored_baseline": hosted_cluster_baseline.stored_read,   # slurp result | (path)
-        # the HostedCluster as read | (stored, present, aws_region, oidc_bucket, infra_id, env_region)
-        "baseline": hosted_cluster_baseline.identity,
-        "manifest": hosted_cluster_baseline.merged_manifest,      # stored manifest | (found manifest)
         "aws_cleanup_runs": hosted_cluster_baseline.aws_cleanup_runs,  # the manifest
         # Phase 3: the gates
         "cli_finalizer_on": hosted_cluster_wait.cli_finalizer_on,  # Phase 2's result | (finalizer_on, check_mode, deleting)

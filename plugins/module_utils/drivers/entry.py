@@ -27,10 +27,38 @@ __metaclass__ = type
 
 import time
 
+from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import requires
+
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import CLIENT_FAILED, fail_from, TeardownGatesError
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import (
     READ_ATTEMPTS, ResourceLookupError, api_client)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import KubeReads
+
+
+class AwsModuleAsK8s(object):
+    """An AnsibleAWSModule (a module that reads Kubernetes and AWS in one process: hosted_cluster_baseline,
+    teardown_verify) as kubernetes.core's get_api_client and build_reads read a module: AnsibleK8SModule's
+    ``requires`` (kubernetes.core's own check) and ``server_side_dry_run`` (off: these modules only read), over the
+    module's params, check mode, warnings and failures."""
+
+    server_side_dry_run = False
+
+    def __init__(self, module):
+        self.module = module
+        self.params = module.params
+        self.check_mode = module.check_mode
+
+    def requires(self, dependency, minimum=None, reason=None):
+        try:
+            requires(dependency, minimum, reason=reason)
+        except Exception as e:  # pylint: disable=broad-except
+            self.module.fail_json(msg=str(e))
+
+    def fail_json(self, **kwargs):
+        self.module.fail_json(**kwargs)
+
+    def warn(self, warning):
+        self.module.warn(warning)
 
 
 def build_reads(module, driver):

@@ -13,7 +13,6 @@ __metaclass__ = type
 import os
 
 from ansible.module_utils.ansible_release import __version__ as ANSIBLE_CORE_VERSION
-from ansible.module_utils.compat.version import LooseVersion
 
 from ansible_collections.teardown.gates.plugins.module_utils.aws import runs as aws_runs
 from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
@@ -22,7 +21,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
 from ansible_collections.teardown.gates.plugins.module_utils.core.values import as_bool
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import hosted_cluster_info as info
-from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import build_reads
+from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import AwsModuleAsK8s, build_reads
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import PRESENT
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import hosted_cluster_baseline as base
 
@@ -57,27 +56,6 @@ class _Reads(object):
         info.client_failed(module, err, started=started)
 
 
-class K8sModuleView(object):
-    """The AnsibleAWSModule as kubernetes.core's get_api_client reads a module (an AnsibleK8SModule): its params,
-    check mode and failures are the module's; ``requires`` checks the kubernetes library's version as
-    AnsibleK8SModule's does; no server-side dry run (this module only reads)."""
-
-    server_side_dry_run = False
-
-    def __init__(self, module):
-        self._module = module
-
-    def __getattr__(self, name):
-        return getattr(self._module, name)
-
-    def requires(self, name, version=None, reason=None):
-        """Fail the module unless library ``name`` (only ``kubernetes`` is asked) is at least ``version``."""
-        import kubernetes
-        if version and LooseVersion(kubernetes.__version__) < LooseVersion(version):
-            self._module.fail_json(msg="%s %s or newer is needed%s; found %s" % (
-                name, version, " " + reason if reason else "", kubernetes.__version__))
-
-
 def read_hosted_cluster(module):
     """hosted_cluster_info's answer for the name given (nothing read, and absent, without a name), and the reads'
     queries. A read that fails fails the module: nothing about the HostedCluster is known."""
@@ -85,7 +63,7 @@ def read_hosted_cluster(module):
     if not p["name"]:
         return {"state": "absent", "nodepools": []}, []
     info.check(module)
-    reads = build_reads(K8sModuleView(module), _Reads)
+    reads = build_reads(AwsModuleAsK8s(module), _Reads)
     try:
         return info.read_hosted_cluster(reads, p["name"], p["namespace"]), reads.queries
     except info.ReadFailed as e:

@@ -15,12 +15,11 @@ __metaclass__ = type
 
 import threading
 
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import requires
 from ansible_collections.teardown.gates.plugins.module_utils.aws import lookup as aws_lookup
 from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_argument_spec, k8s_objects_spec
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from, TeardownGatesError
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import deletion_info
-from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import build_reads
+from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import AwsModuleAsK8s, build_reads
 
 CALLER = "teardown_verify"
 ATTEMPTS = deletion_info.ATTEMPTS  # one try per read, as deletion_info
@@ -31,30 +30,6 @@ class KubeSide(object):
     CALLER = CALLER
     ATTEMPTS = ATTEMPTS
     client_failed = staticmethod(deletion_info.client_failed)
-
-
-class KubeView(object):
-    """The module as kubernetes.core's get_api_client and entry.build_reads see it: AnsibleK8SModule's
-    ``requires`` and ``server_side_dry_run``, which an AnsibleAWSModule does not have, over the module's params,
-    check mode and failure."""
-    server_side_dry_run = False
-
-    def __init__(self, module):
-        self.module = module
-        self.params = module.params
-        self.check_mode = module.check_mode
-
-    def requires(self, dependency, minimum=None, reason=None):
-        try:
-            requires(dependency, minimum, reason=reason)
-        except Exception as e:  # pylint: disable=broad-except
-            self.module.fail_json(msg=str(e))
-
-    def fail_json(self, **kwargs):
-        self.module.fail_json(**kwargs)
-
-    def warn(self, warning):
-        self.module.warn(warning)
 
 
 def argument_spec():
@@ -98,7 +73,7 @@ def run(module):
     check(module)
     look = AwsLook(module)
     look.start()
-    reads = build_reads(KubeView(module), KubeSide)
+    reads = build_reads(AwsModuleAsK8s(module), KubeSide)
     try:
         failed, result = deletion_info.answers(module, reads, kube_params(module.params))
     except TeardownGatesError as e:

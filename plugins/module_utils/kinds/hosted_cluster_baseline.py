@@ -2,11 +2,11 @@
 # Copyright: (c) 2026, teardown.gates contributors
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """The hosted_cluster_destroy role's baseline (its Phase 1), as pure functions that the hosted_cluster_baseline
-module and the role's filter steps (plugin_utils/hosted_cluster_baseline.py) share: what the HostedCluster says
+module runs (and the role's filter step aws_cleanup_runs, plugin_utils/hosted_cluster_baseline.py): what the HostedCluster says
 now, merged with the baseline an earlier run stored, with the precedence of each value (the operator's option, then
 the HostedCluster, then the stored baseline, then the environment); the refusals before any change; the AWS manifest
 merged so that every ID ever recorded stays tracked. A wrong input raises ``BaselineError`` with the
-message the role shows; the filters turn it into an AnsibleFilterError."""
+message the role shows; the filter turns it into an AnsibleFilterError."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type

@@ -11,6 +11,7 @@ import pytest
 
 from ansible_collections.teardown.gates.plugins.module_utils.aws import lookup as aws_lookup
 from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
+from ansible_collections.teardown.gates.plugins.module_utils.drivers import entry
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import teardown_verify as V
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import KubeReads
@@ -115,7 +116,7 @@ def test_bad_input_fails_before_any_request(monkeypatch):
 
 def test_kubernetes_core_s_client_sees_what_it_asks_of_an_ansible_k8s_module():
     module = FakeModule()
-    view = V.KubeView(module)
+    view = entry.AwsModuleAsK8s(module)
     assert view.params is module.params and view.check_mode is False and view.server_side_dry_run is False
     view.requires("jsonpatch")  # present: nothing happens
     with pytest.raises(Exited):
@@ -132,4 +133,4 @@ def test_the_client_is_built_from_the_view(monkeypatch):
         return Reads()
     monkeypatch.setattr(V, "build_reads", build_reads)
     V.run(FakeModule())
-    assert isinstance(built[0], V.KubeView) and callable(built[0].requires)
+    assert isinstance(built[0], entry.AwsModuleAsK8s) and callable(built[0].requires)

@@ -7,9 +7,8 @@ import json
 
 import pytest
 
-from ansible.errors import AnsibleFilterError
-from ansible_collections.teardown.gates.plugins.plugin_utils.hosted_cluster_baseline import (
-    aws_cleanup_runs, identity, issuer_bucket, merged_manifest, stored_baseline, stored_read)
+from ansible_collections.teardown.gates.plugins.module_utils.kinds.hosted_cluster_baseline import (
+    BaselineError, aws_cleanup_runs, identity, issuer_bucket, merged_manifest, stored_baseline)
 
 HC = {"metadata": {"uid": "u-hc", "annotations": {"hypershift.openshift.io/cleanup-cloud-resources": "true"}},
       "spec": {"infraID": "demo-hc", "issuerURL": "https://demo-oidc.s3.us-east-2.amazonaws.com/demo-hc",
@@ -69,7 +68,7 @@ def test_present_as_text_and_stored_as_json_text_on_ansible_core_2_16():
 
 
 def test_a_stored_baseline_that_is_not_an_object_is_refused():
-    with pytest.raises(AnsibleFilterError, match="^hosted_cluster_baseline: expects the stored baseline"):
+    with pytest.raises(BaselineError, match="^hosted_cluster_baseline: expects the stored baseline"):
         identity({}, "[]", False)
 
 
@@ -99,7 +98,7 @@ def test_manifest_with_nothing_stored_is_the_one_found():
 
 
 def test_manifest_found_must_be_a_mapping():
-    with pytest.raises(AnsibleFilterError, match="^hosted_cluster_manifest: expects the manifest of aws_infra_inventory"):
+    with pytest.raises(BaselineError, match="^hosted_cluster_manifest: expects the manifest of aws_infra_inventory"):
         merged_manifest({}, None)
 
 
@@ -118,44 +117,6 @@ def test_the_aws_cleanup_runs_when_the_manifest_names_a_resource(manifest, runs)
 STORED_TEXT = json.dumps({"cluster": {"uid": "u-1"}, "nodepools": ["demo-a"]}, indent=2, sort_keys=True) + "\n"
 
 
-def _slurped(text):
-    import base64
-    return {"changed": False, "content": base64.b64encode(text.encode("utf-8")).decode("ascii"), "encoding": "base64"}
-
-
-def test_stored_read_decodes_the_slurp_result():
-    assert stored_read(_slurped(STORED_TEXT), "out/clusters-demo.baseline.json") == json.loads(STORED_TEXT)
-
-
-@pytest.mark.parametrize("read", [{"changed": False, "failed": False, "msg": "file not found"}, {"skipped": True}, None])
-def test_stored_read_of_a_relative_path_not_slurped_is_nothing_stored(read):
-    assert stored_read(read, "out/clusters-demo.baseline.json") == {}
-
-
-def test_stored_read_reads_an_absolute_path_itself(tmp_path):
-    path = tmp_path / "clusters-demo.baseline.json"
-    path.write_text(STORED_TEXT)
-    assert stored_read({"skipped": True}, str(path)) == json.loads(STORED_TEXT)
-
-
-def test_stored_read_of_an_absolute_path_missing_or_unreadable_is_nothing_stored(tmp_path):
-    assert stored_read({"skipped": True}, str(tmp_path / "none.baseline.json")) == {}
-    assert stored_read({"skipped": True}, str(tmp_path)) == {}  # a directory: cannot be read as a file
-
-
-def test_stored_read_refuses_what_is_not_a_baseline_naming_the_file(tmp_path):
-    path = tmp_path / "clusters-demo.baseline.json"
-    path.write_text("not json")
-    with pytest.raises(AnsibleFilterError, match="hosted_cluster_stored_baseline: the stored baseline %s is not JSON" % path):
-        stored_read({"skipped": True}, str(path))
-    # bytes that are not UTF-8 are escaped, as the file lookup escapes them, and the text is not JSON
-    (tmp_path / "latin1.json").write_bytes(b"\xff\xfe{")
-    with pytest.raises(AnsibleFilterError, match="latin1.json is not JSON"):
-        stored_read({"skipped": True}, str(tmp_path / "latin1.json"))
-    with pytest.raises(AnsibleFilterError, match="holds a list, not a JSON object"):
-        stored_read(_slurped("[1]"), "out/x.baseline.json")
-
-
 def test_the_cleanup_annotation_does_not_decide_whether_the_aws_cleanup_runs():
     """The decision reads the manifest only: a baseline whose cleanup annotation was set before (or with
     destroy_cloud_resources false and no annotation) deletes the cluster's AWS infrastructure all the same, so it
@@ -166,7 +127,7 @@ def test_the_cleanup_annotation_does_not_decide_whether_the_aws_cleanup_runs():
 
 
 def test_the_aws_cleanup_decision_refuses_what_is_not_a_manifest():
-    with pytest.raises(AnsibleFilterError, match="^hosted_cluster_aws_cleanup_runs: expects the baseline's AWS manifest"):
+    with pytest.raises(BaselineError, match="^hosted_cluster_aws_cleanup_runs: expects the baseline's AWS manifest"):
         aws_cleanup_runs(["vpc-1"])
 
 
@@ -243,7 +204,7 @@ def test_keys_it_does_not_know_are_kept():
     ({"manifest": {"AWS::EC2::VPC": "vpc-0a1b"}}, "IDs that are not a list in its manifest, for AWS::EC2::VPC"),
 ])
 def test_anything_else_is_refused_naming_the_file(stored, said):
-    with pytest.raises(AnsibleFilterError) as e:
+    with pytest.raises(BaselineError) as e:
         stored_baseline(stored, STORED_PATH)
     msg = str(e.value)
     assert msg.startswith("hosted_cluster_stored_baseline: the stored baseline " + STORED_PATH)
