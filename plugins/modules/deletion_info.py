@@ -24,8 +24,8 @@ description:
   - Read-only; check mode runs the same reads.
   - A read that fails (including discovery) is reported as RV(state=unknown) without failing the task;
     test RV(state) before concluding anything. An unknown kind (served by no API) fails.
-  - O(objects) reads several objects in one run (one client, one discovery), for example a verification
-    that several objects are gone; each gets the same answer as a single read, in RV(objects).
+  - O(objects) reads several objects in one run instead of one (mutually exclusive with O(kind) and O(name)), for
+    example a verification that several objects are gone; O(dependents) and O(request_timeout) apply to each.
 notes:
   - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout) and
     every later request at most O(request_timeout). Against an API server that accepts and never answers the
@@ -34,6 +34,7 @@ notes:
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - teardown.gates.k8s_object
+  - teardown.gates.k8s_objects
   - teardown.gates.k8s_request_timeout
 options:
   kind:
@@ -42,42 +43,6 @@ options:
   name:
     description: Name of the object. Required with O(kind).
     type: str
-  objects:
-    description:
-      - Several objects to read instead of one (mutually exclusive with O(kind) and O(name)); the answers
-        are in RV(objects), in the same order.
-      - O(dependents) and O(request_timeout) apply to each.
-      - An entry without O(objects[].name) lists the objects of its kind left in its namespace (every one, for a
-        cluster-scoped kind) in one LIST bounded by O(request_timeout) - its answer is V(absent) when the list
-        answered and nothing is left, V(present) with their names when something is, V(unknown) when the list
-        got no answer (never V(absent)).
-    type: list
-    elements: dict
-    suboptions:
-      api_version:
-        description: API version of the object.
-        type: str
-        default: v1
-      kind:
-        description: Kind of the object (an entry without it fails before any request).
-        type: str
-      name:
-        description:
-          - Name of the object.
-          - Leave it out to list the objects of O(objects[].kind) in O(objects[].namespace) instead.
-        type: str
-      namespace:
-        description: Namespace of the object (required for namespaced kinds, also to list them).
-        type: str
-      label_selector:
-        description: Only for an entry without a name - list only the objects with these labels (C(key=value,...)).
-        type: str
-      match:
-        description:
-          - Only for an entry without a name - keep only the listed objects whose fields equal these values; each key
-            is a dotted field path (such as C(spec.clusterName)), each value compared as a string.
-          - The list itself is the same LIST; the objects it drops are not reported.
-        type: dict
   dependents:
     description:
       - Look for dependents (objects whose C(ownerReferences) name this object's UID) by listing every

@@ -31,6 +31,7 @@ description:
     merges it with the stored baseline, so that every ID ever recorded stays tracked.
   - A read that fails (Kubernetes, after its retries, or AWS) fails the task as unknown - never as absent.
   - Read-only; check mode runs the same reads.
+  - The AWS region is O(region), else the HostedCluster's, else the stored baseline's, else C(AWS_DEFAULT_REGION).
 notes:
   - Time bound - the Kubernetes reads as M(teardown.gates.hosted_cluster_info)'s (building the client at most
     3 x O(request_timeout), each request at most O(request_timeout), tried at most 3 times), then the AWS reads as
@@ -64,11 +65,6 @@ options:
     description: The OIDC bucket, else the bucket of the HostedCluster's issuer URL, else the stored one.
     type: str
     default: ""
-  region:
-    description:
-      - The AWS region; else the HostedCluster's, else the stored baseline's, else C(AWS_DEFAULT_REGION).
-    type: str
-    aliases: [aws_region]
   baseline_path:
     description:
       - The file an earlier run stored its baseline in (M(teardown.gates.teardown_report)'s

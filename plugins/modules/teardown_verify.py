@@ -26,40 +26,6 @@ description:
     was built (every object is then unknown); a failed AWS look does not fail it.
   - O(validate_certs) applies to both the Kubernetes API and AWS.
 options:
-  objects:
-    description:
-      - The Kubernetes objects to read; the answers are in RV(objects), in the same order.
-      - An entry without O(objects[].name) lists the objects of its kind left in its namespace (every one, for a
-        cluster-scoped kind) in one LIST bounded by O(request_timeout) - its answer is V(absent) when the list
-        answered and nothing is left, V(present) with their names when something is, V(unknown) when the list
-        got no answer (never V(absent)).
-    type: list
-    elements: dict
-    required: true
-    suboptions:
-      api_version:
-        description: API version of the object.
-        type: str
-        default: v1
-      kind:
-        description: Kind of the object (an entry without it fails before any request).
-        type: str
-      name:
-        description:
-          - Name of the object.
-          - Leave it out to list the objects of O(objects[].kind) in O(objects[].namespace) instead.
-        type: str
-      namespace:
-        description: Namespace of the object (required for namespaced kinds, also to list them).
-        type: str
-      label_selector:
-        description: Only for an entry without a name - list only the objects with these labels (C(key=value,...)).
-        type: str
-      match:
-        description:
-          - Only for an entry without a name - keep only the listed objects whose fields equal these values; each key
-            is a dotted field path (such as C(spec.clusterName)), each value compared as a string.
-        type: dict
   manifest:
     description:
       - The tracked AWS IDs - a mapping of CloudFormation resource type name to a list of IDs (as
@@ -89,6 +55,7 @@ notes:
     M(teardown.gates.aws_infra_cleanup) (each request at most 87 s); the two run at the same time.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
+  - teardown.gates.k8s_objects
   - teardown.gates.k8s_request_timeout
   - amazon.aws.common.modules
   - amazon.aws.region.modules

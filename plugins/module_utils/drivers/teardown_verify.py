@@ -36,12 +36,13 @@ def argument_spec():
     """The module's spec: deletion_info's objects, aws_infra_cleanup's options of the look, kubernetes.core's auth
     options and request_timeout (AnsibleAWSModule adds amazon.aws's). kubernetes.core's validate_certs (no default)
     stands for both: unset, the kubeconfig's setting applies and AWS verifies, as by default."""
-    return k8s_argument_spec(objects=k8s_objects_spec(required=True), **aws_lookup.lookup_spec())
+    return k8s_argument_spec(objects=k8s_objects_spec(), **aws_lookup.lookup_spec())
 
 
 def kube_params(params):
-    """deletion_info's params for the objects: no dependents, no diagnosis."""
-    return dict(params, kind=None, name=None, dependents=False, diagnose=False)
+    """deletion_info's params for the objects: no dependents, no diagnosis (no objects given: an empty list, which
+    deletion_info's check refuses naming the option)."""
+    return dict(params, objects=params.get("objects") or [], kind=None, name=None, dependents=False, diagnose=False)
 
 
 def check(module):
