@@ -49,11 +49,3 @@ def k8s_objects_spec(**extra):
     ))
     spec.update(extra)
     return spec
-
-
-def k8s_aws_argument_spec(request_timeout=REQUEST_TIMEOUT_DEFAULT, **options):
-    """The spec of a module that reads Kubernetes and AWS in one process (an AnsibleAWSModule, which adds amazon.aws's
-    auth and region options itself): ``k8s_argument_spec``'s, a fresh dict each call. Both option sets have
-    ``validate_certs``: kubernetes.core's (alias ``verify_ssl``, no default, so that a kubeconfig's own TLS
-    setting holds) replaces amazon.aws's (default true); botocore verifies certificates when it is not set."""
-    return k8s_argument_spec(request_timeout=request_timeout, **options)

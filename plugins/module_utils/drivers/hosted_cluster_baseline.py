@@ -17,7 +17,7 @@ from ansible.module_utils.ansible_release import __version__ as ANSIBLE_CORE_VER
 from ansible_collections.teardown.gates.plugins.module_utils.aws import runs as aws_runs
 from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
 from ansible_collections.teardown.gates.plugins.module_utils.core.age import parse_age
-from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_aws_argument_spec
+from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_argument_spec
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
 from ansible_collections.teardown.gates.plugins.module_utils.core.values import as_bool
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import hosted_cluster_info as info
@@ -29,7 +29,9 @@ CALLER = "hosted_cluster_baseline"
 
 
 def argument_spec():
-    return k8s_aws_argument_spec(
+    # over amazon.aws's options (AnsibleAWSModule adds them): kubernetes.core's validate_certs (no default) replaces
+    # amazon.aws's, so a kubeconfig's own TLS setting holds; botocore verifies certificates when it is not set
+    return k8s_argument_spec(
         name=dict(type="str", default=""),
         namespace=dict(type="str", default="clusters"),
         infra_id=dict(type="str", default=""),

@@ -36,13 +36,12 @@ def test_every_module_with_the_fragment_takes_the_shared_spec():
             text = f.read()
         if "teardown.gates.k8s_request_timeout" in text:
             users.append(os.path.basename(path))
-            # directly, or through k8s_argument_spec (or k8s_aws_argument_spec, which is it), which builds it with
+            # directly, or through k8s_argument_spec, which builds it with
             # request_timeout_spec; in the module, or in the driver whose argument_spec() the module takes
             if "driver.argument_spec()" in text:
                 with open(os.path.join(PLUGINS, "module_utils", "drivers", os.path.basename(path))) as f:
                     text = f.read()
-            assert "request_timeout=request_timeout_spec(" in text or "k8s_argument_spec(" in text or (
-                "k8s_aws_argument_spec(" in text), path
+            assert "request_timeout=request_timeout_spec(" in text or "k8s_argument_spec(" in text, path
         assert 'request_timeout=dict(' not in text, "%s writes its own request_timeout spec" % path
     assert len(users) >= 9
 
@@ -75,11 +74,11 @@ def test_the_kubernetes_and_aws_spec_keeps_the_kubeconfigs_tls_setting():
     over amazon.aws's (default true), so a kubeconfig's own TLS setting holds; both auth option sets are there."""
     from ansible_collections.amazon.aws.plugins.module_utils.modules import aws_argument_spec
     from ansible_collections.kubernetes.core.plugins.module_utils.args_common import AUTH_ARG_SPEC
-    from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_aws_argument_spec
+    from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_argument_spec
 
     spec = aws_argument_spec()
     assert spec["validate_certs"].get("default") is True
-    spec.update(k8s_aws_argument_spec(name=dict(type="str")))
+    spec.update(k8s_argument_spec(name=dict(type="str")))
     assert spec["validate_certs"] == AUTH_ARG_SPEC["validate_certs"] and "default" not in spec["validate_certs"]
     assert {"kubeconfig", "context", "host", "access_key", "secret_key", "profile", "region", "request_timeout",
             "name"} <= set(spec)
