@@ -109,7 +109,8 @@ def look(module, params):
     if isinstance(manifest, dict) and len(manifest) == 0:
         return dict(changed=False, skipped=True, msg=NOTHING_TRACKED)
     try:
-        return aws_runs.cleanup(ReadOnlyRun(module, p))
+        run = ReadOnlyRun(module, p)
+        return aws_runs.cleanup(run, caller=run.name)
     except LookupFailed as e:
         return dict(e.result, changed=False, failed=True, msg=str(e))
     except BadInput as e:

@@ -210,9 +210,10 @@ def _plan(module, manifest, protected=None):
     return None  # not reached: fail_json exits
 
 
-def cleanup(module):
+def cleanup(module, caller="aws_infra_cleanup"):
     """aws_infra_cleanup: plan the manifest's deletes (the manifest given, or discovered from the infra ID), then
-    report the plan (check mode) or run it; fails when any resource could not be deleted."""
+    report the plan (check mode) or run it; fails when any resource could not be deleted. ``caller`` names the
+    module in the user agent (teardown_verify's look runs this too)."""
     t0 = time.monotonic()
     p = module.params
     cleanup_options(p)
@@ -227,7 +228,7 @@ def cleanup(module):
             aws_graph.validate_manifest(manifest)
         except aws_graph.PlanError as e:
             fail_from(module, e, what="manifest")
-    clients = module_clients(module, "aws_infra_cleanup", concurrency=p["concurrency"])
+    clients = module_clients(module, caller, concurrency=p["concurrency"])
     observed = None
     if manifest is None:
         manifest, details = _discover(module, clients, p["infra_id"].strip(), p["infra_id"], "nothing was deleted")

@@ -42,10 +42,12 @@ def params(**kw):
 def ec2(monkeypatch):
     """The look's clients answer from a FakeEC2; the connection info is whatever the params say."""
     fake = FakeEC2(subnets=("subnet-1",))
+    fake.configs = []
     made = []
 
     def conn(module, conn_type=None, resource=None, region=None, endpoint=None, **kw):
         made.append((resource, region))
+        fake.configs.append(kw.get("config"))
         return fake
     monkeypatch.setattr(L, "boto3_conn", conn)
     monkeypatch.setattr(L, "get_aws_connection_info", lambda module: (module.params.get("region"), None, {}))
@@ -80,6 +82,13 @@ def test_the_look_is_cleanup_s_check_mode_even_outside_check_mode(ec2):
     outcomes = dict((r["id"], (r["outcome"], r["observed"])) for r in out["resources"])
     assert outcomes == {"subnet-1": ("planned", "present"), "subnet-gone": ("absent", "absent")}
     assert out["verified"] is False
+
+
+def test_the_look_says_it_is_teardown_verify_in_its_user_agent(ec2):
+    L.look(AWSModuleDouble({}), params())
+    agents = set(c.user_agent_extra for c in ec2.configs)
+    assert agents == {"teardown.gates/%s (teardown_verify)" % __import__(
+        "ansible_collections.teardown.gates.plugins.module_utils.core.bounds", fromlist=["VERSION"]).VERSION}
 
 
 def test_every_id_gone_is_verified(ec2):
@@ -124,7 +133,7 @@ def test_a_client_that_cannot_be_made_is_a_failed_look(monkeypatch):
 
 
 def test_an_unforeseen_error_is_a_failed_look_with_its_traceback(monkeypatch):
-    def boom(module):
+    def boom(module, caller):
         raise RuntimeError("boom")
     monkeypatch.setattr(aws_runs, "cleanup", boom)
     out = L.look(AWSModuleDouble({}), params())
