@@ -382,8 +382,15 @@ PY
   return $rc
 }
 
-molecule_scenario() {  # one scenario, in plain text: the end of the run greps the log for why a scenario failed
-  (cd "$repo/extensions" && NO_COLOR=1 PY_COLORS=0 ANSIBLE_NOCOLOR=1 ANSIBLE_FORCE_COLOR=0 molecule test -s "$1")
+# One scenario, in plain text: the end of the run greps the log for why a scenario failed. Its ephemeral folder (the
+# seed files, molecule's state) is the run's own, beside its ansible-test copy: molecule's default is named after the
+# project folder's last name ("extensions") and the scenario only, so lanes 2 and 3 running one scenario at once
+# shared it, and one's cleanup removed the other's seed file (2026-12-05)
+molecule_scenario() {
+  local eph="$copy_root-molecule/$1"
+  mkdir -p "$eph"
+  (cd "$repo/extensions" && MOLECULE_EPHEMERAL_DIRECTORY="$eph" NO_COLOR=1 PY_COLORS=0 ANSIBLE_NOCOLOR=1 \
+     ANSIBLE_FORCE_COLOR=0 molecule test -s "$1")
 }
 
 # MOLECULE_JOBS scenarios at once (each seeds names and namespaces of its own), dealt in the order of
