@@ -140,11 +140,38 @@ rbac_file:
   type: str
 aws:
   description:
-    - The AWS part, as M(teardown.gates.aws_permission_preflight) returns it - C(caller_arn), C(simulated_arn),
-      C(simulation_refused), C(actions), C(missing), C(unverified), C(allowed), C(api_calls); empty without
-      O(aws_kind).
+    - The AWS part, as M(teardown.gates.aws_permission_preflight) returns it; empty without O(aws_kind).
   returned: always
   type: dict
+  contains:
+    caller_arn:
+      description: The caller, as STS GetCallerIdentity names it.
+      type: str
+    simulated_arn:
+      description: The ARN simulated (an assumed role's role), or null when the caller cannot be simulated.
+      type: str
+    simulation_refused:
+      description: Why the simulation could not answer (then the EC2 deletes were checked by DryRun), or null.
+      type: str
+    actions:
+      description: Each action checked, with V(allowed), V(missing) or V(unverified), how and the answer.
+      type: list
+      elements: dict
+    missing:
+      description: The AWS actions the caller lacks.
+      type: list
+      elements: str
+    unverified:
+      description: The AWS actions neither the simulation nor a DryRun could check (never taken as allowed).
+      type: list
+      elements: str
+    allowed:
+      description: The AWS actions the caller has.
+      type: list
+      elements: str
+    api_calls:
+      description: AWS requests made, by service and action.
+      type: dict
   sample: {"missing": [], "unverified": [], "allowed": ["ec2:DeleteVpc"], "caller_arn": "arn:aws:iam::123456789012:user/ops"}
 """
 
