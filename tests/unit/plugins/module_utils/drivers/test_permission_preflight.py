@@ -11,7 +11,7 @@ import pytest
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import permission_preflight as d
 from ansible_collections.teardown.gates.plugins.module_utils.preflight import aws_permissions as ap
 
-from preflight.test_aws_permissions import FakeAws
+from preflight.test_aws_permissions import FakeAws, _error
 
 
 class Exited(Exception):
@@ -38,6 +38,10 @@ class FakeModule:
 
     def exit_json(self, **kw):
         self.result = kw
+        raise Exited()
+
+    def fail_json_aws(self, exception, **kw):
+        self.result = dict(kw, failed=True, exception=str(exception))
         raise Exited()
 
 
@@ -142,3 +146,29 @@ def test_only_the_aws_part_missing_fails_with_its_own_message():
     out = run(FakeModule(kind=None, aws_kind="orphan_sweep", aws=fake), None)
     assert out["failed"] and out["msg"].startswith("the AWS identity %s lacks 1 permission(s)" % SESSION)
     assert out["aws"]["missing"] == ["ec2:DeleteVpc"] and out["missing"] == []
+
+
+def test_a_review_kind_that_cannot_be_found_fails_with_the_queries_sent():
+    from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError
+
+    class Unserved(FakeReads):
+        queries = [{"verb": "discover"}]
+
+        def review_access_all(self, asked):
+            raise ResourceLookupError("authorization.k8s.io/v1 SelfSubjectAccessReview: no answer", unknown=True)
+    out = run(FakeModule(), Unserved())
+    assert out["failed"] and "SelfSubjectAccessReview" in out["msg"] and out["queries"] == [{"verb": "discover"}]
+
+
+def test_when_aws_cannot_name_the_caller_the_failure_still_names_the_missing_kubernetes_permissions():
+    class Silent(FakeAws):
+        def __getattr__(self, name):
+            if name == "get_caller_identity":
+                def refuse(**kw):
+                    raise _error("ExpiredToken")
+                return refuse
+            return FakeAws.__getattr__(self, name)
+    out = run(FakeModule(aws_kind="hosted_cluster", aws=Silent(SESSION, allowed=set())),
+              FakeReads(deny={("delete", "releases")}))
+    assert out["failed"] and out["msg"].startswith("missing permission: delete releases")
+    assert "could not ask AWS who the caller is" in out["msg"] and out["missing"]
