@@ -15,8 +15,9 @@ the guards, 13 access reviews, the AWS preflight), prune_releases (2 Releases, p
 cluster guard, the access reviews) and clear_cfn_refusals (3 refusing stacks, 3 remedies: the account guard, the AWS
 preflight). BENCH_PREFLIGHT_PLAYBOOKS chooses (comma-separated, default all three).
 
-The preflight part is the tasks that run teardown.gates.target_guard, permission_preflight and
-aws_permission_preflight (roles/before_first_delete), timed by benchmarks/callback_plugins/bench_task_times.py;
+The preflight part is the tasks that run teardown.gates.target_guard and permission_preflight (the Kubernetes and
+AWS permissions in one run; an older checkout ran aws_permission_preflight beside it) (roles/before_first_delete),
+timed by benchmarks/callback_plugins/bench_task_times.py;
 its requests are those whose user agent names one of those modules (the collection's user agent carries the
 sending module). The whole run is the playbook's wall time and every request of the run's user and key.
 

@@ -25,6 +25,8 @@ description:
   - Fails when any action is missing, naming every one (not only the first) and
     C(extensions/iam/teardown-gates-policy.json), which grants them.
   - Sends reads and permission checks only, in check mode too; it never changes anything.
+  - M(teardown.gates.permission_preflight) runs the same check (its O(teardown.gates.permission_preflight#module:aws_kind))
+    in one module run with the Kubernetes access reviews; the C(before_first_delete) role uses that one.
 author:
   - teardown.gates developers (@teardown-gates)
 options:
@@ -72,6 +74,8 @@ notes:
   - Each AWS request carries the user agent C(teardown.gates/<version> (aws_permission_preflight)).
   - The simulation evaluates the policies of the caller's identity; a policy it is not given (a resource's own
     policy, a session policy) can still refuse a call it allows, and the run's own error then names the permission.
+seealso:
+  - module: teardown.gates.permission_preflight
 extends_documentation_fragment:
   - amazon.aws.common.modules
   - amazon.aws.region.modules

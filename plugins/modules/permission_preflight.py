@@ -9,24 +9,37 @@ __metaclass__ = type
 
 DOCUMENTATION = r"""
 module: permission_preflight
-short_description: Before the first change, ask the API server whether every permission a teardown needs is granted
+short_description: Before the first change, check every Kubernetes and AWS permission a teardown needs, in one run
 version_added: 0.1.0
 author:
   - teardown.gates developers (@teardown-gates)
 description:
-  - Sends one C(SelfSubjectAccessReview) for each Kubernetes permission the run of O(kind) needs (each kind declares
-    them as data - verb, API group, resource, and the namespace from the run's O(options)).
-  - Fails when any is not granted, naming every missing permission (not only the first) and every review that went
-    unanswered (unknown, never taken as granted), with the file of C(extensions/rbac/) that grants them.
-  - A review changes nothing (the API server does not store it); it is sent in check mode too.
+  - Kubernetes, with O(kind) - sends one C(SelfSubjectAccessReview) for each Kubernetes permission the run of O(kind)
+    needs (each kind declares them as data - verb, API group, resource, and the namespace from the run's
+    O(options)), a few at a time.
+  - AWS, with O(aws_kind) - checks every AWS action the run will need as M(teardown.gates.aws_permission_preflight)
+    does (STS C(GetCallerIdentity), IAM C(SimulatePrincipalPolicy), EC2 C(DryRun) where the simulation is refused);
+    what neither way could check is returned in RV(aws.unverified), never as allowed.
+  - Fails when any permission is not granted, naming every missing one of both parts (not only the first) and every
+    review that went unanswered (unknown, never taken as granted), with the file that grants them - the file of
+    C(extensions/rbac/) and C(extensions/iam/teardown-gates-policy.json).
+  - One module run for both checks (the C(before_first_delete) role's); a part whose kind is not given sends nothing
+    and builds no client.
+  - A review changes nothing (the API server does not store it), nor does a policy simulation or a DryRun; they are
+    sent in check mode too.
 extends_documentation_fragment:
   - kubernetes.core.k8s_auth_options
   - teardown.gates.k8s_request_timeout
+  - amazon.aws.common.modules
+  - amazon.aws.region.modules
+  - amazon.aws.boto3
 options:
   kind:
-    description: The teardown kind whose run is checked (C(hosted_cluster), C(release_prune), C(held_deletion), C(orphan_sweep), C(cfn)).
+    description:
+      - The teardown kind whose Kubernetes permissions are reviewed (C(hosted_cluster), C(release_prune),
+        C(held_deletion), C(orphan_sweep), C(cfn)).
+      - Required unless O(aws_kind) is given.
     type: str
-    required: true
   options:
     description:
       - The run's options that say where it works, such as C(release_namespace), C(hosted_cluster_namespace) and
@@ -35,11 +48,44 @@ options:
       - A namespace option a permission needs and that is empty fails before any request, naming it.
     type: dict
     default: {}
+  aws_kind:
+    description:
+      - The kind of AWS changes the run makes, whose actions are checked - V(hosted_cluster) (the destroy's AWS
+        cleanup), V(cfn) (a stack teardown, with O(aws_clear) and O(aws_disable_termination_protection)),
+        V(orphan_sweep) (the region scan, and the cleanup with O(aws_sweep_delete)). Unset, no AWS request is sent.
+      - As M(teardown.gates.aws_permission_preflight)'s O(teardown.gates.aws_permission_preflight#module:kind).
+    type: str
+    choices: [hosted_cluster, cfn, orphan_sweep]
+  aws_clear:
+    description: With O(aws_kind=cfn), the remedies the teardown may use (as M(teardown.gates.cloudformation_teardown)'s).
+    type: list
+    elements: str
+    default: []
+    choices: [empty_buckets, detach_iam, disable_deletion_protection, release_dependencies, nested]
+  aws_disable_termination_protection:
+    description: With O(aws_kind=cfn), the teardown may turn termination protection off.
+    type: bool
+    default: false
+  aws_sweep_delete:
+    description: With O(aws_kind=orphan_sweep), the sweep deletes (and so needs the cleanup's actions).
+    type: bool
+    default: true
+  validate_certs:
+    description:
+      - Whether the Kubernetes API server's and AWS's TLS certificates are verified (kubernetes.core's option). Unset,
+        the kubeconfig's TLS setting holds for the API server, and the AWS clients verify.
+    type: bool
+    default: null
+    aliases: [verify_ssl]
 notes:
-  - Time bound - each review is bounded by O(request_timeout) and tried at most three times.
-  - Cost - one review per permission (up to 14, for C(hosted_cluster)), sent one after another.
+  - Time bound - each review is bounded by O(request_timeout) and tried at most three times; each AWS request has a
+    connect timeout of 5 s and a read timeout of 15 s, and botocore alone retries.
+  - Cost - one review per permission (up to 14, for C(hosted_cluster)), at most four at a time; for AWS the caller's
+    identity and the simulation in batches of 25 actions (each EC2 delete by DryRun where the simulation is refused).
+  - Each AWS request carries the user agent C(teardown.gates/<version> (permission_preflight)).
 seealso:
   - module: teardown.gates.target_guard
+  - module: teardown.gates.aws_permission_preflight
 """
 
 EXAMPLES = r"""
@@ -50,22 +96,41 @@ EXAMPLES = r"""
       release_namespace: team-a
       convoy_cluster_name: dev
       prune_cluster: true
+
+- name: Check the Kubernetes and the AWS permissions of a HostedCluster destroy, in one run
+  teardown.gates.permission_preflight:
+    kind: hosted_cluster
+    options:
+      hosted_cluster_namespace: clusters
+      hosted_cluster_name: demo
+    aws_kind: hosted_cluster
+    region: us-east-1
+  register: preflight
+
+- name: Say what could not be checked either way
+  ansible.builtin.debug:
+    msg: "{{ preflight.aws.unverified }}"
+  when: preflight.aws.unverified | default([]) | length > 0
 """
 
 RETURN = r"""
+kind:
+  description: The Kubernetes kind reviewed, or null without O(kind).
+  returned: always
+  type: str
 permissions:
   description: Each permission reviewed, with C(allowed) (true, false, or null when no answer came) and the reason.
   returned: always
   type: list
   elements: dict
 missing:
-  description: The permissions not granted, as C(verb resource.group in namespace ns).
+  description: The Kubernetes permissions not granted, as C(verb resource.group in namespace ns).
   returned: always
   type: list
   elements: str
   sample: ["delete releases.core.convoy.kumodo.io in namespace team-a"]
 unknown:
-  description: The permissions whose review went unanswered.
+  description: The Kubernetes permissions whose review went unanswered.
   returned: always
   type: list
   elements: str
@@ -73,20 +138,51 @@ rbac_file:
   description: The file of extensions/rbac/ that grants the kind's permissions (null for a kind with no Kubernetes side).
   returned: always
   type: str
+aws:
+  description:
+    - The AWS part, as M(teardown.gates.aws_permission_preflight) returns it; empty without O(aws_kind).
+  returned: always
+  type: dict
+  contains:
+    caller_arn:
+      description: The caller, as STS GetCallerIdentity names it.
+      type: str
+    simulated_arn:
+      description: The ARN simulated (an assumed role's role), or null when the caller cannot be simulated.
+      type: str
+    simulation_refused:
+      description: Why the simulation could not answer (then the EC2 deletes were checked by DryRun), or null.
+      type: str
+    actions:
+      description: Each action checked, with V(allowed), V(missing) or V(unverified), how and the answer.
+      type: list
+      elements: dict
+    missing:
+      description: The AWS actions the caller lacks.
+      type: list
+      elements: str
+    unverified:
+      description: The AWS actions neither the simulation nor a DryRun could check (never taken as allowed).
+      type: list
+      elements: str
+    allowed:
+      description: The AWS actions the caller has.
+      type: list
+      elements: str
+    api_calls:
+      description: AWS requests made, by service and action.
+      type: dict
+  sample: {"missing": [], "unverified": [], "allowed": ["ec2:DeleteVpc"], "caller_arn": "arn:aws:iam::123456789012:user/ops"}
 """
 
-from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
-
-from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_argument_spec
+from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
+from ansible_collections.teardown.gates.plugins.module_utils.aws.args import checked
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import permission_preflight as driver
-from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import run_k8s_module
 
 
 def main():
-    module = AnsibleK8SModule(argument_spec=k8s_argument_spec(kind=dict(type="str", required=True),
-                                                              options=dict(type="dict", default={})),
-                              supports_check_mode=True)
-    run_k8s_module(module, driver)
+    module = AnsibleAWSModule(argument_spec=driver.argument_spec(), supports_check_mode=True)
+    module.exit_json(**checked(module, driver.run, module))
 
 
 if __name__ == "__main__":

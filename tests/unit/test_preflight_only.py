@@ -1,6 +1,6 @@
 # -*- coding: utf-8 -*-
 """preflight_only ends every playbook the same way (#32 item 6): before_first_delete's last part,
-tasks/aws_permissions.yml, ends the play after the AWS permissions; main.yml runs its two parts, and no other role
+tasks/permissions.yml, ends the play after the permission checks; main.yml runs its two parts, and no other role
 ends a run for preflight_only nor sets a flag on the shared role to end it elsewhere."""
 import pathlib
 
@@ -21,9 +21,9 @@ def _ends_for_preflight_only(task):
 def test_the_shared_role_ends_a_preflight_only_run_in_its_last_part_only():
     ends = [(path.name, task["name"]) for path in sorted(SHARED.glob("*.yml")) for task in _tasks(path)
             if _ends_for_preflight_only(task)]
-    assert ends == [("aws_permissions.yml", "Before the first delete | Stop here, nothing changed - preflight_only was asked")]
-    assert _tasks(SHARED / "aws_permissions.yml")[-1]["ansible.builtin.meta"] == "end_host"
-    assert [t["ansible.builtin.import_tasks"] for t in _tasks(SHARED / "main.yml")] == ["target.yml", "aws_permissions.yml"]
+    assert ends == [("permissions.yml", "Before the first delete | Stop here, nothing changed - preflight_only was asked")]
+    assert _tasks(SHARED / "permissions.yml")[-1]["ansible.builtin.meta"] == "end_host"
+    assert [t["ansible.builtin.import_tasks"] for t in _tasks(SHARED / "main.yml")] == ["target.yml", "permissions.yml"]
 
 
 def test_no_other_role_ends_a_preflight_only_run_or_flags_the_shared_role():

@@ -1,57 +1,138 @@
 # -*- coding: utf-8 -*-
 # Copyright: teardown.gates contributors
 # GNU General Public License v3.0+ (see https://www.gnu.org/licenses/gpl-3.0.txt)
-"""The driver of permission_preflight: one SelfSubjectAccessReview per permission the kind's run needs
-(``preflight.permissions.needed``), every answer collected, then a failure naming every missing permission (and every
-review that went unanswered) with the RBAC file that grants them. Reviews only: nothing is changed, in check mode or
-not."""
+"""The driver of permission_preflight: both permission checks of a run, in one module process.
+
+- Kubernetes (``kind``): one SelfSubjectAccessReview per permission the kind's run needs
+  (``preflight.permissions.needed``), a few at a time (``KubeReads.review_access_all``), the answers in the kind's
+  order.
+- AWS (``aws_kind``): the actions the run will need, checked as aws_permission_preflight checks them
+  (``preflight.aws_permissions``: STS, IAM policy simulation, EC2 DryRun where the simulation is refused).
+
+Bad input of either part fails before any request. Every answer of both parts is collected, then one failure names
+every missing permission (and every review that went unanswered) with the files that grant them: the RBAC file of
+``extensions/rbac/`` and ``extensions/iam/teardown-gates-policy.json``. Reviews, reads and permission checks only:
+nothing is changed, in check mode or not. A part whose kind is not given sends nothing and builds no client."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
 from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
-from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
+from ansible_collections.teardown.gates.plugins.module_utils.cfn.classify import CLEAR_CHOICES
+from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_argument_spec
+from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError, fail_from, failure_message
+from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import AwsModuleAsK8s, build_reads
 from ansible_collections.teardown.gates.plugins.module_utils.kinds import registry
-from ansible_collections.teardown.gates.plugins.module_utils.preflight import permissions
+from ansible_collections.teardown.gates.plugins.module_utils.preflight import aws_permissions, permissions
 
 CALLER = "permission_preflight"
 
 
+def argument_spec():
+    """The module's options over amazon.aws's (AnsibleAWSModule adds them): kubernetes.core's validate_certs (no
+    default) replaces amazon.aws's, so a kubeconfig's own TLS setting holds; botocore verifies certificates when it
+    is not set (as hosted_cluster_baseline's)."""
+    return k8s_argument_spec(
+        kind=dict(type="str"),
+        options=dict(type="dict", default={}),
+        aws_kind=dict(type="str", choices=list(aws_permissions.KINDS)),
+        aws_clear=dict(type="list", elements="str", default=[], choices=list(CLEAR_CHOICES)),
+        aws_disable_termination_protection=dict(type="bool", default=False),
+        aws_sweep_delete=dict(type="bool", default=True),
+    )
+
+
 def needed(module):
-    """The permissions to review; fails the module (naming the option) on bad input, before any request."""
+    """(the Kubernetes kind or None, its permissions to review, the AWS actions to check): bad input raises
+    BadInput naming the option, before any request."""
     p = module.params
-    try:
+    if not p.get("kind") and not p.get("aws_kind"):
+        raise BadInput("kind or aws_kind: give the kind of run whose Kubernetes or AWS permissions to check; "
+                       "nothing was sent")
+    kind, perms = None, []
+    if p.get("kind"):
         if p["request_timeout"] <= 0:
             raise BadInput("request_timeout: must be more than 0 seconds; nothing was sent")
-        kind = registry.by_name(p["kind"])
-        return kind, permissions.needed(kind, p["options"] or {})
-    except (BadInput, registry.UnknownKind) as e:
-        fail_from(module, e if isinstance(e, BadInput) else BadInput("kind: %s; nothing was sent" % e))
-    return None, None  # not reached: fail_json exits
+        try:
+            kind = registry.by_name(p["kind"])
+        except registry.UnknownKind as e:
+            raise BadInput("kind: %s; nothing was sent" % e)
+        perms = permissions.needed(kind, p.get("options") or {})
+    actions = []
+    if p.get("aws_kind"):
+        actions = aws_permissions.needed_actions(dict(
+            kind=p["aws_kind"], clear=p.get("aws_clear") or [],
+            disable_termination_protection=p.get("aws_disable_termination_protection"),
+            sweep_delete=p.get("aws_sweep_delete", True)))
+    return kind, perms, actions
 
 
 def check(module):
-    needed(module)
+    """Fails the module on bad input, before any request."""
+    try:
+        needed(module)
+    except BadInput as e:
+        fail_from(module, e)
 
 
 def review(reads, perms):
-    """(every permission with its answer, the missing ones, the unanswered ones)."""
+    """(every permission with its answer, the missing ones, the unanswered ones), in the kind's order; the reviews
+    are sent a few at a time."""
+    got = reads.review_access_all(
+        [(permissions.review_attributes(perm), "preflight: " + permissions.describe(perm)) for perm in perms])
     answered, missing, unknown = [], [], []
-    for perm in perms:
-        got = reads.review_access(permissions.review_attributes(perm), what="preflight: " + permissions.describe(perm))
-        answered.append(dict(perm, allowed=got["allowed"], reason=got["reason"]))
-        if got["allowed"] is None:
+    for perm, one in zip(perms, got):
+        answered.append(dict(perm, allowed=one["allowed"], reason=one["reason"]))
+        if one["allowed"] is None:
             unknown.append(perm)
-        elif not got["allowed"]:
+        elif not one["allowed"]:
             missing.append(perm)
     return answered, missing, unknown
 
 
-def run(module, reads):
-    kind, perms = needed(module)
-    answered, missing, unknown = review(reads, perms)
-    result = dict(changed=False, kind=kind.NAME, rbac_file=kind.RBAC_FILE, permissions=answered,
-                  missing=[permissions.describe(x) for x in missing], unknown=[permissions.describe(x) for x in unknown])
+def kubernetes_part(module, kind, perms, reads=None):
+    """The Kubernetes part's result and its failure message (None when every permission is granted). ``reads``
+    (the run's KubeReads) is built here, only when there is a permission to review."""
+    result = dict(kind=kind.NAME if kind else None, rbac_file=kind.RBAC_FILE if kind else None, permissions=[],
+                  missing=[], unknown=[])
+    if not perms:
+        return result, None
+    if reads is None:
+        reads = build_reads(AwsModuleAsK8s(module), _Reads)
+    try:
+        answered, missing, unknown = review(reads, perms)
+    except TeardownGatesError as e:
+        fail_from(module, e, queries=reads.queries)
+    result.update(permissions=answered, missing=[permissions.describe(x) for x in missing],
+                  unknown=[permissions.describe(x) for x in unknown])
     if missing or unknown:
-        module.fail_json(msg=permissions.missing_message(missing, unknown, kind.RBAC_FILE), **result)
-    module.exit_json(msg="every permission the run needs is granted (%d reviewed)" % len(perms), **result)
+        return result, permissions.missing_message(missing, unknown, kind.RBAC_FILE)
+    return result, None
+
+
+class _Reads(object):
+    """What drivers.entry.build_reads needs of a driver: the caller's name (a client that cannot be built fails the
+    module, as any other Kubernetes module)."""
+
+    CALLER = CALLER
+
+
+def run(module, reads=None):
+    """permission_preflight: the result for exit_json, or fail_json naming every missing permission of both parts.
+    ``reads``: the run's KubeReads (tests give theirs); built when a permission is to be reviewed."""
+    kind, perms, actions = needed(module)
+    result, failure = kubernetes_part(module, kind, perms, reads)
+    failures = [failure] if failure else []
+    result["aws"] = {}
+    if actions:
+        result["aws"], missing = aws_permissions.findings(module, actions, caller=CALLER, said=failure,
+                                                          changed=False, **result)
+        if missing is not None:
+            failures.append(failure_message(missing))
+    result["changed"] = False
+    reviewed = len(result["permissions"])
+    if failures:
+        module.fail_json(msg="; ".join(failures), **result)
+    result["msg"] = "every permission the run needs is granted (%d reviewed%s)" % (
+        reviewed, ", %d AWS actions checked" % len(actions) if actions else "")
+    return result

@@ -18,6 +18,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.finalizers import apply_with_retry, build_remove_patch
@@ -35,6 +36,8 @@ WRITE_VERBS = ("create", "patch", "replace", "delete", "apply", "server_side_app
 # something, and the answer is not stored. ``review_access`` sends it (in check mode too); through ``resource`` it
 # is guarded as any other write.
 ACCESS_REVIEW = ("authorization.k8s.io/v1", "SelfSubjectAccessReview")
+# ``review_access_all`` sends at most this many reviews at a time (each still bounded and retried on its own)
+REVIEW_WORKERS = 4
 
 
 class CheckModeWrite(TeardownGatesError):
@@ -126,16 +129,17 @@ class KubeReads(object):
     def _record(self, query, what):
         self.queries.append(dict(query, what=what) if what is not None else dict(query))
 
-    def review_access(self, attributes, what=None):
-        """One SelfSubjectAccessReview of ``attributes`` (``resourceAttributes``: verb, group, resource, namespace,
-        name, subresource): ``{"allowed": True|False|None, "reason", "query"}``; None when no answer came (unknown,
-        never taken as allowed). A review, not a change: sent in check mode too, retried as a read."""
+    def _review_kind(self):
+        """The unguarded SelfSubjectAccessReview kind, discovered once per run (ResourceLookupError as ``resource``)."""
         if self.unreachable is not None:
             raise self.unreachable
         if ACCESS_REVIEW not in self._reviews:
             self._reviews[ACCESS_REVIEW] = resolve_resource(self.client, ACCESS_REVIEW[0], ACCESS_REVIEW[1],
                                                             attempts=self.attempts, sleep=self.sleep)
-        review = self._reviews[ACCESS_REVIEW]
+        return self._reviews[ACCESS_REVIEW]
+
+    def _send_review(self, review, attributes):
+        """One review, bounded and retried as a read; its answer, not yet recorded."""
         body = {"apiVersion": ACCESS_REVIEW[0], "kind": ACCESS_REVIEW[1],
                 "spec": {"resourceAttributes": dict((k, v) for k, v in attributes.items() if v not in (None, ""))}}
         started = time.time()
@@ -144,13 +148,37 @@ class KubeReads(object):
             self.sleep)
         if error is not None:
             query = query_record("create selfsubjectaccessreviews", started, error=error_text(error))
-            self._record(query, what)
             return {"allowed": None, "reason": error_text(error), "query": query}
         status = (to_dict(answer) or {}).get("status") or {}
         query = query_record("create selfsubjectaccessreviews", started)
-        self._record(query, what)
         return {"allowed": bool(status.get("allowed")) and not status.get("denied"),
                 "reason": status.get("reason") or status.get("evaluationError") or "", "query": query}
+
+    def review_access(self, attributes, what=None):
+        """One SelfSubjectAccessReview of ``attributes`` (``resourceAttributes``: verb, group, resource, namespace,
+        name, subresource): ``{"allowed": True|False|None, "reason", "query"}``; None when no answer came (unknown,
+        never taken as allowed). A review, not a change: sent in check mode too, retried as a read."""
+        got = self._send_review(self._review_kind(), attributes)
+        self._record(got["query"], what)
+        return got
+
+    def review_access_all(self, asked, workers=REVIEW_WORKERS):
+        """``review_access`` of each ``(attributes, what)`` in ``asked``, at most ``workers`` at a time: the answers,
+        and their ``queries`` records, in the order asked whatever order they came in. Each review is bounded by
+        ``request_timeout`` and retried as ``review_access``'s, so the whole takes about the longest review times
+        ``len(asked) / workers``. The kind is discovered first, once (its failure raises, as ``review_access``'s)."""
+        asked = list(asked)
+        if not asked:
+            return []
+        review = self._review_kind()
+        if workers <= 1 or len(asked) == 1:
+            answers = [self._send_review(review, attributes) for attributes, dummy in asked]
+        else:
+            with ThreadPoolExecutor(max_workers=min(workers, len(asked))) as pool:
+                answers = list(pool.map(lambda one: self._send_review(review, one[0]), asked))
+        for got, (dummy, what) in zip(answers, asked):
+            self._record(got["query"], what)
+        return answers
 
     # -- reads ----------------------------------------------------------------------------------------
     def get(self, api_version, kind, name, namespace=None, what=None):

@@ -215,18 +215,26 @@ def check(clients, actions, ids=None):
     return found
 
 
+def findings(module, actions, ids=None, caller=CALLER, said=None, **extra):
+    """The preflight of ``actions`` as ``caller``: (the result for exit_json, the MissingPermissions naming every
+    missing action or None). When STS cannot name the caller the module fails, after ``said`` (what the run had found
+    before) and with ``extra``."""
+    # read-only whatever the mode: reads and permission checks only (aws_client.is_permission_check)
+    clients = module_clients(module, caller, concurrency=1, check_mode=True)
+    try:
+        found = check(clients, actions, ids)
+    except AWS_ERRORS as e:
+        msg = "the permission preflight could not ask AWS who the caller is; nothing was changed"
+        module.fail_json_aws(e, msg="%s; %s" % (said, msg) if said else msg, api_calls=clients.calls, **extra)
+    result = dict(changed=False, api_calls=clients.calls, **found)
+    missing = MissingPermissions(missing_message(found["caller_arn"], found)) if found["missing"] else None
+    return result, missing
+
+
 def run(module):
     """aws_permission_preflight: the result for exit_json, or fail_json naming every missing permission."""
     p = module.params
-    actions = needed_actions(p)
-    # read-only whatever the mode: reads and permission checks only (aws_client.is_permission_check)
-    clients = module_clients(module, CALLER, concurrency=1, check_mode=True)
-    try:
-        found = check(clients, actions, p["dry_run_ids"])
-    except AWS_ERRORS as e:
-        module.fail_json_aws(e, msg="the permission preflight could not ask AWS who the caller is; nothing was "
-                                    "changed", api_calls=clients.calls)
-    result = dict(changed=False, api_calls=clients.calls, **found)
-    if found["missing"] and p["fail_on_missing"]:
-        fail_from(module, MissingPermissions(missing_message(found["caller_arn"], found)), **result)
+    result, missing = findings(module, needed_actions(p), p["dry_run_ids"])
+    if missing is not None and p["fail_on_missing"]:
+        fail_from(module, missing, **result)
     return result

@@ -130,6 +130,12 @@ CASES = [
     ("cloudformation_teardown-poll", "cloudformation_teardown", {"stack_name": "s", "poll_interval": 0}, "poll_interval"),
     ("cloudformation_teardown-wait", "cloudformation_teardown", {"stack_name": "s", "wait_timeout": 0},
      "wait_timeout"),
+    # permission_preflight (its Kubernetes part, its AWS part)
+    ("permission_preflight-neither", "permission_preflight", {}, "kind or aws_kind"),
+    ("permission_preflight-namespace", "permission_preflight", {"kind": "release_prune", "options": {}},
+     "release_namespace"),
+    ("permission_preflight-aws-choice", "permission_preflight", {"aws_kind": "cfn", "aws_clear": ["everything"]},
+     "aws_clear"),
     # aws_permission_preflight
     ("aws_permission_preflight-neither", "aws_permission_preflight", {}, "kind or actions"),
     ("aws_permission_preflight-action", "aws_permission_preflight", {"actions": ["DeleteVpc"]}, "actions"),

@@ -107,7 +107,8 @@ def run_playbook(tmp_path, env, *extra):
 
 
 def test_destroy_hosted_cluster_against_a_silent_api_server_stops_before_the_first_delete_naming_it(tmp_path):
-    # its first Kubernetes request is the permission preflight's (roles/before_first_delete), before the baseline
+    # its first Kubernetes request is the baseline's read of the HostedCluster (read-only; the permission preflight of
+    # roles/before_first_delete comes after it, in one run with the AWS permissions), before the first delete
     with SilentServer() as server:
         kc = str(tmp_path / "kubeconfig")
         server.write_kubeconfig(kc)
@@ -115,11 +116,10 @@ def test_destroy_hosted_cluster_against_a_silent_api_server_stops_before_the_fir
         p, took = run_playbook(tmp_path, env, "-e", "hosted_cluster_name=demo")
     out = p.stdout
     assert p.returncode != 0
-    assert "stopped at Before the first delete | Review every Kubernetes permission" in out, out[-3000:]
+    assert "stopped at Phase 1 | Record the AWS inventory of infra ID of HostedCluster clusters/demo" in out, out[-3000:]
     assert "127.0.0.1:%d" % server.port in out, out[-3000:]
-    assert "phases that never ran: 1 baseline, 2 retain, 3 delete and gates, 4 AWS infrastructure and IAM" in out, \
-        out[-3000:]
-    bound = bounds.client_bound(10)  # permission_preflight runs with the default request_timeout
+    assert "phases that never ran: 2 retain, 3 delete and gates, 4 AWS infrastructure and IAM" in out, out[-3000:]
+    bound = bounds.client_bound(10)  # hosted_cluster_baseline runs with the default request_timeout
     assert took < 3 * bound + 2 * START, "the playbook took %.0f s; its first read's bound is %.0f s" % (took, bound)
 
 
@@ -146,7 +146,8 @@ def test_destroy_hosted_cluster_against_a_silent_aws_endpoint_stops_before_the_f
 
 
 def test_clear_cfn_refusals_against_a_silent_aws_endpoint_stops_before_the_first_delete_naming_it(tmp_path):
-    # its first AWS call is the permission preflight's GetCallerIdentity (roles/before_first_delete)
+    # its first AWS call is the permission preflight's GetCallerIdentity (roles/before_first_delete; no Kubernetes
+    # request, the playbook reviews no Kubernetes permission)
     with SilentServer() as server:
         env = dict(os.environ, ANSIBLE_COLLECTIONS_PATH=REPO + "/.venv/collections", AWS_ENDPOINT_URL="http://" + server.url,
                    AWS_ACCESS_KEY_ID="testing", AWS_SECRET_ACCESS_KEY="testing", AWS_REGION="us-east-1",
@@ -159,7 +160,7 @@ def test_clear_cfn_refusals_against_a_silent_aws_endpoint_stops_before_the_first
         took = time.monotonic() - started
     out = p.stdout
     assert p.returncode != 0
-    assert "Check every AWS permission" in out and "127.0.0.1:%d" % server.port in out, out[-3000:]
+    assert "Check every Kubernetes and AWS permission" in out and "127.0.0.1:%d" % server.port in out, out[-3000:]
     assert "nothing was changed" in out and "DeleteStack" not in out and "Listing the CloudFormation stacks" not in out
     bound = bounds.aws_call_bound()
     assert took < 3 * bound + 2 * START, "the playbook took %.0f s; one AWS call's bound is %.0f s" % (took, bound)

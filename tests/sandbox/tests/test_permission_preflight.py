@@ -95,13 +95,15 @@ def test_a_token_that_may_do_everything_passes(tokens, tmp_path):
 
 
 # each playbook that changes Kubernetes objects runs the review in roles/before_first_delete, before its first change
+# (the destroy after its read-only baseline, which refuses a HostedCluster that does not exist unless infra_id names
+# what to destroy: the infra ID given lets the run reach the review)
 PLAYBOOKS = {
     "prune_releases": ({"release_namespace": "{ns}", "release_names": ["r1"]}, "extensions/rbac/release_prune.yml",
                        "delete releases.core.convoy.kumodo.io in namespace {ns}"),
     "release_held_deletion": ({"held_namespace": "{ns}"}, "extensions/rbac/held_deletion.yml",
                               "patch terraformclusters.infrastructure.cluster.x-k8s.io in namespace {ns}"),
     "destroy_hosted_cluster": ({"hosted_cluster_name": "hc", "hosted_cluster_namespace": "{ns}",
-                                "destroy_cloud_resources": False}, "extensions/rbac/hosted_cluster_destroy.yml",
+                                "infra_id": "{ns}-x7k2p", "destroy_cloud_resources": False}, "extensions/rbac/hosted_cluster_destroy.yml",
                                "delete hostedclusters.hypershift.openshift.io in namespace {ns}"),
 }
 

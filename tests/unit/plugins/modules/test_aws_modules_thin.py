@@ -14,6 +14,7 @@ import pytest
 MODULES = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))), "plugins", "modules")
 AWS_MODULES = ["aws_infra_cleanup", "aws_infra_inventory", "aws_orphan_inventory", "aws_permission_preflight",
+               "permission_preflight",
                "hosted_cluster_baseline",
                "cloudformation_teardown", "target_guard", "teardown_verify"]
 MAX_LINES = 40

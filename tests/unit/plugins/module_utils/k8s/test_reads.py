@@ -372,3 +372,63 @@ def test_check_mode_still_refuses_a_create_of_the_review_kind_through_resource()
     with pytest.raises(CheckModeWrite):
         reads.resource(*ACCESS_REVIEW).create(body={})
     assert res.calls == []
+
+
+# -- access reviews, a few at a time ----------------------------------------------------------------------
+def _review(verb):
+    return {"verb": verb, "group": "", "resource": "pods", "namespace": "ns", "name": None}
+
+
+def test_reviews_go_a_few_at_a_time_and_come_back_in_the_order_asked():
+    import threading
+    import time as _time
+    from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import REVIEW_WORKERS
+    reads, res, client, dummy = service(check_mode=True)
+    lock, state = threading.Lock(), {"now": 0, "most": 0}
+    verbs = ["v%d" % i for i in range(10)]
+
+    def create(**kwargs):
+        assert kwargs.get("_request_timeout"), "every review is bounded"
+        verb = kwargs["body"]["spec"]["resourceAttributes"]["verb"]
+        with lock:
+            state["now"] += 1
+            state["most"] = max(state["most"], state["now"])
+        _time.sleep(0.05 * (10 - int(verb[1:])) / 10.0)  # the first asked answers last
+        with lock:
+            state["now"] -= 1
+        return Obj({"status": {"allowed": verb != "v3", "reason": verb}})
+    res.create = create
+    got = reads.review_access_all([(_review(v), "what " + v) for v in verbs])
+    assert [g["reason"] for g in got] == verbs and [g["allowed"] for g in got] == [v != "v3" for v in verbs]
+    assert [q["what"] for q in reads.queries] == ["what " + v for v in verbs]  # recorded in the order asked
+    assert 1 < state["most"] <= REVIEW_WORKERS == 4  # concurrent, and bounded
+    assert client.discovered == 1  # the kind is discovered once, before the reviews
+
+
+def test_each_review_of_many_is_still_retried_and_an_unanswered_one_unknown():
+    reads, res, dummy, pauses = service(check_mode=True)
+    tries = {}
+
+    def create(**kwargs):
+        verb = kwargs["body"]["spec"]["resourceAttributes"]["verb"]
+        tries[verb] = tries.get(verb, 0) + 1
+        if verb == "busy" and tries[verb] == 1:
+            raise Answer("busy", 503)
+        if verb == "silent":
+            raise Answer("busy", 503)
+        return Obj({"status": {"allowed": True}})
+    res.create = create
+    got = reads.review_access_all([(_review(v), None) for v in ("get", "busy", "silent", "list")])
+    assert [g["allowed"] for g in got] == [True, True, None, True]
+    assert tries == {"get": 1, "busy": 2, "silent": READ_ATTEMPTS, "list": 1}
+    assert sorted(pauses) == [0.5, 0.5, 1.5]
+
+
+def test_no_review_asked_sends_nothing_and_a_kind_not_found_raises_before_any():
+    reads, res, client, dummy = service(check_mode=True)
+    assert reads.review_access_all([]) == [] and client.discovered == 0
+    reads, res, client, dummy = service(check_mode=True, lookups=[Answer("Not Found", 404)])
+    res.create = lambda **kw: pytest.fail("no review without its kind")
+    with pytest.raises(ResourceLookupError):
+        reads.review_access_all([(_review("get"), None)])
+    assert reads.queries == []
