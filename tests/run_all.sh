@@ -521,6 +521,7 @@ for i in "${!beside[@]}"; do
 done
 wait_sandbox >/dev/null 2>&1
 stop_sandbox
+lane_why=()
 for i in "${!lane_pids[@]}"; do
   n=${lane_names[$i]} out=${lane_outs[$i]}
   log "waiting for lane $n ($out)"
@@ -530,7 +531,7 @@ for i in "${!lane_pids[@]}"; do
   l=$(sed -n 's/^stages: \([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p' "$out" | tail -1)
   if [ -n "$l" ]; then
     passed=$((passed + ${l% *})); failed=$((failed + ${l#* }))
-    [ "${l#* }" = 0 ] || failed_names+=("(lane $n: see above)")
+    [ "${l#* }" = 0 ] || { failed_names+=("(lane $n: see above)"); lane_why+=("$out:$n"); }
   else
     failed=$((failed + 1)); failed_names+=("lane$n"); echo "lane $n ended without a summary; the end of its output:"
     tail -20 "$out"
@@ -551,6 +552,8 @@ fi
 if [ $failed != 0 ] || [ ${#sandbox_broken[@]} != 0 ]; then
   [ $failed = 0 ] || echo "failed stages: ${failed_names[*]} (whole logs in $log_dir)"
   for s in "${failed_names[@]}"; do why_failed "$s"; done
+  # a failed lane's own reasons again, here at the end: CI shows only the end of the run's output
+  for w in "${lane_why[@]}"; do grep -E '^  [a-z-]+: ' "${w%:*}" | sed "s/^/lane ${w##*:} | /"; done
   for b in "${sandbox_broken[@]}"; do echo "  sandbox broken $b"; done
 fi
 [ -n "${TEST_LANE:-}" ] || log "the whole run: $((SECONDS - run_t0)) s, the machine busy $(( $(machine_cpu) - run_m0 )) CPU-s of $(( $(getconf _NPROCESSORS_ONLN) * (SECONDS - run_t0) )), $(( $(machine_steal) - run_s0 )) CPU-s stolen by the host"
