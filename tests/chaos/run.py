@@ -102,6 +102,7 @@ never as a pass).
 import argparse
 import collections
 import concurrent.futures
+import contextlib
 import json
 import os
 import random
@@ -122,7 +123,50 @@ FINALIZER_MARKERS = ("/metadata/finalizers", '"finalizers"')
 CLI_FINALIZER = "openshift.io/destroy-cluster"
 # cases that fault the whole sandbox: run one at a time, before the pool
 EXCLUSIVE = {"apiserver-restart"}
-_restart_lock = threading.Lock()
+
+
+class SeedsApartFromRestarts:
+    """Seeds run together; a crash-and-restart runs alone, after the seeds under way and before new ones.
+
+    A seed is the harness setting a run up, not a run under test: seed 13000's run 13027 failed as a harness
+    error when its HostedCluster seed POSTed Machines while another run had CAPI's manager (their webhook)
+    down. A restart waiting keeps new seeds back, so that it cannot wait forever behind overlapping ones.
+    """
+
+    def __init__(self):
+        self._cond = threading.Condition()
+        self._seeds = 0
+        self._restarts_waiting = 0
+        self._restarting = False
+
+    @contextlib.contextmanager
+    def seed(self):
+        with self._cond:
+            self._cond.wait_for(lambda: not self._restarting and not self._restarts_waiting)
+            self._seeds += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._seeds -= 1
+                self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def restart(self):
+        with self._cond:
+            self._restarts_waiting += 1
+            self._cond.wait_for(lambda: not self._restarting and not self._seeds)
+            self._restarts_waiting -= 1
+            self._restarting = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._restarting = False
+                self._cond.notify_all()
+
+
+_seeds_and_restarts = SeedsApartFromRestarts()
 
 
 def port_base():
@@ -140,15 +184,16 @@ def now():
 
 
 def seed_scenario(*args):
-    p = subprocess.run([SANDBOX, "seed", *args], capture_output=True, text=True, timeout=300)
+    with _seeds_and_restarts.seed():
+        p = subprocess.run([SANDBOX, "seed", *args], capture_output=True, text=True, timeout=300)
     if p.returncode != 0:
-        raise RuntimeError(f"seed {args}: {p.stderr[-800:]}")
+        raise RuntimeError(f"seed {args}: {p.stderr[-2000:]}")
     return json.loads(p.stdout.strip().splitlines()[-1])
 
 
 def restart(component, down_seconds=0.0):
     """`sandbox restart COMPONENT` (SIGKILL, start again with the same flags); one restart at a time."""
-    with _restart_lock:
+    with _seeds_and_restarts.restart():
         p = subprocess.run([SANDBOX, "restart", component, "--down-seconds", str(down_seconds)],
                            env=dict(os.environ, SANDBOX_PORT_BASE=str(port_base())),
                            capture_output=True, text=True, timeout=300)
