@@ -4,6 +4,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import threading
 import time
 
 try:
@@ -34,10 +35,13 @@ class FakeResource(object):
 
     def __init__(self):
         self.calls = []
+        self.third_watch = threading.Event()
 
     def get(self, **kw):
         self.calls.append(kw)
         watches = [c for c in self.calls if c.get("watch")]
+        if len(watches) >= 3:
+            self.third_watch.set()
         if not kw.get("watch"):
             return {"items": [{"metadata": {"name": "a", "uid": "u1", "resourceVersion": "5"}}],
                     "metadata": {"resourceVersion": "5"}}
@@ -53,9 +57,13 @@ class FakeResource(object):
 def test_observer_relists_once_after_a_drop_and_resumes_from_bookmarks():
     sink = queue.Queue()
     res = FakeResource()
-    ob = W.Observer(0, res, sink, time.monotonic() + 0.6, namespace="ns", name="a")
+    # stopped once it resumes (its third watch), not at a short deadline: a loaded machine (unit tests run at
+    # nice 10 beside the sandbox lanes) could reach a 0.6 s deadline before the third watch
+    ob = W.Observer(0, res, sink, time.monotonic() + 30, namespace="ns", name="a")
     ob.start()
-    ob.join(3)
+    assert res.third_watch.wait(20), res.calls
+    ob.stop()
+    ob.join(5)
     kinds = []
     while not sink.empty():
         kinds.append(sink.get()[1:3])
