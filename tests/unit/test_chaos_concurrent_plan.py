@@ -185,3 +185,26 @@ def test_two_runs_deleting_one_release_are_both_true_only_when_each_delete_went_
     log.write_text(log.read_text() + json.dumps(dict(rows[0], time=4.0)) + "\n")
     assert releases.sent_by_both("r1", seeded, str(tmp_path))
     assert not releases.sent_by_both("r2", seeded, str(tmp_path))
+
+
+def test_two_runs_restoring_one_held_object_are_both_true_only_when_each_patch_went_through(tmp_path):
+    # seed 14039: both release_held_deletion runs PATCHed captf.io/restore-state 0.11 s apart, both reports said
+    # "restored", and the campaign counted a false report
+    path = "/apis/infrastructure.cluster.x-k8s.io/v1alpha1/namespaces/ns1/terraformclusters/t1"
+    restore = '[{"op": "test", "path": "/metadata/uid", "value": "u1"}, {"op": "add", "path": "/metadata/annotations", ' \
+              '"value": {"captf.io/restore-state": "11"}}]'
+    abandon = restore.replace("captf.io/restore-state", "captf.io/abandon-infrastructure").replace('"11"', '"u1"')
+    rows = [{"fault": None, "method": "PATCH", "path": path, "body": restore, "time": 1.0},
+            {"fault": "status-503", "method": "PATCH", "path": path, "body": restore, "time": 2.0},
+            {"fault": None, "method": "GET", "path": path, "time": 3.0}]
+    log = tmp_path / "kubeproxy.jsonl"
+    log.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    held = concurrent_case.HeldDeletion()
+    seeded = {"namespace": "ns1", "name": "t1"}
+    assert not held.sent_by_both("t1", seeded, str(tmp_path), ("restored", "restored"))  # the second was faulted
+    assert not held.sent_by_both("t1", seeded, str(tmp_path), ("restored", "abandoned"))  # no abandon sent
+    log.write_text(log.read_text() + json.dumps(dict(rows[0], time=4.0)) + "\n")
+    assert held.sent_by_both("t1", seeded, str(tmp_path), ("restored", "restored"))
+    assert not held.sent_by_both("t2", seeded, str(tmp_path), ("restored", "restored"))
+    log.write_text(log.read_text() + json.dumps(dict(rows[0], body=abandon, time=5.0)) + "\n")
+    assert held.sent_by_both("t1", seeded, str(tmp_path), ("restored", "abandoned"))
