@@ -19,6 +19,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.core.age import min
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
 from ansible_collections.teardown.gates.plugins.module_utils.core.protect import PROTECTED_LABEL_REASON, labelled_protected
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError, missing_permission
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.finalizers import is_conflict, set_annotation_patch
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import ABSENT, PRESENT
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import CheckModeWrite
 from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import utc_iso
@@ -126,13 +127,18 @@ def gather(module, reads, seen):
     return obj, diag
 
 
-def patch(module, reads, ops):
+def patch(module, reads, ops, lost_race_ok=False):
+    """Send ``ops``; True when sent. With ``lost_race_ok``, a lost race (a failed ``test``, 409: the object changed
+    since it was read) returns False for the caller to read and plan again; any other failure fails the module."""
     p = module.params
     try:
-        return reads.patch(p["api_version"], p["kind"], p["name"], ops, namespace=p["namespace"])
+        reads.patch(p["api_version"], p["kind"], p["name"], ops, namespace=p["namespace"])
+        return True
     except CheckModeWrite as e:  # main patches outside check mode only: reaching here is a bug, and nothing was sent
         fail_from(module, e, then="nothing was changed", patch=ops)
     except Exception as e:  # noqa: BLE001
+        if lost_race_ok and is_conflict(e):
+            return False
         module.fail_json(msg="patching %s %s/%s failed: %s (a failed uid test means the object was recreated); "
                          "re-run to diagnose" % (p["kind"], p["namespace"], p["name"], _err(e)), patch=ops)
 
@@ -198,7 +204,7 @@ def plan_restore(module, obj, diag, before, after, result):
     if why:
         module.fail_json(msg=why, **result)
     after["annotations"][captf.RESTORE_ANNOTATION] = value
-    return captf.annotation_patch(obj, captf.RESTORE_ANNOTATION, value)
+    return set_annotation_patch(obj, captf.RESTORE_ANNOTATION, value)
 
 
 def plan_abandon(module, obj, diag, before, after, result):
@@ -232,7 +238,7 @@ def plan_abandon(module, obj, diag, before, after, result):
         result["msg"] = "%s already names this object's uid; CAPTF releases it" % captf.ABANDON_ANNOTATION
         module.exit_json(**result)
     after["annotations"][captf.ABANDON_ANNOTATION] = diag["uid"]
-    return captf.annotation_patch(obj, captf.ABANDON_ANNOTATION, diag["uid"])
+    return set_annotation_patch(obj, captf.ABANDON_ANNOTATION, diag["uid"])
 
 
 def young(obj, min_age):
@@ -243,7 +249,19 @@ def young(obj, min_age):
     return too_young(((obj or {}).get("metadata") or {}).get("creationTimestamp"), parse_age(min_age))
 
 
+# reads and plans of one run at most: a lost race (the object changed between the read and the PATCH) reads it again
+PATCH_ATTEMPTS = 3
+
+
 def run(module, reads):
+    """Diagnose, then restore or abandon. A lost race reads and plans again: a second run that finds the annotation
+    it would set already set (another run's, a moment ago) then exits unchanged, as a re-run does."""
+    for attempt in range(1, PATCH_ATTEMPTS + 1):
+        read_plan_patch(module, reads, lost_race_ok=attempt < PATCH_ATTEMPTS)
+
+
+def read_plan_patch(module, reads, lost_race_ok):
+    """One read, plan and PATCH; exits the module, or returns after a lost race when ``lost_race_ok``."""
     p = module.params
     seen = {"errors": [], "times": {}}
     obj, diag = gather(module, reads, seen)
@@ -268,6 +286,7 @@ def run(module, reads):
     if module._diff:
         result["diff"] = {"before": before, "after": after}
     if not module.check_mode:
-        patch(module, reads, ops)
+        if not patch(module, reads, ops, lost_race_ok):
+            return
         result["query_times"]["patched"] = utc_iso()
     module.exit_json(**result)

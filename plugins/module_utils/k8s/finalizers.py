@@ -19,7 +19,7 @@ writer's change makes the caller re-read), and a missing ``metadata.annotations`
 ``test`` of the resourceVersion, as the finalizer list is.
 
 Public functions: ``validate_finalizer_name``, ``desired_finalizers``, ``build_remove_patch``,
-``build_add_patch``, ``build_patch``, ``annotation_changes``, ``build_present_patch``,
+``build_add_patch``, ``build_patch``, ``annotation_changes``, ``build_present_patch``, ``set_annotation_patch``,
 ``namespace_finalize_body``, ``is_conflict``, ``is_deleting_refusal``, ``apply_with_retry``.
 """
 
@@ -115,6 +115,23 @@ def annotation_changes(obj, annotations):
 def _pointer(key):
     """``key`` as one JSON pointer token (RFC 6901: ``~`` is ``~0``, ``/`` is ``~1``)."""
     return key.replace("~", "~0").replace("/", "~1")
+
+
+def set_annotation_patch(obj, key, value):
+    """JSON patch setting one annotation of ``obj`` (as read) to ``value``, whatever it was.
+
+    The UID is ``test``ed first. A missing ``metadata.annotations`` map is created only after a ``test`` of the
+    resourceVersion: ``add`` of the whole map would replace a map another writer created since the read, and its
+    annotations with it. A failed test is a conflict (``is_conflict``): the caller re-reads and tries again.
+    """
+    meta = obj.get("metadata") or {}
+    ops = [{"op": "test", "path": "/metadata/uid", "value": meta.get("uid")}]
+    if meta.get("annotations") is None:
+        ops.append({"op": "test", "path": "/metadata/resourceVersion", "value": meta.get("resourceVersion")})
+        ops.append({"op": "add", "path": "/metadata/annotations", "value": {key: value}})
+    else:
+        ops.append({"op": "add", "path": "/metadata/annotations/" + _pointer(key), "value": value})
+    return ops
 
 
 def build_present_patch(obj, names, annotations=None):

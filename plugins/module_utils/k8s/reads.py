@@ -21,7 +21,8 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
-from ansible_collections.teardown.gates.plugins.module_utils.k8s.finalizers import apply_with_retry, build_remove_patch
+from ansible_collections.teardown.gates.plugins.module_utils.k8s.finalizers import (
+    apply_with_retry, build_remove_patch, is_conflict, set_annotation_patch)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import (
     DEFAULT_REQUEST_TIMEOUT, READ_ATTEMPTS, ResourceLookupError, resolve_resource)
 from ansible_collections.teardown.gates.plugins.module_utils.core.bounds import k8s_timeout
@@ -248,30 +249,30 @@ class KubeReads(object):
         return self.client.client.request("put", "/api/v1/namespaces/%s/finalize" % name, body=body,
                                           _request_timeout=k8s_timeout(self.request_timeout)).to_dict()
 
-    def annotate(self, api_version, kind, name, namespace, uid, key, value):
-        """One annotation, by a JSON patch that tests the UID first (the object's other annotations stay).
+    def annotate(self, api_version, kind, name, namespace, uid, key, value, attempts=3):
+        """One annotation, by a JSON patch that tests the UID first (the object's other annotations stay; a map
+        another writer created since the read makes the patch's resourceVersion test fail, and it reads again).
 
         ``{"state": done|refused|unknown|absent, "error"}``: refused when the server said no or the object was
         recreated, unknown when no answer came (the patch may have been applied)."""
         res = self._writable("patch", api_version, kind, name)
-        r = self.get(api_version, kind, name, namespace)
-        if r["state"] != PRESENT:
-            return {"state": r["state"], "error": r["query"].get("error") or "not found"}
-        meta = r["object"].get("metadata") or {}
-        if meta.get("uid") != uid:
-            return {"state": "refused", "error": "%s %s was recreated (uid %s)" % (kind, name, meta.get("uid"))}
-        ops = [{"op": "test", "path": "/metadata/uid", "value": uid}]
-        if meta.get("annotations") is None:
-            ops.append({"op": "add", "path": "/metadata/annotations", "value": {key: value}})
-        else:
-            ops.append({"op": "add", "path": "/metadata/annotations/" + key.replace("~", "~0").replace("/", "~1"),
-                        "value": value})
-        try:
-            patch_object(res, name, ops, namespace=namespace, request_timeout=self.request_timeout)
-        except Exception as e:  # pylint: disable=broad-except
-            return {"state": "refused" if getattr(e, "status", None) else "unknown",
-                    "error": "%s" % (getattr(e, "reason", None) or e)}
-        return {"state": "done"}
+        for attempt in range(1, attempts + 1):
+            r = self.get(api_version, kind, name, namespace)
+            if r["state"] != PRESENT:
+                return {"state": r["state"], "error": r["query"].get("error") or "not found"}
+            obj = r["object"]
+            if (obj.get("metadata") or {}).get("uid") != uid:
+                return {"state": "refused", "error": "%s %s was recreated (uid %s)" % (
+                    kind, name, (obj.get("metadata") or {}).get("uid"))}
+            try:
+                patch_object(res, name, set_annotation_patch(obj, key, value), namespace=namespace,
+                             request_timeout=self.request_timeout)
+            except Exception as e:  # pylint: disable=broad-except
+                if attempt < attempts and is_conflict(e):
+                    continue
+                return {"state": "refused" if getattr(e, "status", None) else "unknown",
+                        "error": "%s" % (getattr(e, "reason", None) or e)}
+            return {"state": "done"}
 
     def remove_finalizers(self, api_version, kind, name, namespace, uid, names):
         """Remove ``names`` from one object's finalizers, the UID tested; a conflict re-reads and tries again.

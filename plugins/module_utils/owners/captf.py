@@ -286,18 +286,6 @@ def check_abandon(diag, confirm_uid):
     return None
 
 
-def annotation_patch(obj, key, value):
-    """JSON patch setting one annotation, guarded by a test on the uid."""
-    md = obj.get("metadata") or {}
-    ops = [{"op": "test", "path": "/metadata/uid", "value": md.get("uid")}]
-    path_key = key.replace("~", "~0").replace("/", "~1")
-    if md.get("annotations") is None:
-        ops.append({"op": "add", "path": "/metadata/annotations", "value": {key: value}})
-    else:
-        ops.append({"op": "add", "path": "/metadata/annotations/" + path_key, "value": value})
-    return ops
-
-
 def deletion_policy_patch(obj, value="Retain"):
     md = obj.get("metadata") or {}
     ops = [{"op": "test", "path": "/metadata/uid", "value": md.get("uid")}]

@@ -20,6 +20,7 @@ class Done(Exception):
 
 class Module(object):
     check_mode = False
+    _diff = False
 
     def __init__(self, **params):
         self.params = dict(dict(kind="TerraformCluster", namespace="ns", name="demo", api_version=captf.API_VERSION,
@@ -128,3 +129,50 @@ def test_a_bad_min_age_fails_naming_it_before_any_read(value, why):
         H.check(Module(action="diagnose", min_age=value))
     kind, res = e.value.args[0]
     assert kind == "fail" and res["msg"].startswith("min_age: ") and why in res["msg"]
+
+
+class LostRace(Exception):
+    """The API server's answer to a JSON patch whose `test` failed."""
+    status = 422
+    body = "the server rejected our request due to an error in our request"
+
+
+class PatchingReads(object):
+    """The read service as far as run() patches through it: the first ``lose`` patches lose a race."""
+
+    def __init__(self, lose):
+        self.lose, self.sent = lose, []
+
+    def patch(self, api_version, kind, name, ops, namespace=None):
+        self.sent.append(ops)
+        if len(self.sent) <= self.lose:
+            raise LostRace("test failed")
+
+
+def held_restore_diag():
+    return {"held": True, "reason": "StateUnreadable", "hold_type": "state", "uid": UID, "deleting": True,
+            "exists": True, "paused": False,
+            "backups": [{"serial": 3, "complete": True, "restore_failed": False, "usable": True}]}
+
+
+def test_a_restore_that_lost_a_race_reads_again_and_finds_it_asked_for(monkeypatch):
+    # another run set the annotation map between our read and our PATCH (seed 14039's two concurrent runs)
+    reads_of_the_object = [obj(), obj({captf.RESTORE_ANNOTATION: "3"})]
+    reads_of_the_object[0]["metadata"]["annotations"] = None  # no map yet: the patch tests the version read
+    monkeypatch.setattr(H, "gather", lambda module, reads, seen: (reads_of_the_object.pop(0), held_restore_diag()))
+    reads = PatchingReads(lose=1)
+    with pytest.raises(Done) as e:
+        H.run(Module(action="restore", backup_serial=3, min_age=0), reads)
+    kind, res = e.value.args[0]
+    assert kind == "exit" and res["changed"] is False and "already set" in res["msg"]
+    assert len(reads.sent) == 1 and reads.sent[0][1]["path"] == "/metadata/resourceVersion"
+
+
+def test_a_restore_that_keeps_losing_fails_after_its_attempts(monkeypatch):
+    monkeypatch.setattr(H, "gather", lambda module, reads, seen: (obj(), held_restore_diag()))
+    reads = PatchingReads(lose=H.PATCH_ATTEMPTS)
+    with pytest.raises(Done) as e:
+        H.run(Module(action="restore", backup_serial=3, min_age=0), reads)
+    kind, res = e.value.args[0]
+    assert kind == "fail" and "patching TerraformCluster ns/demo failed" in res["msg"]
+    assert len(reads.sent) == H.PATCH_ATTEMPTS

@@ -219,3 +219,29 @@ def test_a_recreated_object_fails_the_present_patch():
     assert patch[-1]["path"] == "/metadata/annotations/a.io~0x"
     with pytest.raises(jsonpatch.JsonPatchException):
         jsonpatch.apply_patch(dict(annotated([], {}), metadata=dict(annotated([], {})["metadata"], uid="u-2")), patch)
+
+
+def test_setting_one_annotation_tests_the_uid_and_escapes_the_key():
+    obj = {"metadata": {"uid": "u1", "resourceVersion": "7", "annotations": {"a": "b"}}}
+    ops = F.set_annotation_patch(obj, "captf.io/abandon-infrastructure", "u1")
+    assert ops == [{"op": "test", "path": "/metadata/uid", "value": "u1"},
+                   {"op": "add", "path": "/metadata/annotations/captf.io~1abandon-infrastructure", "value": "u1"}]
+
+
+def test_a_missing_annotation_map_is_created_only_on_the_version_read():
+    # `add` of the whole map would replace one another writer made since the read, and its annotations with it
+    obj = {"metadata": {"uid": "u1", "resourceVersion": "7"}}
+    ops = F.set_annotation_patch(obj, "captf.io/restore-state", "12")
+    assert ops == [{"op": "test", "path": "/metadata/uid", "value": "u1"},
+                   {"op": "test", "path": "/metadata/resourceVersion", "value": "7"},
+                   {"op": "add", "path": "/metadata/annotations", "value": {"captf.io/restore-state": "12"}}]
+
+
+
+def test_another_writers_new_map_makes_the_patch_fail_not_vanish():
+    ops = F.set_annotation_patch({"metadata": {"uid": "u1", "resourceVersion": "7"}}, "k", "v")
+    now = {"metadata": {"uid": "u1", "resourceVersion": "8", "annotations": {"theirs": "x"}}}
+    with pytest.raises(jsonpatch.JsonPatchTestFailed):
+        jsonpatch.apply_patch(now, ops)
+    unchanged = {"metadata": {"uid": "u1", "resourceVersion": "7"}}
+    assert jsonpatch.apply_patch(unchanged, ops)["metadata"]["annotations"] == {"k": "v"}

@@ -432,3 +432,43 @@ def test_no_review_asked_sends_nothing_and_a_kind_not_found_raises_before_any():
     with pytest.raises(ResourceLookupError):
         reads.review_access_all([(_review("get"), None)])
     assert reads.queries == []
+
+
+class LostRace(Exception):
+    """The API server's answer to a JSON patch whose `test` failed."""
+    status = 422
+    body = "the server rejected our request due to an error in our request"
+
+
+def test_an_annotation_whose_patch_lost_a_race_is_read_and_sent_again():
+    class Racing(FakeResource):
+        def __init__(self, answers):
+            FakeResource.__init__(self, answers)
+            self.bodies = []
+
+        def patch(self, **kwargs):
+            self.bodies.append(kwargs["body"])
+            if len(self.bodies) == 1:
+                raise LostRace("test failed")
+            return self._write("patch", kwargs)
+
+    res = Racing([Obj(dict(THING, metadata=dict(THING["metadata"], resourceVersion="7"))),
+                  Obj(dict(THING, metadata=dict(THING["metadata"], resourceVersion="8", annotations={"theirs": "x"})))])
+    reads = KubeReads(FakeClient(res), 5, check_mode=False, sleep=lambda s: None)
+    assert reads.annotate(AV, "Thing", "a", "ns", "u1", "example.io/k", "v") == {"state": "done"}
+    assert [c[0] for c in res.calls] == ["get", "get", "patch"]
+    assert {"op": "test", "path": "/metadata/resourceVersion", "value": "7"} in res.bodies[0]
+    assert res.bodies[1][1] == {"op": "add", "path": "/metadata/annotations/example.io~1k", "value": "v"}
+
+
+def test_an_annotation_that_keeps_losing_is_refused_after_its_attempts():
+    class AlwaysLosing(FakeResource):
+        def patch(self, **kwargs):
+            self.calls.append(("patch", kwargs.get("name")))
+            raise LostRace("test failed")
+
+    res = AlwaysLosing([Obj(THING)] * 3)
+    reads = KubeReads(FakeClient(res), 5, check_mode=False, sleep=lambda s: None)
+    r = reads.annotate(AV, "Thing", "a", "ns", "u1", "example.io/k", "v")
+    assert r["state"] == "refused"
+    assert [c[0] for c in res.calls] == ["get", "patch"] * 3

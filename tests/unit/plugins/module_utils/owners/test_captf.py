@@ -146,13 +146,11 @@ def test_crd_deletion_policy_detection():
     assert captf.crd_has_deletion_policy(crd({"deletionPolicy": {}}), version="v1beta1") is False
 
 
-def test_patches_test_the_uid_and_escape_the_key():
-    ops = captf.annotation_patch(obj(ann={"a": "b"}), captf.ABANDON_ANNOTATION, UID)
+def test_the_deletion_policy_patch_tests_the_uid():
+    # the annotations' patch: k8s/finalizers.set_annotation_patch (test_finalizers.py)
+    ops = captf.deletion_policy_patch(obj())
     assert ops[0] == {"op": "test", "path": "/metadata/uid", "value": UID}
-    assert ops[1]["path"] == "/metadata/annotations/captf.io~1abandon-infrastructure"
-    ops = captf.annotation_patch(obj(ann=None), captf.RESTORE_ANNOTATION, "12")
-    assert ops[1] == {"op": "add", "path": "/metadata/annotations", "value": {"captf.io/restore-state": "12"}}
-    assert captf.deletion_policy_patch(obj())[1] == {"op": "add", "path": "/spec/deletionPolicy", "value": "Retain"}
+    assert ops[1] == {"op": "add", "path": "/spec/deletionPolicy", "value": "Retain"}
 
 
 def test_portable_secret_drops_identity():
