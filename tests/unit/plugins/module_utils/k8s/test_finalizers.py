@@ -237,7 +237,6 @@ def test_a_missing_annotation_map_is_created_only_on_the_version_read():
                    {"op": "add", "path": "/metadata/annotations", "value": {"captf.io/restore-state": "12"}}]
 
 
-
 def test_another_writers_new_map_makes_the_patch_fail_not_vanish():
     ops = F.set_annotation_patch({"metadata": {"uid": "u1", "resourceVersion": "7"}}, "k", "v")
     now = {"metadata": {"uid": "u1", "resourceVersion": "8", "annotations": {"theirs": "x"}}}
