@@ -229,7 +229,7 @@ def record(guard, kind, events, hold=0.05):
 def overlaps(events):
     """The most seeds and restarts at once, seen at each start."""
     live, worst = {"seed": 0, "restart": 0}, []
-    for what, kind, _ in sorted(events, key=lambda e: e[2]):
+    for what, kind, dummy in sorted(events, key=lambda e: e[2]):
         live[kind] += 1 if what == "start" else -1
         worst.append(dict(live))
     return worst
@@ -237,7 +237,7 @@ def overlaps(events):
 
 def test_seeds_run_together():
     guard, events = chaos.SeedsApartFromRestarts(), []
-    threads = [threading.Thread(target=record, args=(guard, "seed", events, 0.3)) for _ in range(3)]
+    threads = [threading.Thread(target=record, args=(guard, "seed", events, 0.3)) for dummy in range(3)]
     for t in threads:
         t.start()
     for t in threads:
