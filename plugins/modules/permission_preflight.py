@@ -42,34 +42,25 @@ options:
     type: str
   options:
     description:
-      - The run's options that say where it works, such as C(release_namespace), C(hosted_cluster_namespace) and
-        C(hosted_cluster_name), C(held_namespace) and C(held_kind), and the switches that add permissions
-        (C(prune_cluster), C(take_over_cleanup), C(sweep_delete)).
-      - A namespace option a permission needs and that is empty fails before any request, naming it.
+      - The run's options, which shape both parts - for Kubernetes where it works, such as C(release_namespace),
+        C(hosted_cluster_namespace) and C(hosted_cluster_name), C(held_namespace) and C(held_kind), and the switches
+        that add permissions (C(prune_cluster), C(take_over_cleanup), C(sweep_delete)).
+      - For AWS the options of M(teardown.gates.aws_permission_preflight) of the same names - C(clear) (a list of
+        C(empty_buckets), C(detach_iam), C(disable_deletion_protection), C(release_dependencies), C(nested)) and
+        C(disable_termination_protection) (default C(false)) with O(aws_kind=cfn), C(sweep_delete) (default
+        C(true)) with O(aws_kind=orphan_sweep).
+      - A namespace option a permission needs and that is empty, or a value of the wrong type, fails before any
+        request, naming it.
     type: dict
     default: {}
   aws_kind:
     description:
       - The kind of AWS changes the run makes, whose actions are checked - V(hosted_cluster) (the destroy's AWS
-        cleanup), V(cfn) (a stack teardown, with O(aws_clear) and O(aws_disable_termination_protection)),
-        V(orphan_sweep) (the region scan, and the cleanup with O(aws_sweep_delete)). Unset, no AWS request is sent.
+        cleanup), V(cfn) (a stack teardown, with the remedies of O(options)), V(orphan_sweep) (the region scan, and
+        the cleanup unless O(options) says C(sweep_delete=false)). Unset, no AWS request is sent.
       - As M(teardown.gates.aws_permission_preflight)'s O(teardown.gates.aws_permission_preflight#module:kind).
     type: str
     choices: [hosted_cluster, cfn, orphan_sweep]
-  aws_clear:
-    description: With O(aws_kind=cfn), the remedies the teardown may use (as M(teardown.gates.cloudformation_teardown)'s).
-    type: list
-    elements: str
-    default: []
-    choices: [empty_buckets, detach_iam, disable_deletion_protection, release_dependencies, nested]
-  aws_disable_termination_protection:
-    description: With O(aws_kind=cfn), the teardown may turn termination protection off.
-    type: bool
-    default: false
-  aws_sweep_delete:
-    description: With O(aws_kind=orphan_sweep), the sweep deletes (and so needs the cleanup's actions).
-    type: bool
-    default: true
   validate_certs:
     description:
       - Whether the Kubernetes API server's and AWS's TLS certificates are verified (kubernetes.core's option). Unset,
@@ -111,6 +102,12 @@ EXAMPLES = r"""
   ansible.builtin.debug:
     msg: "{{ preflight.aws.unverified }}"
   when: preflight.aws.unverified | default([]) | length > 0
+
+- name: Check the AWS permissions of a stack teardown that may empty buckets
+  teardown.gates.permission_preflight:
+    aws_kind: cfn
+    options:
+      clear: [empty_buckets]
 """
 
 RETURN = r"""

@@ -7,7 +7,9 @@
   (``preflight.permissions.needed``), a few at a time (``KubeReads.review_access_all``), the answers in the kind's
   order.
 - AWS (``aws_kind``): the actions the run will need, checked as aws_permission_preflight checks them
-  (``preflight.aws_permissions``: STS, IAM policy simulation, EC2 DryRun where the simulation is refused).
+  (``preflight.aws_permissions``: STS, IAM policy simulation, EC2 DryRun where the simulation is refused). The
+  run's ``options`` shape them as they shape the reviews: ``clear``, ``disable_termination_protection`` and
+  ``sweep_delete`` are aws_permission_preflight's options of those names (``aws_scope``).
 
 Bad input of either part fails before any request. Every answer of both parts is collected, then one failure names
 every missing permission (and every review that went unanswered) with the files that grant them: the RBAC file of
@@ -16,6 +18,8 @@ nothing is changed, in check mode or not. A part whose kind is not given sends n
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
+
+from ansible.module_utils.parsing.convert_bool import boolean
 
 from ansible_collections.teardown.gates.plugins.module_utils.aws.args import BadInput
 from ansible_collections.teardown.gates.plugins.module_utils.cfn.classify import CLEAR_CHOICES
@@ -36,10 +40,24 @@ def argument_spec():
         kind=dict(type="str"),
         options=dict(type="dict", default={}),
         aws_kind=dict(type="str", choices=list(aws_permissions.KINDS)),
-        aws_clear=dict(type="list", elements="str", default=[], choices=list(CLEAR_CHOICES)),
-        aws_disable_termination_protection=dict(type="bool", default=False),
-        aws_sweep_delete=dict(type="bool", default=True),
     )
+
+
+def aws_scope(options):
+    """The options of aws_permission_preflight that shape the AWS actions (``clear``, ``disable_termination_protection``,
+    ``sweep_delete``), taken from the run's ``options`` where they have the same names and meaning; BadInput names
+    a bad one. A dict option's values are not checked by the argument spec, so they are checked here."""
+    clear = options.get("clear") or []
+    if not isinstance(clear, list) or [c for c in clear if c not in CLEAR_CHOICES]:
+        raise BadInput("options.clear: %r is not a list of %s; nothing was sent" % (clear, ", ".join(CLEAR_CHOICES)))
+    scope = dict(clear=clear)
+    for name, default in (("disable_termination_protection", False), ("sweep_delete", True)):
+        value = options.get(name, default)
+        try:
+            scope[name] = boolean(value, strict=True)
+        except TypeError:
+            raise BadInput("options.%s: %r is not a boolean; nothing was sent" % (name, value))
+    return scope
 
 
 def needed(module):
@@ -60,10 +78,7 @@ def needed(module):
         perms = permissions.needed(kind, p.get("options") or {})
     actions = []
     if p.get("aws_kind"):
-        actions = aws_permissions.needed_actions(dict(
-            kind=p["aws_kind"], clear=p.get("aws_clear") or [],
-            disable_termination_protection=p.get("aws_disable_termination_protection"),
-            sweep_delete=p.get("aws_sweep_delete", True)))
+        actions = aws_permissions.needed_actions(dict(aws_scope(p.get("options") or {}), kind=p["aws_kind"]))
     return kind, perms, actions
 
 

@@ -11,9 +11,11 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.teardown.gates.plugins.module_utils.preflight import plan as planlib
+from ansible_collections.teardown.gates.plugins.module_utils.preflight.permissions import grant
 from ansible_collections.teardown.gates.plugins.module_utils.owners import captf
 from ansible_collections.teardown.gates.plugins.module_utils.kinds.drawing import (
-    condition, epoch, esc, finish, gate_row, html_list, row)
+    epoch, esc, finish, gate_row, html_list, row)
+from ansible_collections.teardown.gates.plugins.module_utils.kinds.rules import condition_rule
 
 NAME = "held_deletion"
 PAGE = True
@@ -51,30 +53,25 @@ OBJECT_HINTS = {
 HOLD_REASONS = ("StateLost", "StateCorrupt", "StateEncrypted", "StateInconsistent")
 
 
-def state_hold_rule(view):
-    sr = condition(view["conditions"], "StateReadable")
-    if sr and sr.get("status") == "False" and sr.get("reason") in HOLD_REASONS:
-        return [("first", "CAPTF deletion hold (%s): restore a backup from status.stateBackups with "
-                          "captf.io/restore-state, or abandon with captf.io/abandon-infrastructure=<uid> "
-                          "(teardown.gates.held_deletion)." % sr.get("reason"))]
-    if sr and sr.get("reason") == "StateLocked":
-        return [("first", "StateLocked is not a hold: a stale state lock makes the destroy Job fail after "
-                          "lockTimeoutSeconds; inspect the lock Lease.")]
-    return []
+# Rules: view (see diagnosis.inspect_next) -> [(where, hint)], each over one condition (rules.condition_rule)
+state_hold_rule = condition_rule("StateReadable", (
+    (lambda c: c.get("status") == "False" and c.get("reason") in HOLD_REASONS,
+     lambda c: "CAPTF deletion hold (%s): restore a backup from status.stateBackups with captf.io/restore-state, or "
+               "abandon with captf.io/abandon-infrastructure=<uid> (teardown.gates.held_deletion)." % c.get("reason")),
+    (lambda c: c.get("reason") == "StateLocked",
+     "StateLocked is not a hold: a stale state lock makes the destroy Job fail after lockTimeoutSeconds; inspect the "
+     "lock Lease."),
+))
 
+deletion_blocked_rule = condition_rule("DeletionBlocked", (
+    (lambda c: c.get("status") == "True",
+     lambda c: "DeletionBlocked (%s): %s" % (c.get("reason"), c.get("message") or "dependents remain")),
+))
 
-def deletion_blocked_rule(view):
-    db = condition(view["conditions"], "DeletionBlocked")
-    if db and db.get("status") == "True":
-        return [("first", "DeletionBlocked (%s): %s" % (db.get("reason"), db.get("message") or "dependents remain"))]
-    return []
-
-
-def destroy_job_rule(view):
-    aj = condition(view["conditions"], "ApplyJobSucceeded")
-    if aj and aj.get("status") == "False":
-        return [("last", "Last destroy Job failed (%s): it retries with backoff; read the Job's logs." % aj.get("reason"))]
-    return []
+destroy_job_rule = condition_rule("ApplyJobSucceeded", (
+    (lambda c: c.get("status") == "False",
+     lambda c: "Last destroy Job failed (%s): it retries with backoff; read the Job's logs." % c.get("reason")),
+), where="last")
 
 
 HINT_RULES = ((20, state_hold_rule), (30, deletion_blocked_rule), (40, destroy_job_rule))
@@ -140,19 +137,11 @@ def verdict(report):
 # grants them (tests/unit/plugins/module_utils/preflight/test_permissions.py parses it and checks each is granted).
 RBAC_FILE = 'extensions/rbac/held_deletion.yml'
 PERMISSIONS = (
-    {"verb": "list", "group": "infrastructure.cluster.x-k8s.io", "resource": "{held_resource}",
-     "namespace": "{held_namespace}"},
-    {"verb": "get", "group": "infrastructure.cluster.x-k8s.io", "resource": "{held_resource}",
-     "namespace": "{held_namespace}"},
-    {"verb": "watch", "group": "infrastructure.cluster.x-k8s.io", "resource": "{held_resource}",
-     "namespace": "{held_namespace}"},
-    {"verb": "patch", "group": "infrastructure.cluster.x-k8s.io", "resource": "{held_resource}",
-     "namespace": "{held_namespace}"},
-    {"verb": "get", "group": "cluster.x-k8s.io", "resource": "clusters", "namespace": "{held_namespace}"},
-    {"verb": "list", "group": "", "resource": "secrets", "namespace": "{held_namespace}"},
-    {"verb": "get", "group": "", "resource": "secrets", "namespace": "{held_namespace}"},
-    {"verb": "get", "group": "apiextensions.k8s.io", "resource": "customresourcedefinitions", "namespace": None,
-     "name": "{held_resource}.infrastructure.cluster.x-k8s.io"},
+    grant("list get watch patch", "infrastructure.cluster.x-k8s.io", "{held_resource}", "{held_namespace}")
+    + grant("get", "cluster.x-k8s.io", "clusters", "{held_namespace}")
+    + grant("list get", "", "secrets", "{held_namespace}")
+    + grant("get", "apiextensions.k8s.io", "customresourcedefinitions",
+            name="{held_resource}.infrastructure.cluster.x-k8s.io")
 )
 
 

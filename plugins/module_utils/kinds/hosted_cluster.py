@@ -12,8 +12,10 @@ __metaclass__ = type
 
 from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as aws_graph
 from ansible_collections.teardown.gates.plugins.module_utils.preflight import plan as planlib
+from ansible_collections.teardown.gates.plugins.module_utils.preflight.permissions import grant
 from ansible_collections.teardown.gates.plugins.module_utils.kinds.drawing import (
-    aws_id, aws_rows, condition, epoch, esc, finish, gate_row, html_list, html_table, phase_rows)
+    aws_id, aws_rows, epoch, esc, finish, gate_row, html_list, html_table, phase_rows)
+from ansible_collections.teardown.gates.plugins.module_utils.kinds.rules import condition_rule
 from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import (
     CAPA_API, CAPI_API, CLEANUP_ANN, CLI_FINALIZER, HYPERSHIFT_API, NODEPOOL_ANN, SKIP_NS_ANN)
 from ansible_collections.teardown.gates.plugins.module_utils.report.render import removed_finalizer_rows
@@ -116,12 +118,11 @@ OBJECT_HINTS = {
 
 
 # Rules: view (see diagnosis.inspect_next) -> [(where, hint)], where "first" or "last".
-def cloud_resources_rule(view):
-    crd = condition(view["conditions"], "CloudResourcesDestroyed")
-    if crd and crd.get("status") != "True":
-        detail = crd.get("message") or "remaining cloud resources"
-        return [("first", "CloudResourcesDestroyed=%s (%s): %s" % (crd.get("status"), crd.get("reason"), detail))]
-    return []
+cloud_resources_rule = condition_rule("CloudResourcesDestroyed", (
+    (lambda c: c.get("status") != "True",
+     lambda c: "CloudResourcesDestroyed=%s (%s): %s" % (c.get("status"), c.get("reason"),
+                                                        c.get("message") or "remaining cloud resources")),
+))
 
 
 def infrastructure_deletion_rule(view):
@@ -132,12 +133,11 @@ def infrastructure_deletion_rule(view):
     return []
 
 
-def grace_period_rule(view):
-    hcd = condition(view["conditions"], "HostedClusterDestroyed")
-    if hcd and hcd.get("reason") == "WaitingForGracePeriod":
-        return [("first", "HostedClusterDestroyed/WaitingForGracePeriod: the destroy grace period annotation "
-                          "is holding the HO finalizer; this is expected until it elapses.")]
-    return []
+grace_period_rule = condition_rule("HostedClusterDestroyed", (
+    (lambda c: c.get("reason") == "WaitingForGracePeriod",
+     "HostedClusterDestroyed/WaitingForGracePeriod: the destroy grace period annotation is holding the HO finalizer; "
+     "this is expected until it elapses."),
+))
 
 
 def cli_finalizer_rule(view):
@@ -241,37 +241,19 @@ def verdict(report):
 # namespace), the option that must be true for the permission to be needed (None: always), and the RBAC file that
 # grants them (tests/unit/plugins/module_utils/preflight/test_permissions.py parses it and checks each is granted).
 RBAC_FILE = 'extensions/rbac/hosted_cluster_destroy.yml'
+HCP_NAMESPACE = "{hosted_cluster_namespace}-{hosted_cluster_name}"
 PERMISSIONS = (
-    {"verb": "get", "group": "hypershift.openshift.io", "resource": "hostedclusters",
-     "namespace": "{hosted_cluster_namespace}"},
-    {"verb": "watch", "group": "hypershift.openshift.io", "resource": "hostedclusters",
-     "namespace": "{hosted_cluster_namespace}"},
-    {"verb": "patch", "group": "hypershift.openshift.io", "resource": "hostedclusters",
-     "namespace": "{hosted_cluster_namespace}"},
-    {"verb": "delete", "group": "hypershift.openshift.io", "resource": "hostedclusters",
-     "namespace": "{hosted_cluster_namespace}"},
-    {"verb": "list", "group": "hypershift.openshift.io", "resource": "nodepools",
-     "namespace": "{hosted_cluster_namespace}"},
-    {"verb": "watch", "group": "hypershift.openshift.io", "resource": "nodepools",
-     "namespace": "{hosted_cluster_namespace}"},
-    {"verb": "get", "group": "hypershift.openshift.io", "resource": "hostedcontrolplanes",
-     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
-    {"verb": "watch", "group": "hypershift.openshift.io", "resource": "hostedcontrolplanes",
-     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
-    {"verb": "list", "group": "cluster.x-k8s.io", "resource": "clusters",
-     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
-    {"verb": "list", "group": "cluster.x-k8s.io", "resource": "machines",
-     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
-    {"verb": "list", "group": "infrastructure.cluster.x-k8s.io", "resource": "awsmachines",
-     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
-    {"verb": "list", "group": "apps", "resource": "deployments",
-     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}"},
-    {"verb": "watch", "group": "", "resource": "namespaces", "namespace": None},
-    {"verb": "delete", "group": "hypershift.openshift.io", "resource": "hostedcontrolplanes",
-     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}", "when": "take_over_cleanup"},
-    # the cleanup annotation copied (HS-3), and CPO's finalizer released once its owners are read gone
-    {"verb": "patch", "group": "hypershift.openshift.io", "resource": "hostedcontrolplanes",
-     "namespace": "{hosted_cluster_namespace}-{hosted_cluster_name}", "when": "take_over_cleanup"},
+    grant("get watch patch delete", "hypershift.openshift.io", "hostedclusters", "{hosted_cluster_namespace}")
+    + grant("list watch", "hypershift.openshift.io", "nodepools", "{hosted_cluster_namespace}")
+    + grant("get watch", "hypershift.openshift.io", "hostedcontrolplanes", HCP_NAMESPACE)
+    + grant("list", "cluster.x-k8s.io", "clusters", HCP_NAMESPACE)
+    + grant("list", "cluster.x-k8s.io", "machines", HCP_NAMESPACE)
+    + grant("list", "infrastructure.cluster.x-k8s.io", "awsmachines", HCP_NAMESPACE)
+    + grant("list", "apps", "deployments", HCP_NAMESPACE)
+    + grant("watch", "", "namespaces")
+    # the HostedControlPlane deleted, the cleanup annotation copied (HS-3), and CPO's finalizer released once its
+    # owners are read gone
+    + grant("delete patch", "hypershift.openshift.io", "hostedcontrolplanes", HCP_NAMESPACE, when="take_over_cleanup")
 )
 
 

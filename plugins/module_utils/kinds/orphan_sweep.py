@@ -11,6 +11,7 @@ __metaclass__ = type
 
 from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as aws_graph
 from ansible_collections.teardown.gates.plugins.module_utils.preflight import plan as planlib
+from ansible_collections.teardown.gates.plugins.module_utils.preflight.permissions import grant
 
 NAME = "orphan_sweep"
 PAGE = False  # its report is the role's JSON; no HTML page, chart or verdict
@@ -34,9 +35,8 @@ CLOSED_STATES = ()
 # grants them (tests/unit/plugins/module_utils/preflight/test_permissions.py parses it and checks each is granted).
 RBAC_FILE = 'extensions/rbac/orphan_sweep.yml'
 PERMISSIONS = (
-    {"verb": "list", "group": "hypershift.openshift.io", "resource": "hostedclusters", "namespace": None},
-    {"verb": "get", "group": "", "resource": "namespaces", "namespace": None, "name": "kube-system",
-     "when": "sweep_delete"},
+    grant("list", "hypershift.openshift.io", "hostedclusters")
+    + grant("get", "", "namespaces", name="kube-system", when="sweep_delete")
 )
 
 

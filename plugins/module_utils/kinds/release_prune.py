@@ -11,6 +11,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.teardown.gates.plugins.module_utils.preflight import plan as planlib
+from ansible_collections.teardown.gates.plugins.module_utils.preflight.permissions import grant
 from ansible_collections.teardown.gates.plugins.module_utils.owners import convoy
 from ansible_collections.teardown.gates.plugins.module_utils.kinds.drawing import (
     epoch, esc, finish, gate_row, html_list, html_table, row)
@@ -122,18 +123,10 @@ def verdict(report):
 # grants them (tests/unit/plugins/module_utils/preflight/test_permissions.py parses it and checks each is granted).
 RBAC_FILE = 'extensions/rbac/release_prune.yml'
 PERMISSIONS = (
-    {"verb": "list", "group": "core.convoy.kumodo.io", "resource": "releases", "namespace": "{release_namespace}"},
-    {"verb": "get", "group": "core.convoy.kumodo.io", "resource": "releases", "namespace": "{release_namespace}"},
-    {"verb": "watch", "group": "core.convoy.kumodo.io", "resource": "releases", "namespace": "{release_namespace}"},
-    {"verb": "delete", "group": "core.convoy.kumodo.io", "resource": "releases", "namespace": "{release_namespace}"},
-    {"verb": "list", "group": "core.convoy.kumodo.io", "resource": "releaseinventories",
-     "namespace": "{release_namespace}"},
-    {"verb": "get", "group": "core.convoy.kumodo.io", "resource": "clusters", "namespace": "{release_namespace}",
-     "when": "convoy_cluster_name"},
-    {"verb": "delete", "group": "core.convoy.kumodo.io", "resource": "clusters", "namespace": "{release_namespace}",
-     "when": "prune_cluster"},
-    {"verb": "watch", "group": "core.convoy.kumodo.io", "resource": "clusters", "namespace": "{release_namespace}",
-     "when": "prune_cluster"},
+    grant("list get watch delete", "core.convoy.kumodo.io", "releases", "{release_namespace}")
+    + grant("list", "core.convoy.kumodo.io", "releaseinventories", "{release_namespace}")
+    + grant("get", "core.convoy.kumodo.io", "clusters", "{release_namespace}", when="convoy_cluster_name")
+    + grant("delete watch", "core.convoy.kumodo.io", "clusters", "{release_namespace}", when="prune_cluster")
 )
 
 

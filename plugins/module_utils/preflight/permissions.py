@@ -17,6 +17,12 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws.args import Bad
 _FORMAT = string.Formatter()
 
 
+def grant(verbs, group, resource, namespace=None, **extra):
+    """A kind's PERMISSIONS rows for one resource: one per verb of ``verbs`` (space-separated), in that order, each
+    with the namespace template and ``extra`` (``name``, ``when``)."""
+    return tuple(dict(verb=verb, group=group, resource=resource, namespace=namespace, **extra) for verb in verbs.split())
+
+
 def _fields(template):
     return [name for dummy, name, dummy2, dummy3 in _FORMAT.parse(template or "") if name]
 

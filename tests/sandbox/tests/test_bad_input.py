@@ -134,8 +134,8 @@ CASES = [
     ("permission_preflight-neither", "permission_preflight", {}, "kind or aws_kind"),
     ("permission_preflight-namespace", "permission_preflight", {"kind": "release_prune", "options": {}},
      "release_namespace"),
-    ("permission_preflight-aws-choice", "permission_preflight", {"aws_kind": "cfn", "aws_clear": ["everything"]},
-     "aws_clear"),
+    ("permission_preflight-aws-choice", "permission_preflight",
+     {"aws_kind": "cfn", "options": {"clear": ["everything"]}}, "options.clear"),
     # aws_permission_preflight
     ("aws_permission_preflight-neither", "aws_permission_preflight", {}, "kind or actions"),
     ("aws_permission_preflight-action", "aws_permission_preflight", {"actions": ["DeleteVpc"]}, "actions"),

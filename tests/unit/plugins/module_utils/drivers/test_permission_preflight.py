@@ -19,11 +19,9 @@ class Exited(Exception):
 
 
 class FakeModule:
-    def __init__(self, kind="release_prune", options=None, request_timeout=10, aws_kind=None, aws=None, **aws_opts):
+    def __init__(self, kind="release_prune", options=None, request_timeout=10, aws_kind=None, aws=None):
         self.params = {"kind": kind, "options": options if options is not None else {"release_namespace": "team-a"},
-                       "request_timeout": request_timeout, "aws_kind": aws_kind, "aws_clear": [],
-                       "aws_disable_termination_protection": False, "aws_sweep_delete": True}
-        self.params.update(aws_opts)
+                       "request_timeout": request_timeout, "aws_kind": aws_kind}
         self.check_mode = True
         self.result = None
         self.aws = aws  # the scripted AWS its clients answer from (FakeAws)
@@ -93,6 +91,12 @@ def test_every_missing_and_unanswered_permission_is_named_with_the_file():
     (FakeModule(options={}), "release_namespace: "),
     (FakeModule(request_timeout=0), "request_timeout: "),
     (FakeModule(kind=None), "kind or aws_kind: "),
+    # the AWS part's own options come in the run's options, unchecked by the argument spec: checked here
+    (FakeModule(kind=None, aws_kind="cfn", options={"clear": ["everything"]}), "options.clear: "),
+    (FakeModule(kind=None, aws_kind="cfn", options={"clear": "empty_buckets"}), "options.clear: "),
+    (FakeModule(kind=None, aws_kind="cfn", options={"disable_termination_protection": "maybe"}),
+     "options.disable_termination_protection: "),
+    (FakeModule(kind=None, aws_kind="orphan_sweep", options={"sweep_delete": [True]}), "options.sweep_delete: "),
 ])
 def test_bad_input_fails_before_any_review(module, names):
     with pytest.raises(Exited):
@@ -134,10 +138,27 @@ def test_an_aws_only_run_builds_no_kubernetes_client_and_reports_what_is_unverif
     monkeypatch.setattr(d, "build_reads", lambda *a, **kw: pytest.fail("no Kubernetes client without kind"))
     actions = ap.needed_actions({"kind": "cfn", "clear": ["empty_buckets"]})
     fake = FakeAws("arn:aws:iam::123456789012:root", allowed=set())
-    out = run(FakeModule(kind=None, aws_kind="cfn", aws_clear=["empty_buckets"], aws=fake), None)
+    out = run(FakeModule(kind=None, aws_kind="cfn", options={"clear": ["empty_buckets"]}, aws=fake), None)
     assert "failed" not in out and out["permissions"] == [] and out["kind"] is None
     assert out["aws"]["unverified"] == actions and out["aws"]["missing"] == []
     assert [op for op, dummy in fake.sent] == ["get_caller_identity"]
+
+
+@pytest.mark.parametrize("options,expected", [
+    ({}, {"clear": [], "disable_termination_protection": False, "sweep_delete": True}),
+    ({"clear": ["nested"], "disable_termination_protection": "true", "sweep_delete": "false", "release_namespace": "a"},
+     {"clear": ["nested"], "disable_termination_protection": True, "sweep_delete": False}),
+])
+def test_the_aws_scope_is_aws_permission_preflight_s_options_of_the_same_names_in_the_run_s_options(options, expected):
+    assert d.aws_scope(options) == expected
+
+
+def test_the_run_s_options_shape_the_aws_actions_as_aws_permission_preflight_s_own_options_do():
+    fake = FakeAws(SESSION, allowed=set(), page=100)
+    out = run(FakeModule(kind=None, aws_kind="orphan_sweep", options={"sweep_delete": False}, aws=fake), None)
+    assert [a["action"] for a in out["aws"]["actions"]] == ap.needed_actions({"kind": "orphan_sweep", "sweep_delete": False})
+    assert ap.needed_actions({"kind": "orphan_sweep", "sweep_delete": False}) != ap.needed_actions(
+        {"kind": "orphan_sweep", "sweep_delete": True})
 
 
 def test_only_the_aws_part_missing_fails_with_its_own_message():

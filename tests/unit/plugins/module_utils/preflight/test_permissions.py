@@ -91,3 +91,11 @@ def test_the_message_names_every_missing_permission_and_the_file():
     assert text.endswith("granted by extensions/rbac/release_prune.yml; refused before any change")
     one = p.missing_message([p.needed(registry.KINDS[-1], OPTIONS)[0]], [], "f.yml")
     assert one.startswith("missing permission: ") and "cluster-wide" in one
+
+
+def test_grant_makes_one_row_per_verb_in_order_with_the_namespace_and_the_extra_keys():
+    rows = p.grant("list get", "apps", "deployments", "{ns}", when="prune_cluster")
+    assert rows == ({"verb": "list", "group": "apps", "resource": "deployments", "namespace": "{ns}", "when": "prune_cluster"},
+                    {"verb": "get", "group": "apps", "resource": "deployments", "namespace": "{ns}", "when": "prune_cluster"})
+    assert p.grant("get", "", "namespaces", name="kube-system") == (
+        {"verb": "get", "group": "", "resource": "namespaces", "namespace": None, "name": "kube-system"},)
