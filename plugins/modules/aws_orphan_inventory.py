@@ -149,13 +149,11 @@ api_calls:
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 from ansible_collections.teardown.gates.plugins.module_utils.aws import orphan_run
 from ansible_collections.teardown.gates.plugins.module_utils.aws.args import checked
-from ansible_collections.teardown.gates.plugins.module_utils.core.args import request_timeout_spec
+from ansible_collections.teardown.gates.plugins.module_utils.core.args import with_request_timeout
 
 
 def main():
-    # request_timeout: the Kubernetes reads' bound, the spec every module documented by k8s_request_timeout shares
-    argument_spec = dict(orphan_run.argument_spec(), request_timeout=request_timeout_spec())
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
+    module = AnsibleAWSModule(argument_spec=with_request_timeout(orphan_run.argument_spec()), supports_check_mode=True)
     module.exit_json(**checked(module, orphan_run.run, module))
 
 

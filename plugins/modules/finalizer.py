@@ -96,40 +96,35 @@ seealso:
 """
 
 EXAMPLES = r"""
-- name: Drop the CLI's destroy finalizer once its work is done (the HostedCluster is deleting)
-  teardown.gates.finalizer:
-    api_version: hypershift.openshift.io/v1beta1
-    kind: HostedCluster
-    namespace: clusters
-    name: demo
-    finalizer: openshift.io/destroy-cluster
-    expected_uid: "{{ hc_uid }}"
+# The CLI's destroy finalizer on one HostedCluster, in the order of a destroy: module_defaults names the object once
+- name: Hold and release the demo HostedCluster's destroy finalizer
+  module_defaults:
+    teardown.gates.finalizer:
+      api_version: hypershift.openshift.io/v1beta1
+      kind: HostedCluster
+      namespace: clusters
+      name: demo
+      finalizer: openshift.io/destroy-cluster
+  block:
+    - name: Add our own finalizer before deleting (a deleting object refuses it)
+      teardown.gates.finalizer:
+        state: present
+      register: add_fin
+      failed_when: add_fin is failed and add_fin.refused | default('') != 'object_deleting'
 
-- name: Add our own finalizer before deleting (a deleting object refuses it)
-  teardown.gates.finalizer:
-    api_version: hypershift.openshift.io/v1beta1
-    kind: HostedCluster
-    namespace: clusters
-    name: demo
-    finalizer: openshift.io/destroy-cluster
-    state: present
-  register: add_fin
-  failed_when: add_fin is failed and add_fin.refused | default('') != 'object_deleting'
+    - name: Hold the HostedCluster and ask HyperShift to delete the guest's cloud resources, in one request
+      teardown.gates.finalizer:
+        state: present
+        expected_uid: "{{ hc_uid }}"
+        annotations:
+          hypershift.openshift.io/cleanup-cloud-resources: "true"
+      register: retained
+      # a deleting HostedCluster still gets the annotation; only the finalizer is refused
+      failed_when: retained is failed and retained.refused | default('') != 'object_deleting'
 
-- name: Hold the HostedCluster and ask HyperShift to delete the guest's cloud resources, in one request
-  teardown.gates.finalizer:
-    api_version: hypershift.openshift.io/v1beta1
-    kind: HostedCluster
-    namespace: clusters
-    name: demo
-    finalizer: openshift.io/destroy-cluster
-    state: present
-    expected_uid: "{{ hc_uid }}"
-    annotations:
-      hypershift.openshift.io/cleanup-cloud-resources: "true"
-  register: retained
-  # a deleting HostedCluster still gets the annotation; only the finalizer is refused
-  failed_when: retained is failed and retained.refused | default('') != 'object_deleting'
+    - name: Drop the CLI's destroy finalizer once its work is done (the HostedCluster is deleting)
+      teardown.gates.finalizer:
+        expected_uid: "{{ hc_uid }}"
 
 - name: Release a namespace's spec finalizer (only when it is terminating)
   teardown.gates.finalizer:

@@ -138,13 +138,12 @@ clusters:
 
 from ansible_collections.amazon.aws.plugins.module_utils.modules import AnsibleAWSModule
 from ansible_collections.teardown.gates.plugins.module_utils.aws.args import checked
-from ansible_collections.teardown.gates.plugins.module_utils.core.args import request_timeout_spec
+from ansible_collections.teardown.gates.plugins.module_utils.core.args import with_request_timeout
 from ansible_collections.teardown.gates.plugins.module_utils.preflight import guard_run
 
 
 def main():
-    argument_spec = dict(guard_run.argument_spec(), request_timeout=request_timeout_spec())
-    module = AnsibleAWSModule(argument_spec=argument_spec, supports_check_mode=True)
+    module = AnsibleAWSModule(argument_spec=with_request_timeout(guard_run.argument_spec()), supports_check_mode=True)
     module.exit_json(**checked(module, guard_run.run, module))
 
 

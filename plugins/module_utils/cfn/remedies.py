@@ -78,20 +78,22 @@ def _empty_bucket(c, bucket):
 # A role's or a user's holders, one row per kind: how the holders are listed (IAM call, response key, the
 # field naming each holder, or None for a list of names), how they are described, and how each is let go
 # (IAM call, parameter naming the holder).
+def _policies_of(principal):
+    """The managed and the inline policies of a role or a user: IAM names their calls alike for both."""
+    return (
+        ("attached_policy", "list_attached_%s_policies" % principal, "AttachedPolicies", "PolicyArn",
+         "managed policy attached to", "detach_%s_policy" % principal, "PolicyArn"),
+        ("inline_policy", "list_%s_policies" % principal, "PolicyNames", None,
+         "inline policy of", "delete_%s_policy" % principal, "PolicyName"),
+    )
+
+
 _PRINCIPALS = {
-    "RoleName": ("role", (
-        ("attached_policy", "list_attached_role_policies", "AttachedPolicies", "PolicyArn",
-         "managed policy attached to", "detach_role_policy", "PolicyArn"),
-        ("inline_policy", "list_role_policies", "PolicyNames", None,
-         "inline policy of", "delete_role_policy", "PolicyName"),
+    "RoleName": ("role", _policies_of("role") + (
         ("instance_profile", "list_instance_profiles_for_role", "InstanceProfiles", "InstanceProfileName",
          "instance profile holding", "remove_role_from_instance_profile", "InstanceProfileName"),
     )),
-    "UserName": ("user", (
-        ("attached_policy", "list_attached_user_policies", "AttachedPolicies", "PolicyArn",
-         "managed policy attached to", "detach_user_policy", "PolicyArn"),
-        ("inline_policy", "list_user_policies", "PolicyNames", None,
-         "inline policy of", "delete_user_policy", "PolicyName"),
+    "UserName": ("user", _policies_of("user") + (
         ("group", "list_groups_for_user", "Groups", "GroupName",
          "group membership of", "remove_user_from_group", "GroupName"),
     )),

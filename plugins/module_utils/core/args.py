@@ -17,6 +17,12 @@ def request_timeout_spec(default=REQUEST_TIMEOUT_DEFAULT):
     return dict(type="float", default=default)
 
 
+def with_request_timeout(spec):
+    """``spec`` and ``request_timeout``: the spec of an AWS module (amazon.aws adds its own options) that also reads
+    Kubernetes, bounded as the Kubernetes modules' reads are; a fresh dict."""
+    return dict(spec, request_timeout=request_timeout_spec())
+
+
 def k8s_argument_spec(request_timeout=REQUEST_TIMEOUT_DEFAULT, **options):
     """A Kubernetes module's whole argument spec: its own ``options``, ``request_timeout`` (the
     ``teardown.gates.k8s_request_timeout`` doc fragment) and kubernetes.core's auth options (the

@@ -41,9 +41,18 @@ def test_every_module_with_the_fragment_takes_the_shared_spec():
             if "driver.argument_spec()" in text:
                 with open(os.path.join(PLUGINS, "module_utils", "drivers", os.path.basename(path))) as f:
                     text = f.read()
-            assert "request_timeout=request_timeout_spec(" in text or "k8s_argument_spec(" in text, path
+            assert ("request_timeout=request_timeout_spec(" in text or "k8s_argument_spec(" in text
+                    or "with_request_timeout(" in text), path
         assert 'request_timeout=dict(' not in text, "%s writes its own request_timeout spec" % path
     assert len(users) >= 9
+
+
+def test_an_aws_module_that_reads_kubernetes_adds_the_shared_request_timeout_to_a_copy():
+    from ansible_collections.teardown.gates.plugins.module_utils.core.args import with_request_timeout
+
+    spec = {"region": dict(type="str")}
+    assert with_request_timeout(spec) == {"region": dict(type="str"), "request_timeout": request_timeout_spec()}
+    assert "request_timeout" not in spec
 
 
 def test_the_kubernetes_spec_is_the_options_request_timeout_and_the_auth_options_once():
