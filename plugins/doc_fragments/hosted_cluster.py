@@ -8,8 +8,8 @@ __metaclass__ = type
 
 
 class ModuleDocFragment(object):
-    # The HostedCluster a module works on. Its namespace stays in each module: it has a default
-    # (hosted_cluster_info) or is required (hosted_cluster_take_over).
+    # The HostedCluster a module works on (its spec: module_utils/core/args.py hosted_cluster_spec). Its namespace
+    # stays in each module: it has a default (hosted_cluster_info) or is required (hosted_cluster_take_over).
     DOCUMENTATION = r"""
 options:
   name:

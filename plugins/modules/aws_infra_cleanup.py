@@ -165,7 +165,7 @@ plan:
   type: list
   elements: list
 api_calls:
-  description: AWS requests made, by service and action (every HTTP attempt, retries included).
+  description: The cleanup's AWS requests (discovery, deletes, waits, verification), by service and action - every HTTP attempt, retries included.
   returned: always
   type: dict
 api_errors:

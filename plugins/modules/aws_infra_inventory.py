@@ -113,7 +113,7 @@ protected:
   elements: dict
   sample: [{"type": "AWS::EC2::NatGateway", "id": "nat-0abc", "reason": "tagged teardown.gates/protected"}]
 api_calls:
-  description: AWS requests made, by service and action (every HTTP attempt, retries included).
+  description: The inventory's AWS requests (all of them reads), by service and action - every HTTP attempt, retries included.
   returned: always
   type: dict
   sample: {"ec2": {"DescribeVpcs": 1}}

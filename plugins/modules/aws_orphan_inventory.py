@@ -141,7 +141,7 @@ min_age_seconds:
   returned: always
   type: int
 api_calls:
-  description: AWS requests made, by service and action.
+  description: The region scan's AWS requests (tag and resource listings), by service and action.
   returned: always
   type: dict
 """

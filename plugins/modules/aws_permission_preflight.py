@@ -129,7 +129,7 @@ allowed:
   type: list
   elements: str
 api_calls:
-  description: AWS requests made, by service and action.
+  description: The check's AWS requests (STS, the IAM policy simulation, EC2 DryRun calls), by service and action.
   returned: always
   type: dict
 """

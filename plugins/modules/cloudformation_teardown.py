@@ -178,7 +178,7 @@ events:
   type: list
   elements: dict
 api_calls:
-  description: AWS requests made, by service and action.
+  description: The teardown's AWS requests (CloudFormation, and S3, IAM or EC2 for the remedies), by service and action.
   returned: always
   type: dict
 elapsed:

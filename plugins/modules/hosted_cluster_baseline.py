@@ -117,6 +117,8 @@ options:
 seealso:
   - module: teardown.gates.hosted_cluster_info
   - module: teardown.gates.aws_infra_inventory
+  - module: teardown.gates.teardown_verify
+    description: Verifies, after the teardown, every AWS ID of the manifest this module builds.
 """
 
 EXAMPLES = r"""
@@ -213,15 +215,15 @@ protected:
   type: list
   elements: dict
 counts:
-  description: Number of IDs found now per type.
+  description: How many IDs of each type the AWS inventory of this run found.
   returned: always
   type: dict
 total:
-  description: Number of IDs found now.
+  description: How many IDs the AWS inventory of this run found, of every type.
   returned: always
   type: int
 api_calls:
-  description: AWS requests made, by service and action.
+  description: The AWS inventory's requests (reads only), by service and action; the Kubernetes reads are in RV(queries).
   returned: always
   type: dict
 queries:

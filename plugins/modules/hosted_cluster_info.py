@@ -90,16 +90,13 @@ queries:
 
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_argument_spec
+from ansible_collections.teardown.gates.plugins.module_utils.core.args import hosted_cluster_spec, k8s_argument_spec
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import hosted_cluster_info as driver
 from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import run_k8s_module
 
 
 def argument_spec():
-    return k8s_argument_spec(
-        name=dict(type="str", required=True),
-        namespace=dict(type="str", default="clusters"),
-    )
+    return k8s_argument_spec(**hosted_cluster_spec(namespace=dict(type="str", default="clusters")))
 
 
 def main():

@@ -203,15 +203,13 @@ planned:
 
 from ansible_collections.kubernetes.core.plugins.module_utils.k8s.core import AnsibleK8SModule
 
-from ansible_collections.teardown.gates.plugins.module_utils.core.args import k8s_argument_spec
+from ansible_collections.teardown.gates.plugins.module_utils.core.args import hosted_cluster_spec, k8s_argument_spec
 from ansible_collections.teardown.gates.plugins.module_utils.drivers import hosted_cluster_take_over as driver
 from ansible_collections.teardown.gates.plugins.module_utils.drivers.entry import run_k8s_module
 
 
 def argument_spec():
     return k8s_argument_spec(
-        name=dict(type="str", required=True),
-        namespace=dict(type="str", required=True),
         uid=dict(type="str", required=True),
         infra_id=dict(type="str", required=True),
         hcp_namespace=dict(type="str"),
@@ -227,6 +225,7 @@ def argument_spec():
         hcp_owners=dict(type="dict"),
         timeout=dict(type="float", default=600),
         poll_interval=dict(type="float", default=2),
+        **hosted_cluster_spec(namespace=dict(type="str", required=True))
     )
 
 

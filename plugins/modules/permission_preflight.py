@@ -167,7 +167,7 @@ aws:
       type: list
       elements: str
     api_calls:
-      description: AWS requests made, by service and action.
+      description: The AWS part's requests (STS, the IAM policy simulation, EC2 DryRun calls), by service and action.
       type: dict
   sample: {"missing": [], "unverified": [], "allowed": ["ec2:DeleteVpc"], "caller_arn": "arn:aws:iam::123456789012:user/ops"}
 """

@@ -36,6 +36,12 @@ def k8s_argument_spec(request_timeout=REQUEST_TIMEOUT_DEFAULT, **options):
     return spec
 
 
+def hosted_cluster_spec(namespace):
+    """The spec of ``name`` (documented by the ``teardown.gates.hosted_cluster`` doc fragment) and of ``namespace``,
+    given by the module (it has a default in one module and is required in another), a fresh dict each call."""
+    return dict(name=dict(type="str", required=True), namespace=namespace)
+
+
 def k8s_object_spec():
     """The spec of ``api_version`` and ``namespace`` (documented by the ``teardown.gates.k8s_object`` doc
     fragment) for a module that names one object, a fresh dict each call."""

@@ -91,3 +91,14 @@ def test_the_kubernetes_and_aws_spec_keeps_the_kubeconfigs_tls_setting():
     assert spec["validate_certs"] == AUTH_ARG_SPEC["validate_certs"] and "default" not in spec["validate_certs"]
     assert {"kubeconfig", "context", "host", "access_key", "secret_key", "profile", "region", "request_timeout",
             "name"} <= set(spec)
+
+
+def test_the_hosted_cluster_spec_is_what_its_doc_fragment_documents_and_the_namespace_the_module_s():
+    from ansible_collections.teardown.gates.plugins.doc_fragments.hosted_cluster import ModuleDocFragment as HostedCluster
+    from ansible_collections.teardown.gates.plugins.module_utils.core.args import hosted_cluster_spec
+
+    doc = yaml.safe_load(HostedCluster.DOCUMENTATION)["options"]["name"]
+    spec = hosted_cluster_spec(namespace=dict(type="str", default="clusters"))
+    assert spec["name"] == dict(type=doc["type"], required=doc["required"])
+    assert spec["namespace"] == dict(type="str", default="clusters")
+    assert hosted_cluster_spec(namespace={}) is not spec
