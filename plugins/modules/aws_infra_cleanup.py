@@ -81,12 +81,10 @@ options:
     type: int
     default: 8
 notes:
-  - Time bound - each AWS request has a connect timeout of 5 s and a read timeout of 15 s; botocore alone
-    retries (standard mode, 4 attempts in all), so one call ends within 87 seconds. Once an endpoint has not
-    answered within that, no further request goes to it (what it holds is unknown, never absent), so against
-    an endpoint that accepts and never answers the task fails, naming the endpoint, after about 87 seconds.
-    O(wait_timeout) bounds the waits on blockers.
+  - Time bound, waits - O(wait_timeout) bounds the waits on blockers (an instance terminating, a NAT gateway
+    deleting); what has not gone by then is reported by ID as left.
 extends_documentation_fragment:
+  - teardown.gates.aws_bounds
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

@@ -36,12 +36,8 @@ options:
     description:
       - Write the manifest as JSON to this file too (not in check mode).
     type: path
-notes:
-  - Time bound - each AWS request has a connect timeout of 5 s and a read timeout of 15 s; botocore alone
-    retries (standard mode, 4 attempts in all), so one call ends within 87 seconds. Once an endpoint has not
-    answered within that, no further request goes to it, so against an endpoint that accepts and never answers
-    the task fails, naming the endpoint, after about 87 seconds.
 extends_documentation_fragment:
+  - teardown.gates.aws_bounds
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

@@ -58,12 +58,9 @@ options:
     type: list
     elements: str
 notes:
-  - Time bound - each AWS request has a connect timeout of 5 s and a read timeout of 15 s; botocore alone
-    retries (standard mode, 4 attempts in all), so one call ends within 87 seconds, and an endpoint that has
-    not answered within that gets no further request. Each Kubernetes request is bounded by O(request_timeout).
-  - Each AWS request carries the user agent C(teardown.gates/<version> (aws_orphan_inventory)), which
-    CloudTrail shows as its userAgent.
+  - Time bound, Kubernetes - each request to a management cluster is bounded by O(request_timeout).
 extends_documentation_fragment:
+  - teardown.gates.aws_bounds
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

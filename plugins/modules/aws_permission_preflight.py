@@ -70,13 +70,12 @@ options:
     type: bool
     default: true
 notes:
-  - Time bound - each AWS request has a connect timeout of 5 s and a read timeout of 15 s; botocore alone retries.
-  - Each AWS request carries the user agent C(teardown.gates/<version> (aws_permission_preflight)).
   - The simulation evaluates the policies of the caller's identity; a policy it is not given (a resource's own
     policy, a session policy) can still refuse a call it allows, and the run's own error then names the permission.
 seealso:
   - module: teardown.gates.permission_preflight
 extends_documentation_fragment:
+  - teardown.gates.aws_bounds
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

@@ -71,11 +71,10 @@ options:
     type: float
     default: 2.0
 notes:
-  - Time bound - each AWS request has a connect timeout of 5 s and a read timeout of 15 s; botocore alone
-    retries (standard mode, 4 attempts in all), so one call ends within 87 seconds. Against an endpoint that
-    accepts and never answers the task fails with RV(stack_status=UNKNOWN), naming the endpoint, after about
-    87 seconds; O(wait_timeout) bounds the wait on the deletion.
+  - Time bound, waits - O(wait_timeout) bounds the wait on the deletion. Against an endpoint that accepts and never
+    answers, the task fails with RV(stack_status=UNKNOWN).
 extends_documentation_fragment:
+  - teardown.gates.aws_bounds
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

@@ -34,11 +34,10 @@ description:
   - The AWS region is O(region), else the HostedCluster's, else the stored baseline's, else C(AWS_DEFAULT_REGION).
 notes:
   - Time bound - the Kubernetes reads as M(teardown.gates.hosted_cluster_info)'s (building the client at most
-    3 x O(request_timeout), each request at most O(request_timeout), tried at most 3 times), then the AWS reads as
-    M(teardown.gates.aws_infra_inventory)'s (each call within 87 seconds).
-  - O(validate_certs) is kubernetes.core's option (alias O(verify_ssl), no default, so that the kubeconfig's TLS
-    setting holds); the AWS clients verify certificates unless it is V(false).
+    3 x O(request_timeout), each request at most O(request_timeout), tried at most 3 times), then the AWS reads.
 extends_documentation_fragment:
+  - teardown.gates.k8s_aws_tls
+  - teardown.gates.aws_bounds
   - kubernetes.core.k8s_auth_options
   - teardown.gates.k8s_request_timeout
   - amazon.aws.common.modules
@@ -100,13 +99,6 @@ options:
     description: Seconds each gate waits (recorded in the options).
     type: int
     default: 600
-  validate_certs:
-    description:
-      - Whether the Kubernetes API server's and AWS's TLS certificates are verified (kubernetes.core's option). Unset,
-        the kubeconfig's TLS setting holds for the API server, and the AWS clients verify.
-    type: bool
-    default: null
-    aliases: [verify_ssl]
   min_age:
     description:
       - Keep what was created less than this long ago (seconds, or a duration such as V(24h)), as

@@ -28,6 +28,8 @@ description:
   - A review changes nothing (the API server does not store it), nor does a policy simulation or a DryRun; they are
     sent in check mode too.
 extends_documentation_fragment:
+  - teardown.gates.k8s_aws_tls
+  - teardown.gates.aws_bounds
   - kubernetes.core.k8s_auth_options
   - teardown.gates.k8s_request_timeout
   - amazon.aws.common.modules
@@ -61,19 +63,10 @@ options:
       - As M(teardown.gates.aws_permission_preflight)'s O(teardown.gates.aws_permission_preflight#module:kind).
     type: str
     choices: [hosted_cluster, cfn, orphan_sweep]
-  validate_certs:
-    description:
-      - Whether the Kubernetes API server's and AWS's TLS certificates are verified (kubernetes.core's option). Unset,
-        the kubeconfig's TLS setting holds for the API server, and the AWS clients verify.
-    type: bool
-    default: null
-    aliases: [verify_ssl]
 notes:
-  - Time bound - each review is bounded by O(request_timeout) and tried at most three times; each AWS request has a
-    connect timeout of 5 s and a read timeout of 15 s, and botocore alone retries.
+  - Time bound, Kubernetes - each review is bounded by O(request_timeout) and tried at most three times.
   - Cost - one review per permission (up to 14, for C(hosted_cluster)), at most four at a time; for AWS the caller's
     identity and the simulation in batches of 25 actions (each EC2 delete by DryRun where the simulation is refused).
-  - Each AWS request carries the user agent C(teardown.gates/<version> (permission_preflight)).
 seealso:
   - module: teardown.gates.target_guard
   - module: teardown.gates.aws_permission_preflight

@@ -77,11 +77,10 @@ options:
     default: []
 notes:
   - Time bound, Kubernetes - each read is bounded by O(request_timeout), as in every Kubernetes module.
-  - Time bound, AWS - each call is bounded by the collection's AWS bounds (connect and read timeouts, standard
-    retries).
   - IAM - C(sts:GetCallerIdentity) needs no permission; C(iam:ListAccountAliases) is in
     C(extensions/iam/teardown-gates-policy.json).
 extends_documentation_fragment:
+  - teardown.gates.aws_bounds
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

@@ -24,7 +24,6 @@ description:
   - The AWS look runs beside the Kubernetes reads (its own thread). The module sends only reads, in check mode or not.
   - The task fails as M(teardown.gates.deletion_info) fails, when the API server did not answer while the client
     was built (every object is then unknown); a failed AWS look does not fail it.
-  - O(validate_certs) applies to both the Kubernetes API and AWS.
 options:
   manifest:
     description:
@@ -43,17 +42,12 @@ options:
         reported with outcome C(retained) (reason C(retain)), not counted as left.
     type: dict
     default: {}
-  validate_certs:
-    description:
-      - Verify the TLS certificates of the Kubernetes API server and of the AWS endpoints.
-      - Unset, the kubeconfig's setting applies to Kubernetes and AWS verifies.
-    type: bool
-    default: null
-    aliases: [verify_ssl]
 notes:
-  - Time bound - the Kubernetes side as M(teardown.gates.deletion_info) (O(request_timeout)), the AWS side as
-    M(teardown.gates.aws_infra_cleanup) (each request at most 87 s); the two run at the same time.
+  - Time bound - the Kubernetes side as M(teardown.gates.deletion_info) (O(request_timeout)) and the AWS side run at
+    the same time.
 extends_documentation_fragment:
+  - teardown.gates.k8s_aws_tls
+  - teardown.gates.aws_bounds
   - kubernetes.core.k8s_auth_options
   - teardown.gates.k8s_objects
   - teardown.gates.k8s_request_timeout
