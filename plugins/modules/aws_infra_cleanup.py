@@ -85,12 +85,12 @@ notes:
     deleting); what has not gone by then is reported by ID as left.
 extends_documentation_fragment:
   - teardown.gates.aws_bounds
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
   - teardown.gates.aws_infra_discovery
   - teardown.gates.aws_wait_timeout
   - teardown.gates.aws_min_age
+  - amazon.aws.common.modules
+  - amazon.aws.region.modules
+  - amazon.aws.boto3
 """
 
 EXAMPLES = r"""

@@ -38,11 +38,11 @@ options:
     type: path
 extends_documentation_fragment:
   - teardown.gates.aws_bounds
+  - teardown.gates.aws_infra_discovery
+  - teardown.gates.aws_min_age
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3
-  - teardown.gates.aws_infra_discovery
-  - teardown.gates.aws_min_age
 """
 
 EXAMPLES = r"""

@@ -75,10 +75,10 @@ notes:
     answers, the task fails with RV(stack_status=UNKNOWN).
 extends_documentation_fragment:
   - teardown.gates.aws_bounds
+  - teardown.gates.aws_wait_timeout
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3
-  - teardown.gates.aws_wait_timeout
 """
 
 EXAMPLES = r"""

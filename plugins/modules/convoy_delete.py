@@ -30,8 +30,8 @@ notes:
     every later request at most O(request_timeout). Against an API server that accepts and never answers the
     task fails, naming the server, after about 3 x O(request_timeout), having sent no DELETE.
 extends_documentation_fragment:
-  - kubernetes.core.k8s_auth_options
   - teardown.gates.k8s_request_timeout
+  - kubernetes.core.k8s_auth_options
 options:
   kind:
     description: Which convoy kind.

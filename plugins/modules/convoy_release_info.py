@@ -30,8 +30,8 @@ description:
     connection) is tried again with backoff, at most three times (RV(retried)); one that still fails is
     V(unknown), never V(absent).
 extends_documentation_fragment:
-  - kubernetes.core.k8s_auth_options
   - teardown.gates.k8s_request_timeout
+  - kubernetes.core.k8s_auth_options
 options:
   namespace:
     description: The namespace of the Releases (and of the Clusters they reference).

@@ -32,10 +32,10 @@ notes:
     task fails as unknown, naming the server, after about 3 x O(request_timeout); a single read that times out
     is an unknown answer, not a failure.
 extends_documentation_fragment:
-  - kubernetes.core.k8s_auth_options
   - teardown.gates.k8s_object
   - teardown.gates.k8s_objects
   - teardown.gates.k8s_request_timeout
+  - kubernetes.core.k8s_auth_options
 options:
   kind:
     description: Kind of the object. Required unless O(objects) is given.

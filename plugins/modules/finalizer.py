@@ -30,9 +30,9 @@ description:
     sent alone first; the module then fails with RV(refused=object_deleting) and C(changed=true).
   - Check mode sends no mutating request; C(--diff) shows the finalizers (and O(annotations)) before and after.
 extends_documentation_fragment:
-  - kubernetes.core.k8s_auth_options
   - teardown.gates.k8s_object
   - teardown.gates.k8s_request_timeout
+  - kubernetes.core.k8s_auth_options
 options:
   state:
     description: Whether the finalizers must be on the object (V(present)) or off it (V(absent)).

@@ -37,8 +37,8 @@ notes:
     transient answer (429, 5xx, a lost connection; 3 tries at most), so against an API server that accepts and
     never answers the task fails as unknown, naming the server, after about 3 x O(request_timeout).
 extends_documentation_fragment:
-  - kubernetes.core.k8s_auth_options
   - teardown.gates.k8s_request_timeout
+  - kubernetes.core.k8s_auth_options
 options:
   action:
     description:

@@ -38,8 +38,8 @@ notes:
 extends_documentation_fragment:
   - teardown.gates.k8s_aws_tls
   - teardown.gates.aws_bounds
-  - kubernetes.core.k8s_auth_options
   - teardown.gates.k8s_request_timeout
+  - kubernetes.core.k8s_auth_options
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3

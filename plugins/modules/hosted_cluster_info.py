@@ -30,9 +30,9 @@ notes:
     API server that accepts and never answers the task fails as unknown, naming the server, after about 3 x
     O(request_timeout).
 extends_documentation_fragment:
-  - kubernetes.core.k8s_auth_options
   - teardown.gates.hosted_cluster
   - teardown.gates.k8s_request_timeout
+  - kubernetes.core.k8s_auth_options
 options:
   namespace:
     description: The HostedCluster's namespace.

@@ -60,9 +60,9 @@ notes:
   - The rules it follows are HyperShift's (C(hostedcluster_controller.go) C(delete()), C(nodepool_controller.go)
     C(delete())); docs/runbook-destroy-hosted-cluster.md has the take-over section.
 extends_documentation_fragment:
-  - kubernetes.core.k8s_auth_options
   - teardown.gates.hosted_cluster
   - teardown.gates.k8s_request_timeout
+  - kubernetes.core.k8s_auth_options
 options:
   namespace:
     description: The HostedCluster's namespace.

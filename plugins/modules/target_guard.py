@@ -81,10 +81,10 @@ notes:
     C(extensions/iam/teardown-gates-policy.json).
 extends_documentation_fragment:
   - teardown.gates.aws_bounds
+  - teardown.gates.k8s_request_timeout
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3
-  - teardown.gates.k8s_request_timeout
 """
 
 EXAMPLES = r"""

@@ -48,13 +48,13 @@ notes:
 extends_documentation_fragment:
   - teardown.gates.k8s_aws_tls
   - teardown.gates.aws_bounds
-  - kubernetes.core.k8s_auth_options
   - teardown.gates.k8s_objects
   - teardown.gates.k8s_request_timeout
+  - teardown.gates.aws_min_age
+  - kubernetes.core.k8s_auth_options
   - amazon.aws.common.modules
   - amazon.aws.region.modules
   - amazon.aws.boto3
-  - teardown.gates.aws_min_age
 seealso:
   - module: teardown.gates.deletion_info
   - module: teardown.gates.aws_infra_cleanup

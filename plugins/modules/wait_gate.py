@@ -31,8 +31,8 @@ description:
   - A module cannot print while it runs; for progress on long waits enable the C(teardown.gates.gate_progress)
     callback, which prints the open gate and what is left every few seconds (see the collection docs).
 extends_documentation_fragment:
-  - kubernetes.core.k8s_auth_options
   - teardown.gates.k8s_request_timeout
+  - kubernetes.core.k8s_auth_options
 options:
   gates:
     description: The gates, waited for in this order; the module stops at the first that does not pass.
