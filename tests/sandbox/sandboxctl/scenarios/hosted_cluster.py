@@ -95,13 +95,14 @@ class _Seeder:
                              "uid": md["uid"], "finalizers": md.get("finalizers") or []})
         return obj
 
-    def wait_for_managers(self, hcp_ns, infra, n_machines, timeout=120.0):
+    def wait_for_managers(self, hcp_ns, infra, n_machines, timeout=120.0, kinds=None):
         """The upstream managers put their finalizers on what they own once they have reconciled it (CAPA
         only after the Cluster's infrastructure is provisioned and the instance is found). Wait for
         that, so that the seeded cluster is the running cluster the scenario promises, then record the
-        finalizers the managers wrote."""
+        finalizers the managers wrote. ``kinds``: wait for these kinds only."""
         want = {("Cluster", CLUSTER_FINALIZER): 1, ("MachineSet", MACHINESET_FINALIZER): None,
                 ("Machine", MACHINE_FINALIZER): n_machines, ("AWSMachine", AWSMACHINE_FINALIZER): n_machines}
+        want = dict((k, v) for k, v in want.items() if kinds is None or k[0] in kinds)
         deadline = time.monotonic() + timeout
         missing = []
         while True:
@@ -349,7 +350,7 @@ def seed(name=None, namespace=None, knobs=None):
 
     # ---- workers: per NodePool a MachineSet (NodePool upgradeType InPlace: nodepool/capi.go
     # reconcileMachineSet) of Machines whose AWSMachines adopt the seeded instances
-    machines = []
+    machines, machinesets = [], []
     it = iter(instance_ids)
     for np in nps:
         npn = np["metadata"]["name"]
@@ -368,8 +369,13 @@ def seed(name=None, namespace=None, knobs=None):
                         "infrastructureRef": {"apiVersion": CAPA, "kind": "AWSMachineTemplate", "name": tmpl,
                                               "namespace": hcp_ns}}
         msn = f"{npn}-{_h(npn, infra, n=5)}"
+        # made paused (Cluster API's pause contract): a MachineSet that reconciled before its seeded Machines were in
+        # CAPI's cache scaled up from its template, then down, deleting a seeded Machine whose AWSMachine CAPI's cache
+        # did not show yet; the Machine went at once, and its AWSMachine stayed, held by CAPA's finalizer for good
+        # (CAPA reconciles an AWSMachine only through its Machine; chaos seed 42000, 2026-12-05). Unpaused below
         ms = s.create(CAPI, "MachineSet", {
-            "metadata": {"name": msn, "namespace": hcp_ns, "labels": dict(labels), "annotations": dict(np_ann)},
+            "metadata": {"name": msn, "namespace": hcp_ns, "labels": dict(labels),
+                         "annotations": dict(np_ann, **{PAUSED_ANN: ""})},
             "spec": {"clusterName": infra, "replicas": replicas,
                      "selector": {"matchLabels": {resources: resources}},
                      "template": {"metadata": {"labels": {resources: resources, CLUSTER_NAME_LABEL: infra},
@@ -392,6 +398,14 @@ def seed(name=None, namespace=None, knobs=None):
                 "spec": {"instanceID": iid, "providerID": provider, "instanceType": "m5.large",
                          "ami": {"id": "ami-0123456789abcdef0"}, "subnet": {"id": net["subnet"]}}})
             machines.append({"machine": mname, "instance_id": iid})
+        machinesets.append(msn)
+    # every seeded Machine reconciled (its finalizer on): CAPI's cache holds them, so the MachineSets, unpaused, count
+    # them and create or delete none
+    s.wait_for_managers(hcp_ns, infra, len(machines), kinds=("Machine",))
+    ms_api = s.dyn.resources.get(api_version=CAPI, kind="MachineSet")
+    for msn in machinesets:
+        ms_api.patch(name=msn, namespace=hcp_ns, body={"metadata": {"annotations": {PAUSED_ANN: None}}},
+                     content_type="application/merge-patch+json")
     s.wait_for_managers(hcp_ns, infra, len(machines))
     for key in PAUSE_KNOBS:
         if knobs.get(key):
