@@ -78,6 +78,14 @@ options:
         C(null) in the summary and "not observed" in the report and the outcome line.
       - Default - inferred from O(verification) (C(aws_verified) given means they ran).
     type: bool
+  aws_manifest:
+    description:
+      - The AWS IDs the run was to clean (resource type -> list of IDs, the baseline's manifest). When the AWS cleanup
+        did not run (O(aws_cleanup_ran) false, outside check mode), the report lists each of them in
+        C(aws.not_cleaned), and the Markdown and HTML pages and the outcome line say how many - nothing is lost in
+        the report of a run that stopped before it.
+    type: dict
+    default: {}
   verification:
     description:
       - The independent verification - C(checks) (a list of C(what), C(state), C(count)), C(aws_verified), and
@@ -235,6 +243,7 @@ summary:
   description:
     - The short form (for C(set_stats)) - cluster, uid, infra_id, command_succeeded, verified, gate states, counts.
     - C(aws_remaining) is null when no lookup by ID ran (not observed).
+    - C(aws_not_cleaned) counts the IDs of O(aws_manifest) a run that stopped before its AWS cleanup did not clean.
   returned: when neither O(baseline) nor O(kind) is given
   type: dict
 outcome:

@@ -39,6 +39,7 @@ def argument_spec():
         aws_resources=dict(type="list", elements="dict", default=[]),
         aws_cleanup_ran=dict(type="bool"),
         aws_lookup_ran=dict(type="bool"),
+        aws_manifest=dict(type="dict", default={}),
         verification=dict(type="dict", default={}),
         milestones=dict(type="dict", default={}),
         hcp_conditions=dict(type="dict", default={}),
@@ -178,7 +179,8 @@ def build(p, check_mode):
                             hcp_conditions=p["hcp_conditions"], namespace_retained=p["namespace_retained"],
                             retained=p["retained"], stopped=p["stopped"], versions=versions,
                             check_mode=check_mode, plan=p["plan"], aws_cleanup_ran=p["aws_cleanup_ran"],
-                            aws_lookup_ran=p["aws_lookup_ran"], taken_over=p["taken_over"])
+                            aws_lookup_ran=p["aws_lookup_ran"], taken_over=p["taken_over"],
+                            manifest=p["aws_manifest"])
 
 
 def archive_path(base, json_path):

@@ -214,6 +214,10 @@ def body(report):
             remaining.append("%s: %s" % (esc(r.get("what")), esc(r.get("state"))))
     parts += ["<h2>Remaining</h2>", html_list(remaining) if remaining else
               "<p>%s</p>" % ("Nothing." if report.get("verified") else "Nothing known (see the verification below).")]
+    not_cleaned = (report.get("aws") or {}).get("not_cleaned") or []
+    if not_cleaned:
+        parts += ["<h2>Not cleaned: the run stopped before its AWS cleanup (the resume cleans them)</h2>",
+                  html_list([aws_id(r) for r in not_cleaned])]
     ver = report.get("verification") or {}
     parts += ["<h2>Verification (independent queries)</h2>",
               html_table(["what", "state", "count"], [(ch.get("what"), ch.get("state"), ch.get("count"))

@@ -186,7 +186,8 @@ def tracked_states(resources):
 
 def build_report(cluster, options, gates=None, aws_resources=None, verification=None, milestones=None,
                  hcp_conditions=None, namespace_retained=False, retained=None, stopped=None, versions=None,
-                 check_mode=False, plan=None, aws_cleanup_ran=None, aws_lookup_ran=None, taken_over=None):
+                 check_mode=False, plan=None, aws_cleanup_ran=None, aws_lookup_ran=None, taken_over=None,
+                 manifest=None):
     """The report dict. ``verification`` is {checks: [{what, state, ...}], aws_verified: bool, tracked: [the
     resources of the verification's read-only aws_infra_cleanup run]}; the report lists each tracked ID with the
     state its look by ID found (``tracked_states``).
@@ -196,7 +197,11 @@ def build_report(cluster, options, gates=None, aws_resources=None, verification=
 
     ``aws_cleanup_ran`` and ``aws_lookup_ran`` say whether the AWS cleanup and the verification's lookups by
     ID ran at all (None: inferred from ``aws_resources`` and ``verification``); a count no look produced is
-    reported as not observed, never as 0."""
+    reported as not observed, never as 0.
+
+    ``manifest``: the AWS IDs the run was to clean (type -> IDs, the baseline's). A run that stopped before its AWS
+    cleanup lists each of them in ``aws.not_cleaned``: nothing is lost, even in the report of a stop; they are not
+    counted as remaining, which no look of this run observed."""
     milestones = dict(milestones or {})
     aws, iam = split_aws(aws_resources)
     if aws_cleanup_ran is None:
@@ -205,6 +210,7 @@ def build_report(cluster, options, gates=None, aws_resources=None, verification=
         aws_lookup_ran = "aws_verified" in (verification or {})
     aws["observed"] = bool(aws_cleanup_ran)
     aws["looked_up"] = bool(aws_lookup_ran)
+    aws["not_cleaned"] = not_cleaned(manifest) if not aws_cleanup_ran and not check_mode else []
     checks = list((verification or {}).get("checks") or [])
     command_succeeded = bool(milestones.get("command_succeeded"))
     k8s_ok = bool(checks) and all(c.get("state") in ("absent", "retained") for c in checks)
@@ -246,6 +252,12 @@ def build_report(cluster, options, gates=None, aws_resources=None, verification=
     return report
 
 
+def not_cleaned(manifest):
+    """The rows of ``aws.not_cleaned``: each ID of ``manifest`` (type -> IDs), by type then ID."""
+    return [{"type": t, "id": i, "state": "not cleaned: the run stopped before its AWS cleanup"}
+            for t in sorted(manifest or {}) for i in sorted((manifest or {})[t] or [])]
+
+
 def summary(report):
     """The short form for set_stats and the module's result."""
     return {
@@ -258,6 +270,7 @@ def summary(report):
         "gates": dict((g["name"], g["state"]) for g in report["gates"]),
         "aws_deleted": len(report["aws"]["deleted"]),
         "aws_retained": len(report["aws"]["retained"]),
+        "aws_not_cleaned": len(report["aws"].get("not_cleaned") or []),
         # None when neither the cleanup nor a lookup by ID ran: not observed, which is not 0
         "aws_remaining": (len(report["aws"]["remaining"]) if report["aws"].get("observed", True)
                           or report["aws"].get("looked_up", True) else None),
@@ -288,7 +301,8 @@ def outcome(report, markdown_path, html_path):
         head = "command %s," % ("succeeded" if s["command_succeeded"] else "did not finish")
     aws = report["aws"]
     aws_said = ("deleted %d, retained %d" % (s["aws_deleted"], s["aws_retained"]) if aws.get("observed", True)
-                else "cleanup not run")
+                else "cleanup not run" + (" (%d IDs of the manifest not cleaned, listed by ID in the report)"
+                                          % s["aws_not_cleaned"] if s["aws_not_cleaned"] else ""))
     if s["aws_remaining"] is None:
         remaining = "not observed"
     elif aws.get("looked_up", True):
@@ -395,6 +409,9 @@ def render_markdown(report, mermaid=None):
     else:
         aws_line = "The AWS cleanup did not run: nothing was deleted or looked up by this run."
     lines += ["", "## AWS", "", aws_line]
+    if aws.get("not_cleaned"):
+        lines += ["", "Not cleaned (the manifest's IDs, which the run stopped before; the resume cleans them):", ""]
+        lines += ["- `%s` %s" % (r["type"], r["id"]) for r in aws["not_cleaned"]]
     if aws["deleted"]:
         lines += ["", "Deleted:", ""] + ["- `%s` %s" % (r["type"], r["id"]) for r in aws["deleted"]]
     if report["retained"]:

@@ -159,3 +159,11 @@ def test_hosted_cluster_a_young_instance_is_kept_with_what_waits_on_it_and_min_a
     off = registry.planner("hosted_cluster")(dict(facts, protected=[]), {"min_age": 0})
     assert sorted(e["id"] for e in off["entries"]) == ["i-new", "i-old", "subnet-1", "vpc-1"]
     assert planlib.plan_digest(off) != planlib.plan_digest(p)
+
+
+def test_the_page_of_a_stop_before_the_aws_cleanup_lists_what_it_did_not_clean():
+    report = {"cluster": {"namespace": "c", "name": "d"}, "aws": {"not_cleaned": [
+        {"type": "AWS::EC2::VPC", "id": "vpc-1", "state": "not cleaned: the run stopped before its AWS cleanup"}]}}
+    page = hosted_cluster.body(report)
+    assert "Not cleaned: the run stopped before its AWS cleanup" in page and "vpc-1" in page
+    assert "Not cleaned" not in hosted_cluster.body({"cluster": {}, "aws": {"not_cleaned": []}})

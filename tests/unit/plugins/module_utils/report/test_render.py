@@ -233,3 +233,28 @@ def test_tracked_states_say_why_a_kept_or_blocked_id_is_present():
     assert rows == [
         {"type": "AWS::EC2::NatGateway", "id": "nat-1", "state": "present", "kept": "tagged teardown.gates/protected"},
         {"type": "AWS::EC2::VPC", "id": "vpc-1", "state": "present", "blocked_by": ["AWS::EC2::NatGateway nat-1"]}]
+
+
+MANIFEST = {"AWS::EC2::VPC": ["vpc-1"], "AWS::IAM::Role": ["r-2", "r-1"], "AWS::EC2::Subnet": []}
+
+
+def test_a_run_stopped_before_its_aws_cleanup_lists_every_id_it_did_not_clean():
+    """Nothing is lost in the report of a stop: each ID the run was to clean is named, not counted as remaining
+    (no look of this run observed it); chaos seed 42000's re-run stopped at the NodePool gate and named none."""
+    r = R.build_report(CLUSTER, {}, stopped={"gate": "NodePools and Machines gone", "phase": 3, "message": "timed out"},
+                       aws_cleanup_ran=False, aws_lookup_ran=False, manifest=MANIFEST)
+    assert [(x["type"], x["id"]) for x in r["aws"]["not_cleaned"]] == [
+        ("AWS::EC2::VPC", "vpc-1"), ("AWS::IAM::Role", "r-1"), ("AWS::IAM::Role", "r-2")]
+    assert r["aws"]["remaining"] == [] and R.summary(r)["aws_remaining"] is None
+    assert R.summary(r)["aws_not_cleaned"] == 3
+    assert "cleanup not run (3 IDs of the manifest not cleaned, listed by ID in the report)" in R.outcome(
+        r, "/r/x.md", "/r/x.html")
+    md = R.render_markdown(r)
+    assert "Not cleaned (the manifest's IDs" in md and "- `AWS::IAM::Role` r-1" in md
+
+
+def test_a_run_whose_cleanup_ran_or_that_only_planned_lists_nothing_as_not_cleaned():
+    ran = R.build_report(CLUSTER, {}, aws_resources=RESOURCES, aws_cleanup_ran=True, manifest=MANIFEST)
+    planned = R.build_report(CLUSTER, {}, aws_cleanup_ran=False, check_mode=True, manifest=MANIFEST)
+    assert ran["aws"]["not_cleaned"] == [] and planned["aws"]["not_cleaned"] == []
+    assert "Not cleaned" not in R.render_markdown(ran)
