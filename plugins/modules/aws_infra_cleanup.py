@@ -83,14 +83,8 @@ options:
 notes:
   - Time bound, waits - O(wait_timeout) bounds the waits on blockers (an instance terminating, a NAT gateway
     deleting); what has not gone by then is reported by ID as left.
-extends_documentation_fragment:
-  - teardown.gates.aws_bounds
-  - teardown.gates.aws_infra_discovery
-  - teardown.gates.aws_wait_timeout
-  - teardown.gates.aws_min_age
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
+extends_documentation_fragment: [teardown.gates.aws_bounds, teardown.gates.aws_infra_discovery, teardown.gates.aws_wait_timeout,
+  teardown.gates.aws_min_age, amazon.aws.common.modules, amazon.aws.region.modules, amazon.aws.boto3]
 """
 
 EXAMPLES = r"""

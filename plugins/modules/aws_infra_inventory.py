@@ -36,13 +36,8 @@ options:
     description:
       - Write the manifest as JSON to this file too (not in check mode).
     type: path
-extends_documentation_fragment:
-  - teardown.gates.aws_bounds
-  - teardown.gates.aws_infra_discovery
-  - teardown.gates.aws_min_age
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
+extends_documentation_fragment: [teardown.gates.aws_bounds, teardown.gates.aws_infra_discovery, teardown.gates.aws_min_age, amazon.aws.common.modules,
+  amazon.aws.region.modules, amazon.aws.boto3]
 """
 
 EXAMPLES = r"""

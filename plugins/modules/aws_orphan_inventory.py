@@ -59,12 +59,8 @@ options:
     elements: str
 notes:
   - Time bound, Kubernetes - each request to a management cluster is bounded by O(request_timeout).
-extends_documentation_fragment:
-  - teardown.gates.aws_bounds
-  - teardown.gates.k8s_request_timeout
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
+extends_documentation_fragment: [teardown.gates.aws_bounds, teardown.gates.k8s_request_timeout, amazon.aws.common.modules, amazon.aws.region.modules,
+  amazon.aws.boto3]
 """
 
 EXAMPLES = r"""

@@ -74,11 +74,7 @@ notes:
     policy, a session policy) can still refuse a call it allows, and the run's own error then names the permission.
 seealso:
   - module: teardown.gates.permission_preflight
-extends_documentation_fragment:
-  - teardown.gates.aws_bounds
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
+extends_documentation_fragment: [teardown.gates.aws_bounds, amazon.aws.common.modules, amazon.aws.region.modules, amazon.aws.boto3]
 """
 
 EXAMPLES = r"""

@@ -73,12 +73,8 @@ options:
 notes:
   - Time bound, waits - O(wait_timeout) bounds the wait on the deletion. Against an endpoint that accepts and never
     answers, the task fails with RV(stack_status=UNKNOWN).
-extends_documentation_fragment:
-  - teardown.gates.aws_bounds
-  - teardown.gates.aws_wait_timeout
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
+extends_documentation_fragment: [teardown.gates.aws_bounds, teardown.gates.aws_wait_timeout, amazon.aws.common.modules, amazon.aws.region.modules,
+  amazon.aws.boto3]
 """
 
 EXAMPLES = r"""

@@ -29,9 +29,6 @@ notes:
   - Time bound - building the client (C(/version) and discovery) takes at most 3 x O(request_timeout) and
     every later request at most O(request_timeout). Against an API server that accepts and never answers the
     task fails, naming the server, after about 3 x O(request_timeout), having sent no DELETE.
-extends_documentation_fragment:
-  - teardown.gates.k8s_request_timeout
-  - kubernetes.core.k8s_auth_options
 options:
   kind:
     description: Which convoy kind.
@@ -50,6 +47,7 @@ options:
 seealso:
   - module: teardown.gates.convoy_release_info
   - module: teardown.gates.wait_gate
+extends_documentation_fragment: [teardown.gates.k8s_request_timeout, kubernetes.core.k8s_auth_options]
 """
 
 EXAMPLES = r"""

@@ -29,9 +29,6 @@ description:
   - Sends only reads; runs the same in check mode. A read that meets a transient failure (429, 5xx, a dropped
     connection) is tried again with backoff, at most three times (RV(retried)); one that still fails is
     V(unknown), never V(absent).
-extends_documentation_fragment:
-  - teardown.gates.k8s_request_timeout
-  - kubernetes.core.k8s_auth_options
 options:
   namespace:
     description: The namespace of the Releases (and of the Clusters they reference).
@@ -89,6 +86,7 @@ notes:
 seealso:
   - module: teardown.gates.wait_gate
   - module: kubernetes.core.k8s
+extends_documentation_fragment: [teardown.gates.k8s_request_timeout, kubernetes.core.k8s_auth_options]
 """
 
 EXAMPLES = r"""

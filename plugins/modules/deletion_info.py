@@ -31,11 +31,6 @@ notes:
     every later request at most O(request_timeout). Against an API server that accepts and never answers the
     task fails as unknown, naming the server, after about 3 x O(request_timeout); a single read that times out
     is an unknown answer, not a failure.
-extends_documentation_fragment:
-  - teardown.gates.k8s_object
-  - teardown.gates.k8s_objects
-  - teardown.gates.k8s_request_timeout
-  - kubernetes.core.k8s_auth_options
 options:
   kind:
     description: Kind of the object. Required unless O(objects) is given.
@@ -65,6 +60,8 @@ options:
 seealso:
   - module: teardown.gates.wait_gate
   - module: teardown.gates.finalizer
+extends_documentation_fragment: [teardown.gates.k8s_object, teardown.gates.k8s_objects, teardown.gates.k8s_request_timeout,
+  kubernetes.core.k8s_auth_options]
 """
 
 EXAMPLES = r"""

@@ -29,10 +29,6 @@ description:
   - On an object that is being deleted, the finalizer is refused as above, but the annotations still wanted are
     sent alone first; the module then fails with RV(refused=object_deleting) and C(changed=true).
   - Check mode sends no mutating request; C(--diff) shows the finalizers (and O(annotations)) before and after.
-extends_documentation_fragment:
-  - teardown.gates.k8s_object
-  - teardown.gates.k8s_request_timeout
-  - kubernetes.core.k8s_auth_options
 options:
   state:
     description: Whether the finalizers must be on the object (V(present)) or off it (V(absent)).
@@ -93,6 +89,7 @@ notes:
 seealso:
   - module: teardown.gates.wait_gate
   - module: teardown.gates.deletion_info
+extends_documentation_fragment: [teardown.gates.k8s_object, teardown.gates.k8s_request_timeout, kubernetes.core.k8s_auth_options]
 """
 
 EXAMPLES = r"""

@@ -36,9 +36,6 @@ notes:
     later request at most O(request_timeout) (connect at most 5 s), and a read is sent again only after a
     transient answer (429, 5xx, a lost connection; 3 tries at most), so against an API server that accepts and
     never answers the task fails as unknown, naming the server, after about 3 x O(request_timeout).
-extends_documentation_fragment:
-  - teardown.gates.k8s_request_timeout
-  - kubernetes.core.k8s_auth_options
 options:
   action:
     description:
@@ -86,6 +83,7 @@ options:
       - A negative value or one that is not a duration fails before any request, naming C(min_age).
     type: raw
     default: 0
+extends_documentation_fragment: [teardown.gates.k8s_request_timeout, kubernetes.core.k8s_auth_options]
 """
 
 EXAMPLES = r"""

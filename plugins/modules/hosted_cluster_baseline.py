@@ -35,14 +35,6 @@ description:
 notes:
   - Time bound - the Kubernetes reads as M(teardown.gates.hosted_cluster_info)'s (building the client at most
     3 x O(request_timeout), each request at most O(request_timeout), tried at most 3 times), then the AWS reads.
-extends_documentation_fragment:
-  - teardown.gates.k8s_aws_tls
-  - teardown.gates.aws_bounds
-  - teardown.gates.k8s_request_timeout
-  - kubernetes.core.k8s_auth_options
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
 options:
   name:
     description:
@@ -111,6 +103,8 @@ seealso:
   - module: teardown.gates.aws_infra_inventory
   - module: teardown.gates.teardown_verify
     description: Verifies, after the teardown, every AWS ID of the manifest this module builds.
+extends_documentation_fragment: [teardown.gates.k8s_aws_tls, teardown.gates.aws_bounds, teardown.gates.k8s_request_timeout,
+  kubernetes.core.k8s_auth_options, amazon.aws.common.modules, amazon.aws.region.modules, amazon.aws.boto3]
 """
 
 EXAMPLES = r"""

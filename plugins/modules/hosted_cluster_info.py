@@ -29,10 +29,6 @@ notes:
     every later request at most O(request_timeout), tried at most 3 times after a transient answer. Against an
     API server that accepts and never answers the task fails as unknown, naming the server, after about 3 x
     O(request_timeout).
-extends_documentation_fragment:
-  - teardown.gates.hosted_cluster
-  - teardown.gates.k8s_request_timeout
-  - kubernetes.core.k8s_auth_options
 options:
   namespace:
     description: The HostedCluster's namespace.
@@ -41,6 +37,7 @@ options:
 seealso:
   - module: teardown.gates.deletion_info
   - module: teardown.gates.wait_gate
+extends_documentation_fragment: [teardown.gates.hosted_cluster, teardown.gates.k8s_request_timeout, kubernetes.core.k8s_auth_options]
 """
 
 EXAMPLES = r"""

@@ -59,10 +59,6 @@ notes:
     naming the server, after about 3 x O(request_timeout).
   - The rules it follows are HyperShift's (C(hostedcluster_controller.go) C(delete()), C(nodepool_controller.go)
     C(delete())); docs/runbook-destroy-hosted-cluster.md has the take-over section.
-extends_documentation_fragment:
-  - teardown.gates.hosted_cluster
-  - teardown.gates.k8s_request_timeout
-  - kubernetes.core.k8s_auth_options
 options:
   namespace:
     description: The HostedCluster's namespace.
@@ -138,6 +134,7 @@ options:
     description: Seconds between two reads of what a wait waits for.
     type: float
     default: 2
+extends_documentation_fragment: [teardown.gates.hosted_cluster, teardown.gates.k8s_request_timeout, kubernetes.core.k8s_auth_options]
 """
 
 EXAMPLES = r"""

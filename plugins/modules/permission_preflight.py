@@ -27,14 +27,6 @@ description:
     and builds no client.
   - A review changes nothing (the API server does not store it), nor does a policy simulation or a DryRun; they are
     sent in check mode too.
-extends_documentation_fragment:
-  - teardown.gates.k8s_aws_tls
-  - teardown.gates.aws_bounds
-  - teardown.gates.k8s_request_timeout
-  - kubernetes.core.k8s_auth_options
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
 options:
   kind:
     description:
@@ -70,6 +62,8 @@ notes:
 seealso:
   - module: teardown.gates.target_guard
   - module: teardown.gates.aws_permission_preflight
+extends_documentation_fragment: [teardown.gates.k8s_aws_tls, teardown.gates.aws_bounds, teardown.gates.k8s_request_timeout,
+  kubernetes.core.k8s_auth_options, amazon.aws.common.modules, amazon.aws.region.modules, amazon.aws.boto3]
 """
 
 EXAMPLES = r"""

@@ -79,12 +79,8 @@ notes:
   - Time bound, Kubernetes - each read is bounded by O(request_timeout), as in every Kubernetes module.
   - IAM - C(sts:GetCallerIdentity) needs no permission; C(iam:ListAccountAliases) is in
     C(extensions/iam/teardown-gates-policy.json).
-extends_documentation_fragment:
-  - teardown.gates.aws_bounds
-  - teardown.gates.k8s_request_timeout
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
+extends_documentation_fragment: [teardown.gates.aws_bounds, teardown.gates.k8s_request_timeout, amazon.aws.common.modules, amazon.aws.region.modules,
+  amazon.aws.boto3]
 """
 
 EXAMPLES = r"""

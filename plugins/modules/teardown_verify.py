@@ -45,19 +45,12 @@ options:
 notes:
   - Time bound - the Kubernetes side as M(teardown.gates.deletion_info) (O(request_timeout)) and the AWS side run at
     the same time.
-extends_documentation_fragment:
-  - teardown.gates.k8s_aws_tls
-  - teardown.gates.aws_bounds
-  - teardown.gates.k8s_objects
-  - teardown.gates.k8s_request_timeout
-  - teardown.gates.aws_min_age
-  - kubernetes.core.k8s_auth_options
-  - amazon.aws.common.modules
-  - amazon.aws.region.modules
-  - amazon.aws.boto3
 seealso:
   - module: teardown.gates.deletion_info
   - module: teardown.gates.aws_infra_cleanup
+extends_documentation_fragment: [teardown.gates.k8s_aws_tls, teardown.gates.aws_bounds, teardown.gates.k8s_objects,
+  teardown.gates.k8s_request_timeout, teardown.gates.aws_min_age, kubernetes.core.k8s_auth_options, amazon.aws.common.modules,
+  amazon.aws.region.modules, amazon.aws.boto3]
 """
 
 EXAMPLES = r"""

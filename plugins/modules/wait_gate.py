@@ -30,9 +30,6 @@ description:
     and does not send that deletion.
   - A module cannot print while it runs; for progress on long waits enable the C(teardown.gates.gate_progress)
     callback, which prints the open gate and what is left every few seconds (see the collection docs).
-extends_documentation_fragment:
-  - teardown.gates.k8s_request_timeout
-  - kubernetes.core.k8s_auth_options
 options:
   gates:
     description: The gates, waited for in this order; the module stops at the first that does not pass.
@@ -162,6 +159,7 @@ seealso:
   - module: teardown.gates.deletion_info
   - module: teardown.gates.finalizer
   - module: kubernetes.core.k8s
+extends_documentation_fragment: [teardown.gates.k8s_request_timeout, kubernetes.core.k8s_auth_options]
 """
 
 EXAMPLES = r"""
