@@ -26,5 +26,4 @@ def condition_rule(ctype, cases, where="first"):
             if holds(found):
                 return [(where, hint(found) if callable(hint) else hint)]
         return []
-    rule.condition_type = ctype
     return rule

@@ -254,8 +254,9 @@ def build_report(cluster, options, gates=None, aws_resources=None, verification=
 
 def not_cleaned(manifest):
     """The rows of ``aws.not_cleaned``: each ID of ``manifest`` (type -> IDs), by type then ID."""
+    manifest = manifest or {}
     return [{"type": t, "id": i, "state": "not cleaned: the run stopped before its AWS cleanup"}
-            for t in sorted(manifest or {}) for i in sorted((manifest or {})[t] or [])]
+            for t in sorted(manifest) for i in sorted(manifest[t] or [])]
 
 
 def summary(report):

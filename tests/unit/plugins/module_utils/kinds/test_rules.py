@@ -30,4 +30,3 @@ def test_no_such_condition_or_no_case_holding_says_nothing():
 def test_the_rule_looks_at_the_first_condition_of_its_type_only_and_defaults_to_first():
     rule = condition_rule("Ready", ((lambda c: True, lambda c: c["reason"]),))
     assert rule(view({"type": "Ready", "reason": "a"}, {"type": "Ready", "reason": "b"})) == [("first", "a")]
-    assert rule.condition_type == "Ready"
