@@ -35,13 +35,10 @@ import json
 import time
 
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.diagnosis import status_conditions
+from ansible_collections.teardown.gates.plugins.module_utils.core.states import ABSENT, PRESENT, UNKNOWN
 from ansible_collections.teardown.gates.plugins.module_utils.core.timestamps import parse_iso, utc_iso  # noqa: F401 - utc_iso: read here by the Kubernetes modules
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import (
     DEFAULT_REQUEST_TIMEOUT, READ_ATTEMPTS, error_text, retry_read, status_of, timeout_tuple, transient)
-
-PRESENT = "present"
-ABSENT = "absent"
-UNKNOWN = "unknown"
 
 
 def parse_k8s_time(value):

@@ -15,6 +15,9 @@ __metaclass__ = type
 import calendar
 import time
 
+# UNKNOWN stands in for a value a query could not read (None is a value read as absent)
+from ansible_collections.teardown.gates.plugins.module_utils.core.states import UNKNOWN
+
 API_VERSION = "infrastructure.cluster.x-k8s.io/v1alpha1"
 GROUP = "infrastructure.cluster.x-k8s.io"
 KINDS = ("TerraformCluster", "TerraformMachine", "TerraformMachinePool")
@@ -38,7 +41,6 @@ DESTROY_FAILURE_CAUSES = {
     "CredentialsUnavailable": "credentials unavailable",
     "InputsUnavailable": "inputs gone",
 }
-UNKNOWN = object()  # a query that failed: neither present nor absent
 
 
 def finalizer_for(kind):

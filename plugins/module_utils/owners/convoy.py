@@ -20,6 +20,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+from ansible_collections.teardown.gates.plugins.module_utils.core.states import ABSENT, PRESENT, UNKNOWN
+
 GROUP = "core.convoy.kumodo.io"
 API_VERSION = GROUP + "/v1alpha1"
 RELEASE_FINALIZER = "release.core.convoy.kumodo.io/prune-workloads"
@@ -28,10 +30,6 @@ LABEL_RELEASE = "convoy.kumodo.io/release"
 LABEL_RELEASE_UID = "convoy.kumodo.io/release-uid"
 LABEL_HOOK = "convoy.kumodo.io/hook"
 LABEL_PHASE = "convoy.kumodo.io/hook-phase"
-
-PRESENT = "present"
-ABSENT = "absent"
-UNKNOWN = "unknown"
 
 
 def _truthy(value):
