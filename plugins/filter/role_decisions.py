@@ -5,7 +5,7 @@
 instead of Jinja: a kind's plan and its digest, what is wrong with an approved_plan_digest, whether the plan
 recomputed now is the approved one, and a manifest kept to the plan's IDs (teardown_plan,
 teardown_plan_digest_problem, teardown_plan_verdict, teardown_plan_restrict). A role's own decisions are steps of
-its <role>_step filter (role_steps.py)."""
+its <role>_step filter (<role>_step.py)."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type

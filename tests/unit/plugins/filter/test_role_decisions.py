@@ -9,5 +9,5 @@ FILTERS = FilterModule().filters()
 
 
 def test_each_filter_is_published():
-    # the hosted cluster's decisions are steps of hosted_cluster_destroy_step (test_role_steps.py)
+    # the hosted cluster's decisions are steps of hosted_cluster_destroy_step (test_hosted_cluster_destroy_step.py)
     assert sorted(FILTERS) == ["teardown_plan", "teardown_plan_digest_problem", "teardown_plan_restrict", "teardown_plan_verdict"]
