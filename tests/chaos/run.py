@@ -285,6 +285,14 @@ class KubeProxy:
         with open(self.log) as f:
             return [json.loads(line) for line in f if line.strip()]
 
+    def answers(self):
+        """The API server's HTTP status of each write that reached it, by request id (kubeproxy's LOG.answers)."""
+        path = self.log + ".answers"
+        if not os.path.exists(path):
+            return {}
+        with open(path) as f:
+            return dict((a["id"], a["status"]) for a in (json.loads(line) for line in f if line.strip()))
+
     def stop(self):
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)
@@ -803,7 +811,7 @@ def case_hosted_cluster(run, rng, ctx, take_over=False, hcp=False):
         for w in finalizer_writes(proxy.entries(), allowed_removals=allowed):
             violations.append({"invariant": "finalizer", "what": f"{w['method']} {w['path']}: {w['body']}"})
         if take_over:
-            violations += unrecorded_take_overs(proxy.entries(), [first, second])
+            violations += unrecorded_take_overs(proxy.entries(), [first, second], proxy.answers())
             run["taken_over"] = sum(len(t.get("finalizers_removed") or []) for r in (first, second)
                                     for t in r.get("taken_over") or [])
     finally:
@@ -815,12 +823,15 @@ TAKE_OVER_FINALIZERS = ("hypershift.openshift.io/finalizer", "hypershift.io/aws-
                         "hypershift.openshift.io/control-plane-operator-finalizer")  # CPO's, on an AWSEndpointService
 
 
-def unrecorded_take_overs(entries, reports):
+def unrecorded_take_overs(entries, reports, answers=None):
     """An operator finalizer removed through the proxy that no report lists as taken over, with evidence.
 
     Both runs' reports are read (the faulty run's may have been overwritten by the re-run's, which keeps the
     earlier one archived: a removal the faulty run made and recorded is then in neither; the check counts
-    the removals a report lists against the removals sent, per object and finalizer)."""
+    the removals a report lists against the removals sent, per object and finalizer). ``answers``: the API
+    server's status by request id; a removal it refused (4xx, 5xx: a json-patch whose test failed because the
+    owner removed its finalizer first, seed 42125) removed nothing; one without a known answer counts."""
+    answers = answers or {}
     listed = {}
     for report in reports:
         for t in report.get("taken_over") or []:
@@ -842,12 +853,14 @@ def unrecorded_take_overs(entries, reports):
         for op in ops:
             if isinstance(op, dict) and op.get("op") == "remove" and tested.get(op.get("path")) in TAKE_OVER_FINALIZERS:
                 key = (e["path"].rstrip("/").split("?")[0].rsplit("/", 1)[-1], tested[op["path"]])
-                # a request the proxy answered itself (a 5xx, a 429) or dropped unsent never reached the server
-                reached = e.get("fault") not in ("status-500", "status-503", "status-429", "drop")
-                if reached and listed.get(key, 0) <= 0:
+                # a request the proxy answered itself (a 5xx, a 429) or dropped unsent never reached the server;
+                # one the server refused changed nothing
+                applied = (e.get("fault") not in ("status-500", "status-503", "status-429", "drop")
+                           and answers.get(e.get("id"), 200) < 400)
+                if applied and listed.get(key, 0) <= 0:
                     out.append({"invariant": "finalizer", "what": f"PATCH {e['path']} removed {key[1]}, and no "
                                 "report lists that removal with its evidence of absence"})
-                if reached:
+                if applied:
                     listed[key] = listed.get(key, 0) - 1
     return out
 

@@ -17,8 +17,11 @@ generator seeded with S, each with probability R per request:
   slow                                    the request is held 1..4 s (from the generator) before it is
                                           forwarded: an API server under load, answering in seconds
 
-Every request is one line of the JSON log: method, path, fault (or null) and, for PATCH/PUT, the
-body (so the chaos checker can see a finalizer coming off). Each upstream request is sent with
+Every request is one line of the JSON log: id, method, path, fault (or null) and, for PATCH/PUT, the
+body (so the chaos checker can see a finalizer coming off). The API server's answer to a write that reached it
+(its HTTP status, even when a drop-answer fault keeps it from the client) is a line of LOG.answers:
+{"id", "status"}; the chaos checker reads it to tell a removal the server made from one it refused (a
+json-patch whose test failed because a controller removed the finalizer first). Each upstream request is sent with
 `Connection: close`, and so is the answer, so no connection is reused across requests.
 """
 import argparse
@@ -28,6 +31,7 @@ import random
 import socket
 import ssl
 import sys
+import itertools
 import threading
 import time
 
@@ -35,6 +39,7 @@ from . import pki as pki_mod
 from .kube import kubeconfig_text
 
 FAULTS = ("status-500", "status-503", "status-429", "drop", "drop-answer", "slow")
+WRITES = ("POST", "PUT", "PATCH", "DELETE")
 REASONS = {500: ("InternalError", "Internal error occurred: injected by the sandbox fault proxy"),
            503: ("ServiceUnavailable", "the server is currently unable to handle the request (injected)"),
            429: ("TooManyRequests", "the server has received too many requests and has asked us to try again later "
@@ -52,6 +57,8 @@ class Proxy:
         self.methods = methods
         self.lock = threading.Lock()
         self.log = open(log_path, "a", buffering=1)
+        self.answers = open(log_path + ".answers", "a", buffering=1)
+        self.ids = itertools.count(1)
         self.up_ctx = ssl.create_default_context(cafile=pki["ca.crt"])
         self.up_ctx.load_cert_chain(pki["admin.crt"], pki["admin.key"])
         self.srv_ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
@@ -78,6 +85,15 @@ class Proxy:
         entry["time"] = time.time()
         with self.lock:
             self.log.write(json.dumps(entry, sort_keys=True) + "\n")
+
+    def answered(self, request_id, first_chunk):
+        """Log the API server's HTTP status for a write (the status line's second word)."""
+        try:
+            status = int(first_chunk.split(b"\r\n", 1)[0].split()[1])
+        except (IndexError, ValueError):
+            return
+        with self.lock:
+            self.answers.write(json.dumps({"id": request_id, "status": status}) + "\n")
 
     # --- HTTP plumbing -------------------------------------------------------------------------
     @staticmethod
@@ -124,7 +140,7 @@ class Proxy:
             headers.append((k.strip(), v.strip()))
         body = f.read(length) if length else b""
         fault, cut_after = self.decide(method, target)
-        entry = {"method": method, "path": target, "fault": fault}
+        entry = {"id": next(self.ids), "method": method, "path": target, "fault": fault}
         if method in ("PATCH", "PUT") and body:
             entry["body"] = body.decode("utf-8", "replace")[:20000]
             entry["content_type"] = next((v for k, v in headers if k.lower() == "content-type"), "")
@@ -157,6 +173,8 @@ class Proxy:
             chunks = 0
             while True:
                 data = up.recv(65536)
+                if chunks == 0 and data and method in WRITES:
+                    self.answered(entry["id"], data)
                 if not data or fault == "drop-answer":
                     break
                 conn.sendall(data)

@@ -58,6 +58,42 @@ def test_only_the_documented_finalizer_removal_is_allowed():
     assert [entries.index(next(e for e in entries if e["body"][:500] == w["body"])) for w in caught] == [2, 3, 4, 5]
 
 
+def test_a_take_over_removal_the_server_refused_is_not_held_against_the_reports():
+    # seed 42125: the hypershift-operator removed its finalizer a millisecond before the take-over's json-patch
+    # arrived; the patch's test failed (422) and the take-over rightly recorded nothing
+    ho = "hypershift.openshift.io/finalizer"
+    sent = {"id": 7, "method": "PATCH", "path": "/apis/h/v1/namespaces/a/hostedclusters/b", "fault": None,
+            "body": json.dumps([{"op": "test", "path": "/metadata/finalizers/0", "value": ho},
+                                {"op": "remove", "path": "/metadata/finalizers/0"}])}
+    assert chaos.unrecorded_take_overs([sent], [{}], {7: 422}) == []
+    # applied (200), or its answer unknown: no report lists it, so it is caught
+    assert len(chaos.unrecorded_take_overs([sent], [{}], {7: 200})) == 1
+    assert len(chaos.unrecorded_take_overs([sent], [{}], {})) == 1
+    listed = {"taken_over": [{"finalizers_removed": [{"object": {"name": "b"}, "finalizer": ho, "evidence": [{}]}]}]}
+    assert chaos.unrecorded_take_overs([sent], [listed], {7: 200}) == []
+
+
+def test_proxy_logs_the_servers_answer_to_each_write(tmp_path):
+    proxy = chaos.KubeProxy(str(tmp_path), seed=7, rate=0.0)
+    core = client.CoreV1Api(config.new_client_from_config(proxy.kubeconfig))
+    name = "chaos-answers-%d" % os.getpid()
+    try:
+        core.create_namespaced_config_map("default", {"metadata": {"name": name}}, _request_timeout=10)
+        failing = [{"op": "test", "path": "/metadata/name", "value": "other"},
+                   {"op": "add", "path": "/metadata/labels", "value": {"a": "b"}}]
+        with pytest.raises(client.exceptions.ApiException) as refused:
+            core.api_client.call_api(
+                "/api/v1/namespaces/default/configmaps/" + name, "PATCH", body=failing,
+                header_params={"Content-Type": "application/json-patch+json"}, auth_settings=["BearerToken"],
+                _request_timeout=10)
+        writes = [e for e in proxy.entries() if e["method"] in ("POST", "PATCH")]
+        assert [proxy.answers().get(e["id"]) for e in writes] == [201, refused.value.status]
+        assert refused.value.status >= 400
+    finally:
+        core.delete_namespaced_config_map(name, "default", _request_timeout=10)
+        proxy.stop()
+
+
 def test_proxy_answers_faults_as_the_api_server_and_forwards_the_rest(tmp_path):
     proxy = chaos.KubeProxy(str(tmp_path), seed=7, rate=1.0)
     try:
