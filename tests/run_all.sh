@@ -17,8 +17,11 @@ stages=("$@")
 # `make test`: the six cores' sanity (matrix), the sandbox tests, and integration and molecule on the newest core
 # (lane 2) and on the oldest core (lane 3, stage `oldest`): a core that requires_ansible admits is a core CI tests.
 # TEST_OLDEST=0 leaves lane 3 out (a quicker local run; CI never sets it)
+# Lane 4 ends the run: its one-process checks (lint, docs, galaxy) go before the matrix, whose two sanity legs at
+# once keep both cores busy once the sandbox lanes have ended (in run AB lane 4 ran alone for the last ~190 s, and
+# its last 90 s were lint, docs and galaxy, one process at a time)
 if [ ${#stages[@]} = 0 ]; then
-  stages=(unit matrix lint docs galaxy sandbox integration molecule)
+  stages=(unit lint docs galaxy matrix sandbox integration molecule)
   [ "${TEST_OLDEST:-1}" = 0 ] || stages+=(oldest)
 fi
 # The meta-test: every module and playbook runs for real (outside check mode) somewhere in `make test`. The recorder
