@@ -299,6 +299,20 @@ stage_galaxy() { GALAXY_IMPORTER_LINT="${GALAXY_IMPORTER_LINT:-false}" bash "$re
 # integration targets and molecule scenarios on the oldest core (tests/matrix.sh oldest), on this run's sandbox
 stage_oldest() { bash "$repo/tests/matrix.sh" oldest; }
 
+# ansible-test makes ~/.ansible/test/id_rsa at its start when it is missing, shared by every ansible-test of the
+# user. Two runs starting at once on a new machine both ran ssh-keygen, and the second stopped at its
+# "Overwrite (y/n)?": two integration parts of one lane (2026-12-03), then lanes 2 and 3 (2026-12-06, run AF). Make
+# it first, as ansible-test does, under a lock that every lane and part takes
+ansible_test_key() {
+  local key="$HOME/.ansible/test/id_rsa"
+  mkdir -p "$(dirname "$key")" || return 1
+  (
+    flock -w 60 9 || { echo "ansible_test_key: $key.lock held for 60 s" >&2; exit 1; }
+    [ -e "$key" ] && [ -e "$key.pub" ] && exit 0
+    rm -f "$key" "$key.pub"
+    ssh-keygen -m PEM -q -t rsa -N '' -f "$key" </dev/null
+  ) 9>"$key.lock"
+}
 stage_integration() {
   sync_copy
   if [ -z "$(ls -A "$coll_copy/tests/integration/targets" 2>/dev/null)" ]; then
@@ -336,6 +350,7 @@ with open(path, "w") as f:
     cfg.write(f)
 PY
   fi
+  ansible_test_key || return 1
   local jobs=${INTEGRATION_JOBS:-1}
   if [ "$jobs" -le 1 ] || [ -n "${INTEGRATION_ARGS:-}" ]; then
     (cd "$coll_copy" && ansible-test integration --local --python "$(py_version "$venv/bin/python")" --color no ${INTEGRATION_ARGS:-})
@@ -353,14 +368,7 @@ PY
     grep -qxE 'disabled|hidden|unsupported' "$coll_copy/tests/integration/targets/$t/aliases" 2>/dev/null && continue
     if printf '%s\n' ${INTEGRATION_SERIAL:-} | grep -qx "$t"; then serial+=("$t"); else targets+=("$t"); fi
   done
-  # ansible-test makes ~/.ansible/test/id_rsa at its start when it is missing: two parts starting at once on a new
-  # machine both ran ssh-keygen, and the second stopped at its "Overwrite (y/n)?" (2026-12-03). Make it first, as
-  # ansible-test does
   rm -f "$log_dir"/integration-part*.exit
-  local key="$HOME/.ansible/test/id_rsa"
-  if [ ! -e "$key" ]; then
-    mkdir -p "$(dirname "$key")" && ssh-keygen -m PEM -q -t rsa -N '' -f "$key" </dev/null || return 1
-  fi
   for ((i = 0; i < jobs; i++)); do
     local mine=() k
     [ "$i" != 0 ] || mine=("${serial[@]}")
