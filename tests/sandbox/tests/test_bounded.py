@@ -85,7 +85,12 @@ def test_silent_api_server_is_unknown_within_the_bound(tmp_path, module, args, b
     assert took < 3 * bound + START, "%s took %.0f s, its bound is %.0f s" % (module, took, bound)
 
 
-@SLOW  # a minute or more each: the AWS bound is 87 s
+# Out of `make test` (SLOW): a minute or more each, the AWS bound being 87 s. Where `make test` covers it: each AWS
+# playbook's first request against a silent endpoint, unknown within that bound and before any change
+# (test_destroy_hosted_cluster_against_a_silent_aws_endpoint_... and
+# test_clear_cfn_refusals_against_a_silent_aws_endpoint_... below); one bound per silent endpoint, not one per call
+# (tests/unit/plugins/module_utils/core/test_bounds.py).
+@SLOW
 @pytest.mark.parametrize("module,args,bound,words", AWS_CASES, ids=[c[0] for c in AWS_CASES])
 def test_silent_aws_endpoint_is_unknown_within_the_bound(tmp_path, module, args, bound, words):
     with SilentServer() as server:
@@ -166,6 +171,9 @@ def test_clear_cfn_refusals_against_a_silent_aws_endpoint_stops_before_the_first
     assert took < 3 * bound + 2 * START, "the playbook took %.0f s; one AWS call's bound is %.0f s" % (took, bound)
 
 
+# Out of `make test` (SLOW). Where `make test` covers it: botocore's standard retry mode as the one retry layer
+# (test_bounds.py::test_aws_config_has_timeouts_one_retry_policy_and_our_user_agent) and the discovery's bound
+# (test_bounds.py::test_a_silent_endpoint_costs_one_call_bound_not_one_per_call).
 @SLOW
 def test_a_slow_failing_aws_endpoint_ends_within_the_bound_with_botocore_s_attempts_only(tmp_path):
     # seconds per request, then a 503: botocore's standard mode is the one layer that retries it (4 attempts)

@@ -126,7 +126,8 @@ def test_proxy_answers_faults_as_the_api_server_and_forwards_the_rest(tmp_path):
 # the pool, two concurrent clear_cfn_refusals runs on one pair of stacks (the campaign's plan gives its
 # first concurrent run PLAYBOOKS[seed % 5]: 4242 is clear_cfn_refusals, ~35 s), wait_gate under proxy faults and
 # aws_infra_cleanup under AWS faults and the shared EC2 budget. prune_releases with the convoy twin crashing
-# (two ansible-playbook runs, ~90 s alone on this machine) only with TEARDOWN_GATES_SLOW_TESTS=1.
+# (two ansible-playbook runs, ~90 s alone on this machine) only with TEARDOWN_GATES_SLOW_TESTS=1. Where `make test`
+# covers it: the apiserver-restart case here (a restart during a wait), molecule release_prune (the prune itself).
 SHORT = ["concurrent", "apiserver-restart", "wait-gate", "aws-infra"] + (
     ["twin-crash"] if os.environ.get("TEARDOWN_GATES_SLOW_TESTS") else [])
 

@@ -6,6 +6,10 @@ the same GET again right after the fault), at most three times; a Release is nev
 still fails after its tries is reported unknown (and a Release list that fails fails the task); and the runs that
 answer list every seeded Release. About a minute on the shared machine, so kept out of `make test`:
 TEARDOWN_GATES_SLOW_TESTS=1 runs it (CONVOY_RETRY_RATE, CONVOY_RETRY_RUNS, CONVOY_RETRY_SEED change the draw).
+
+Where `make test` covers it: the read service's retries, their limit and "unknown, never absent"
+(tests/unit/plugins/module_utils/k8s/test_observe.py, test_reads.py); reads through the same fault proxy
+(test_chaos_short.py, the wait-gate case); convoy_release_info unknown within its bound (test_bounded.py).
 """
 import json
 import os

@@ -67,7 +67,15 @@ def _ec2():
     return boto3.client("ec2", endpoint_url=os.environ["AWS_ENDPOINT_URL"], region_name="us-east-1")
 
 
-@SLOW  # two runs and CAPA's minute between looks
+# Out of `make test` (SLOW): two runs and CAPA's minute between looks. Where `make test` covers it, in parts: a
+# destroy stopped at a gate with the holder named, then re-run to "verified"
+# (test_take_over.py::test_the_operator_down_stops_without_the_option_and_finishes_verified_with_it); the Machine
+# gate's stop message quoting the Machine's Deleting condition
+# (tests/unit/plugins/plugin_utils/test_hosted_cluster_messages.py); the layer holding an instance shutting-down
+# (test_aws_realism.py::test_an_instance_tagged_to_hold_stays_shutting_down_until_the_tag_goes); the real managers
+# deleting the Machines (test_runner_playbooks.py, the destroy row). An instance held under real CAPA over a stop and
+# a re-run: only here.
+@SLOW
 def test_an_instance_that_stays_shutting_down_stops_at_the_machine_gate_then_resumes(tmp_path):
     info = seed("hosted-cluster", "--name", "st" + os.urandom(2).hex(), "--namespace", "real-capi",
                 "--knob", "aws_infra=false", "--knob", "replicas=1", "--knob", "instance_stuck=true")

@@ -123,7 +123,11 @@ def _run(argv, timeout=900, env=None):
     return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env, stdin=subprocess.DEVNULL)
 
 
-@SLOW  # two teardowns, one of them held for its whole grace period
+# Out of `make test` (SLOW): two teardowns, one of them held for its whole grace period. Where `make test` covers
+# it: the index page written by a real run (molecule hosted_cluster, verify.yml), worst first in chromium
+# (test_fleet_index_page_worst_first_in_the_browser above), the ranking (tests/unit/plugins/module_utils/report/
+# test_html.py), the inventory plugin's hosts (integration target inventory_hosted_clusters).
+@SLOW
 def test_a_fleet_run_writes_one_index_page_worst_first(chromium, tmp_path, shots):
     """Two hosted clusters through the inventory plugin in one run, one of them stopped at a gate (its CAPI
     controller down, so its Machines never go): the index lists the stopped one first, and links both pages."""

@@ -29,7 +29,10 @@ def slice_hosts(hosts, k, n=SLICES):
 
 
 
-# six hosted clusters torn down through three streams at once: minutes on 2 cores, so out of `make test`
+# six hosted clusters torn down through three streams at once: minutes on 2 cores, so out of `make test`. Where
+# `make test` covers it: each playbook through one ansible-runner stream, its set_stats artifacts and report
+# (test_runner_playbooks.py::test_playbook_through_the_runner_stream); the hosts the inventory plugin makes
+# (integration target inventory_hosted_clusters). Three slices at once, each seeing only its hosts: only here.
 # (TEARDOWN_GATES_SLOW_TESTS=1 make sandbox-tests runs it, and so does `make matrix-newest`)
 pytestmark = pytest.mark.skipif(os.environ.get("TEARDOWN_GATES_SLOW_TESTS") != "1",
                                      reason="slow: set TEARDOWN_GATES_SLOW_TESTS=1 (six hosted clusters, three streams)")
