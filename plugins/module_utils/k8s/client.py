@@ -10,7 +10,9 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import importlib
 import json
+import os
 import re
 import threading
 import time
@@ -107,16 +109,39 @@ class BoundedPool:
         return getattr(self.pool, name)
 
 
-def _endpoint(module, auth):
-    """The API server's address as the client was configured (for messages), or None."""
-    host = (module.params.get("host") if module is not None else None) or auth.get("host")
-    if host:
-        return host
+def _option(module, auth, name):
+    return (module.params.get(name) if module is not None else None) or auth.get(name)
+
+
+def kubeconfig_server(kubeconfig=None, context=None, environ=None):
+    """The server of the kubeconfig's context, read as kubernetes.core would pick the file (the option, then
+    K8S_AUTH_KUBECONFIG, KUBECONFIG's first file, ~/.kube/config) and the context (the option, K8S_AUTH_CONTEXT,
+    current-context); None when that cannot be read. For messages only: the client reads the file itself."""
+    environ = os.environ if environ is None else environ
     try:
-        import kubernetes
-        return kubernetes.client.Configuration.get_default_copy().host
+        config = kubeconfig or environ.get("K8S_AUTH_KUBECONFIG") or \
+            (environ.get("KUBECONFIG") or "").split(os.pathsep)[0] or os.path.expanduser("~/.kube/config")
+        if not isinstance(config, dict):
+            import yaml
+            with open(config) as f:
+                config = yaml.safe_load(f)
+        name = context or environ.get("K8S_AUTH_CONTEXT") or config.get("current-context")
+        cluster = [c["context"]["cluster"] for c in config.get("contexts") or [] if c.get("name") == name][0]
+        return [c["cluster"]["server"] for c in config.get("clusters") or [] if c.get("name") == cluster][0]
     except Exception:  # pylint: disable=broad-except
         return None
+
+
+def _endpoint(module, auth):
+    """The API server's address as the client was configured (for messages), or None. Not the library's default
+    configuration: before kubernetes.core has loaded a kubeconfig that says http://localhost, which no one asked
+    for."""
+    found = _option(module, auth, "host") or kubeconfig_server(_option(module, auth, "kubeconfig"),
+                                                               _option(module, auth, "context"))
+    if not found and os.environ.get("KUBERNETES_SERVICE_HOST"):  # in a pod (an AWX job): the in-cluster address
+        found = "https://%s:%s" % (os.environ["KUBERNETES_SERVICE_HOST"],
+                                   os.environ.get("KUBERNETES_SERVICE_PORT", "443"))
+    return found
 
 
 def api_client(module=None, request_timeout=DEFAULT_REQUEST_TIMEOUT, caller=None, **auth):
@@ -129,6 +154,8 @@ def api_client(module=None, request_timeout=DEFAULT_REQUEST_TIMEOUT, caller=None
     name) goes into the User-Agent: ``teardown.gates/<version> (<caller>)``.
     """
     bound = client_bound(request_timeout)
+    # the Python imports before the clock starts: on a loaded host they cost seconds, and the bound is the server's
+    _import_client()
     box = {}
 
     def build():
@@ -153,6 +180,10 @@ def api_client(module=None, request_timeout=DEFAULT_REQUEST_TIMEOUT, caller=None
     client = box["client"]
     bound_requests(client, request_timeout, caller)
     return client
+
+
+def _import_client():
+    importlib.import_module("ansible_collections.kubernetes.core.plugins.module_utils.k8s.client")
 
 
 def _build_client(module, auth):

@@ -6,6 +6,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import json
+import threading
 
 import pytest
 
@@ -104,3 +105,72 @@ def test_refusals_and_tls_faults_are_not_retried(monkeypatch, fault):
     with pytest.raises(C.ResourceLookupError):
         C.api_client()
     assert len(calls) == 1
+
+
+# ---- the address a message names
+
+KUBECONFIG = """
+apiVersion: v1
+kind: Config
+current-context: lane3
+contexts:
+- name: lane3
+  context: {cluster: sandbox-3, user: admin}
+- name: other
+  context: {cluster: sandbox-9, user: admin}
+clusters:
+- name: sandbox-3
+  cluster: {server: "https://127.0.0.1:27443"}
+- name: sandbox-9
+  cluster: {server: "https://10.9.9.9:6443"}
+users:
+- name: admin
+  user: {token: t}
+"""
+
+
+def test_the_address_is_the_kubeconfig_s_context_server_not_the_library_default(tmp_path):
+    kc = tmp_path / "kubeconfig"
+    kc.write_text(KUBECONFIG)
+    assert C.kubeconfig_server(environ={"KUBECONFIG": str(kc)}) == "https://127.0.0.1:27443"
+    assert C.kubeconfig_server(environ={"K8S_AUTH_KUBECONFIG": str(kc), "K8S_AUTH_CONTEXT": "other"}) == \
+        "https://10.9.9.9:6443"
+    assert C.kubeconfig_server(str(kc), "other", environ={}) == "https://10.9.9.9:6443"
+    assert C.kubeconfig_server(environ={"KUBECONFIG": str(tmp_path / "none")}) is None
+    assert C.kubeconfig_server(str(kc), "no-such-context", environ={}) is None
+
+
+def test_a_client_that_never_finishes_names_the_kubeconfig_s_server(monkeypatch, tmp_path):
+    # kubernetes' default configuration says http://localhost until a kubeconfig is loaded: a message must not
+    kc = tmp_path / "kubeconfig"
+    kc.write_text(KUBECONFIG)
+    monkeypatch.setenv("KUBECONFIG", str(kc))
+    monkeypatch.delenv("K8S_AUTH_KUBECONFIG", raising=False)
+    monkeypatch.delenv("K8S_AUTH_CONTEXT", raising=False)
+    release = threading.Event()
+    monkeypatch.setattr(C, "_build_client", lambda module, auth: release.wait(30))
+    monkeypatch.setattr(C, "client_bound", lambda rt: 0.2)
+    try:
+        with pytest.raises(C.ResourceLookupError) as e:
+            C.api_client(None, request_timeout=1)
+    finally:
+        release.set()
+    assert "https://127.0.0.1:27443" in str(e.value) and "localhost" not in str(e.value)
+
+
+def test_in_a_pod_without_a_kubeconfig_the_address_is_the_in_cluster_one(monkeypatch, tmp_path):
+    monkeypatch.setenv("KUBECONFIG", str(tmp_path / "none"))
+    monkeypatch.delenv("K8S_AUTH_KUBECONFIG", raising=False)
+    monkeypatch.setenv("KUBERNETES_SERVICE_HOST", "10.96.0.1")
+    monkeypatch.setenv("KUBERNETES_SERVICE_PORT", "443")
+    assert C._endpoint(None, {}) == "https://10.96.0.1:443"
+    assert C._endpoint(None, {"host": "https://api.example:6443"}) == "https://api.example:6443"
+
+
+def test_the_client_s_imports_happen_before_its_clock_starts(monkeypatch):
+    order = []
+    monkeypatch.setattr(C, "_import_client", lambda: order.append("import"))
+    monkeypatch.setattr(C, "_build_client", lambda module, auth: order.append("build") or object())
+    monkeypatch.setattr(C, "bound_requests", lambda client, rt, caller: None)
+    C.api_client(None, request_timeout=1)
+    assert order == ["import", "build"]
