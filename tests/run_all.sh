@@ -448,7 +448,14 @@ why_failed() {
     real-runs) grep -E '^(missing|real runs|note)' "$file" | head -8 ;;
     sanity) grep -E '^ERROR: ' "$file" | head -6 ;;
     lint|docs) grep -vE '^\s*$' "$file" | tail -4 ;;
-    integration|molecule)
+    molecule)
+      # each scenario step that failed, with the last failure before it (the parts' logs are concatenated, so
+      # the log's last failure may be another scenario's, rescued)
+      awk '/INFO +\[[^]]+ > [a-z_]+\] Executing/ {match($0, /\[[^]]+\]/); at = substr($0, RSTART, RLENGTH)}
+           /^fatal: |^failed: / {f = $0; next}
+           /\.\.\.ignoring/ {f = ""; next}
+           /^CRITICAL Ansible return code/ {print at " failed: " (f != "" ? f : $0); f = ""}' "$file" | head -4 ;;
+    integration)
       grep -E 'Running .* integration test role|INFO +Running [^ ]+ > ' "$file" | tail -1
       # a fatal: line not followed by "...ignoring" is a real failure
       awk '/^fatal: |^failed: /{if (f != "") last = f; f = $0; next} /\.\.\.ignoring/{f = ""; next} {if (f != "") {last = f; f = ""}}
