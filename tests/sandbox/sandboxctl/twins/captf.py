@@ -27,7 +27,8 @@ kubelet in the sandbox. Secrets (one namespace with the object):
     Lease captf-lock-<short>-<name>            the state lock
 
 where <short> is tc, tm or tmp. Knobs (annotation sandbox.teardown.gates/knob-<name>):
-destroy=ok|fail|identity|credentials|deadline, restore=ok|fail, job-seconds (default 1),
+destroy=ok|fail|identity|credentials|deadline, restore=ok|fail, job-seconds (default 1;
+read on each pass, so lowering it ends a running Job),
 backoff-max (default 8), hold-requeue (default 60). `spec.deletionPolicy: Retain` (the newer CAPTF
 generation's replacement for the abandon annotation) releases like the annotation.
 """
@@ -185,7 +186,9 @@ class CaptfTwin(Twin):
         # 2. a Job is running (TF-2; Jobs are simulated: TF-16)
         job = obj["status"].get("activeJob")
         if job:
-            left = job.get("startedEpoch", 0) + job.get("durationSeconds", 0) - time.time()
+            # the knob is read again on each pass (TF-16): a test holds a Job running, then lets it end
+            secs = float(knob(obj, "job-seconds", job.get("durationSeconds", 0)))
+            left = job.get("startedEpoch", 0) + secs - time.time()
             if left > 0:
                 return left
             return self.finish_job(obj, job)
