@@ -557,12 +557,26 @@ def _pause(dyn, hcp_ns, key, value):
     for av, kind in targets:
         api = dyn.resources.get(api_version=av, kind=kind)
         for o in api.get(namespace=hcp_ns).items:
-            try:
-                api.patch(name=o.metadata.name, namespace=hcp_ns, body=patch,
-                          content_type="application/merge-patch+json")
-            except ApiException as e:
-                if e.status != 404:
-                    raise
+            _merge_patch_retrying(api, o.metadata.name, hcp_ns, patch)
+
+
+# A PATCH of a CAPI or CAPA object passes their managers' conversion and admission webhooks; with the machine
+# saturated the apiserver gave up on one after its 60 s (504, CI of 4874dd6). A merge patch sent again is the same
+# patch, so a server timeout is tried again, three times at most.
+PATCH_TRIES = 3
+
+
+def _merge_patch_retrying(api, name, namespace, patch):
+    for attempt in range(1, PATCH_TRIES + 1):
+        try:
+            api.patch(name=name, namespace=namespace, body=patch, content_type="application/merge-patch+json")
+            return
+        except ApiException as e:
+            if e.status == 404:
+                return
+            if e.status not in (500, 503, 504) or attempt == PATCH_TRIES:
+                raise
+            time.sleep(2 * attempt)
 
 
 def set_knob(name, namespace, key, value):
