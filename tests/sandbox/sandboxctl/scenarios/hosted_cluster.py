@@ -404,8 +404,7 @@ def seed(name=None, namespace=None, knobs=None):
     s.wait_for_managers(hcp_ns, infra, len(machines), kinds=("Machine",))
     ms_api = s.dyn.resources.get(api_version=CAPI, kind="MachineSet")
     for msn in machinesets:
-        ms_api.patch(name=msn, namespace=hcp_ns, body={"metadata": {"annotations": {PAUSED_ANN: None}}},
-                     content_type="application/merge-patch+json")
+        _merge_patch_retrying(ms_api, msn, hcp_ns, {"metadata": {"annotations": {PAUSED_ANN: None}}}, missing_ok=False)
     s.wait_for_managers(hcp_ns, infra, len(machines))
     for key in PAUSE_KNOBS:
         if knobs.get(key):
@@ -560,19 +559,20 @@ def _pause(dyn, hcp_ns, key, value):
             _merge_patch_retrying(api, o.metadata.name, hcp_ns, patch)
 
 
-# A PATCH of a CAPI or CAPA object passes their managers' conversion and admission webhooks; with the machine
-# saturated the apiserver gave up on one after its 60 s (504, CI of 4874dd6). A merge patch sent again is the same
-# patch, so a server timeout is tried again, three times at most.
+# The seeds' merge patches. One of a CAPI or CAPA object passes their managers' conversion and admission webhooks;
+# with the machine saturated the apiserver gave up on one after its 60 s (504, CI of 4874dd6). A merge patch sent
+# again is the same patch, so a server timeout is tried again, three times at most.
 PATCH_TRIES = 3
 
 
-def _merge_patch_retrying(api, name, namespace, patch):
+def _merge_patch_retrying(api, name, namespace, patch, missing_ok=True):
+    """Merge-patch one object; with ``missing_ok`` an object that is gone (404) is skipped."""
     for attempt in range(1, PATCH_TRIES + 1):
         try:
             api.patch(name=name, namespace=namespace, body=patch, content_type="application/merge-patch+json")
             return
         except ApiException as e:
-            if e.status == 404:
+            if e.status == 404 and missing_ok:
                 return
             if e.status not in (500, 503, 504) or attempt == PATCH_TRIES:
                 raise
@@ -601,9 +601,4 @@ def set_knob(name, namespace, key, value):
                 if (np.spec or {}).get("clusterName") == name]
     targets.append(("v1", "Namespace", f"{namespace}-{name}", None))
     for av, kind, n, ns in targets:
-        try:
-            dyn.resources.get(api_version=av, kind=kind).patch(
-                name=n, namespace=ns, body=patch, content_type="application/merge-patch+json")
-        except ApiException as e:
-            if e.status != 404:
-                raise
+        _merge_patch_retrying(dyn.resources.get(api_version=av, kind=kind), n, ns, patch)
