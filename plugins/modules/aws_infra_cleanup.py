@@ -53,6 +53,7 @@ options:
         holding one.
       - "Known types: C(AWS::EC2::Instance), C(AWS::EC2::NatGateway), C(AWS::EC2::InternetGateway),
         C(AWS::EC2::Subnet), C(AWS::EC2::RouteTable), C(AWS::EC2::SecurityGroup), C(AWS::EC2::VPCEndpoint),
+        C(AWS::EC2::VPCEndpointService) (a VPC endpoint service configuration, by its C(vpce-svc-) ID),
         C(AWS::EC2::EIP), C(AWS::EC2::VPC), C(AWS::EC2::DHCPOptions), C(AWS::ElasticLoadBalancing::LoadBalancer),
         C(AWS::ElasticLoadBalancingV2::LoadBalancer), C(AWS::ElasticLoadBalancingV2::TargetGroup), C(AWS::EC2::Volume),
         C(AWS::Route53::HostedZone), C(AWS::Route53::RecordSet) (C(ZONEID/NAME/TYPE)), C(AWS::S3::Bucket),

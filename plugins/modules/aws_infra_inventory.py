@@ -15,7 +15,8 @@ version_added: 0.1.0
 description:
   - Discovers the AWS resources of a HyperShift-style infra ID the way the destroy command finds them,
     and returns them as a manifest, a mapping of CloudFormation resource type name to a list of IDs.
-  - EC2 resources by the tag C(kubernetes.io/cluster/<infra_id>=owned); the children of each tagged VPC
+  - EC2 resources by the tag C(kubernetes.io/cluster/<infra_id>=owned), VPC endpoint service configurations
+    (C(AWS::EC2::VPCEndpointService)) among them; the children of each tagged VPC
     by C(vpc-id) (subnets, route tables other than the main one, security groups other than C(default),
     NAT gateways, VPC endpoints, classic and v2 load balancers, target groups); private hosted zones
     associated with a tagged VPC; the C(*.apps) record in the public zone of O(base_domain); buckets named

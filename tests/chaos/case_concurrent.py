@@ -39,6 +39,7 @@ DELETE_ACTIONS = {
     "AWS::EC2::VPC": {"DeleteVpc"}, "AWS::EC2::Subnet": {"DeleteSubnet"}, "AWS::EC2::RouteTable": {"DeleteRouteTable"},
     "AWS::EC2::SecurityGroup": {"DeleteSecurityGroup"}, "AWS::EC2::InternetGateway": {"DeleteInternetGateway"},
     "AWS::EC2::EIP": {"ReleaseAddress"}, "AWS::EC2::VPCEndpoint": {"DeleteVpcEndpoints"},
+    "AWS::EC2::VPCEndpointService": {"DeleteVpcEndpointServiceConfigurations"},
     "AWS::EC2::DHCPOptions": {"DeleteDhcpOptions"}, "AWS::EC2::Volume": {"DeleteVolume"},
     "AWS::ElasticLoadBalancing::LoadBalancer": {"DeleteLoadBalancer"},
     "AWS::ElasticLoadBalancingV2::LoadBalancer": {"DeleteLoadBalancer"},

@@ -12,8 +12,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
+from ansible_collections.teardown.gates.plugins.module_utils.aws.client import list_all
 from ansible_collections.teardown.gates.plugins.module_utils.aws.deletes import clear_role, group_refs, revoke_group_refs
-from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import ENI, PROBES, probe_elb
+from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import ENI, PROBES, endpoint_service_state, probe_elb
 from ansible_collections.teardown.gates.plugins.module_utils.core.protect import is_protected
 
 
@@ -238,6 +239,29 @@ def _b_vpc(ex, rid, obs, code):
     return out
 
 
+def _b_elbv2(ex, rid, obs, code):
+    """ResourceInUse: "Load balancer '<ARN>' cannot be deleted because it is currently associated with another
+    service" - the VPC endpoint service configurations whose load balancers include it (no filter names an NLB:
+    every configuration is listed). One ``Deleting`` is going away; one of the manifest has its own result; any
+    other is not ours to delete and is reported."""
+    out = []
+    for sc in list_all(ex.c, "ec2", "describe_vpc_endpoint_service_configurations", "ServiceConfigurations"):
+        if rid not in (sc.get("NetworkLoadBalancerArns") or []) + (sc.get("GatewayLoadBalancerArns") or []):
+            continue
+        sid, state = sc["ServiceId"], endpoint_service_state(sc)
+        if state in ("pending", "terminal"):
+            out.append(Blocker(g.ENDPOINT_SERVICE, sid, sc.get("ServiceState"), going_away=True))
+        elif (g.ENDPOINT_SERVICE, sid) in ex.in_manifest:
+            res = ex.results.get((g.ENDPOINT_SERVICE, sid), {})
+            out.append(Blocker(g.ENDPOINT_SERVICE, sid, sc.get("ServiceState"), note="in the manifest; its own "
+                               "result: %s" % (res.get("error") or res.get("outcome", "pending"))))
+        else:
+            out.append(Blocker(g.ENDPOINT_SERVICE, sid, sc.get("ServiceState"),
+                               note="VPC endpoint service %s (not in the manifest) uses this load balancer: reject its "
+                                    "endpoint connections and delete it, or add it to the manifest" % sid))
+    return out
+
+
 def _b_dhcp(ex, rid, obs, code):
     vpcs = ex.c.call("ec2", "describe_vpcs", Filters=[{"Name": "dhcp-options-id", "Values": [rid]}]).get("Vpcs", [])
     return [Blocker(g.VPC, v["VpcId"], "uses these DHCP options",
@@ -276,4 +300,4 @@ def _b_volume(ex, rid, obs, code):
 
 
 BLOCKERS = {g.VOLUME: _b_volume, g.SUBNET: _b_subnet, g.SG: _b_sg, g.IGW: _b_igw, g.EIP: _b_eip, g.VPC: _b_vpc, g.DHCP: _b_dhcp,
-            g.ROLE: _b_role, g.POLICY: _b_policy}
+            g.ROLE: _b_role, g.POLICY: _b_policy, g.ELBV2: _b_elbv2}

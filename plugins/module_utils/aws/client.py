@@ -41,6 +41,9 @@ NOT_FOUND_BY_SERVICE = {
         "NatGatewayNotFound": "no NAT gateway with that ID (a deleted one is listed as deleted for a while instead)",
         "InvalidAllocationID.NotFound": "no Elastic IP with that allocation ID (released)",
         "InvalidVpcEndpointId.NotFound": "no VPC endpoint with that ID",
+        "InvalidVpcEndpointServiceId.NotFound": "no VPC endpoint service configuration with that ID (Describe*, Reject*)",
+        "InvalidVpcEndpointService.NotFound": "no VPC endpoint service with that ID (the spelling of "
+                                              "DeleteVpcEndpointServiceConfigurations' Unsuccessful items)",
         "InvalidDhcpOptionID.NotFound": "no DHCP options set with that ID",
         "InvalidDhcpOptionsID.NotFound": "no DHCP options set with that ID (the spelling some EC2 calls use)",
         "InvalidNetworkInterfaceID.NotFound": "no network interface with that ID (deleted with its instance or by hand)",
@@ -82,6 +85,8 @@ NOT_FOUND_CODES = tuple(sorted(NOT_FOUND))
 REFUSALS = frozenset([
     "DependencyViolation", "InvalidIPAddress.InUse", "DeleteConflict", "HostedZoneNotEmpty", "BucketNotEmpty",
     "ResourceInUse", "InvalidNetworkInterface.InUse", "CannotDelete", "VolumeInUse",
+    # DeleteVpcEndpointServiceConfigurations' Unsuccessful item while endpoints are still connected to the service
+    "ExistingVpcEndpointConnections",
 ])
 # the same codes as a tuple, for is_boto3_error_code
 REFUSAL_CODES = tuple(sorted(REFUSALS))

@@ -17,7 +17,8 @@ except ImportError:  # pragma: no cover - AnsibleAWSModule reports the missing d
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
 from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
 from ansible_collections.teardown.gates.plugins.module_utils.aws.client import NOT_FOUND, NOT_FOUND_CODES, chunks, error_code, list_all, pages
-from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import PROBES, find_record, split_prefix_id, split_record_id
+from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import (
+    ENDPOINT_SERVICE_GONE, PROBES, find_record, split_prefix_id, split_record_id)
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 
@@ -205,6 +206,45 @@ def _d_endpoint(ex, rid, obs):
     return "deleted"
 
 
+# the states of an endpoint's connection to a service that RejectVpcEndpointConnections acts on (API:
+# VpcEndpointConnection, VpcEndpointState); rejected, deleting, deleted, failed and expired ones are on their way
+# out or gone. AWS spells them in lower or camel case: compared lower-cased
+REJECTABLE = ("pendingacceptance", "pending", "available")
+
+
+def endpoint_connections(ex, service_id):
+    """The connections of the endpoints to ``service_id``, every page (DescribeVpcEndpointConnections, service-id)."""
+    return list_all(ex.c, "ec2", "describe_vpc_endpoint_connections", "VpcEndpointConnections",
+                    Filters=[{"Name": "service-id", "Values": [service_id]}])
+
+
+def _unsuccessful(resp, op, gone=NOT_FOUND):
+    """The per-ID failures EC2's batch calls answer in ``Unsuccessful`` (with a 200): True when every one says the ID is
+    gone (``gone`` codes), else the first other one raised as the ClientError it is."""
+    for u in resp.get("Unsuccessful") or []:
+        if (u.get("Error") or {}).get("Code") not in gone:
+            raise botocore.exceptions.ClientError({"Error": u.get("Error") or {}}, op)
+    return bool(resp.get("Unsuccessful"))
+
+
+def _d_endpoint_service(ex, rid, obs):
+    """A VPC endpoint service configuration, as HyperShift's DestroyVPCEndpointServices deletes it
+    (openshift/hypershift@3ee9615 cmd/infra/aws/destroy.go:475-526): reject the endpoints still connected to it
+    (AWS refuses to delete a service with Available or PendingAcceptance connections:
+    ExistingVpcEndpointConnections), then delete the configuration. Both answer per ID in ``Unsuccessful``: an
+    endpoint gone meanwhile needs no rejection; a configuration answered not found is "absent". AWS may list the
+    configuration ``Deleting`` for a while: "pending", waited on by ID (its NLB cannot go before)."""
+    live = sorted(set(cn["VpcEndpointId"] for cn in endpoint_connections(ex, rid)
+                      if cn.get("VpcEndpointId") and (cn.get("VpcEndpointState") or "").lower() in REJECTABLE))
+    for chunk in chunks(live, 100):
+        _unsuccessful(ex.c.call("ec2", "reject_vpc_endpoint_connections", ServiceId=rid, VpcEndpointIds=chunk),
+                      "RejectVpcEndpointConnections")
+    resp = ex.c.call("ec2", "delete_vpc_endpoint_service_configurations", ServiceIds=[rid])
+    if _unsuccessful(resp, "DeleteVpcEndpointServiceConfigurations", gone=ENDPOINT_SERVICE_GONE):
+        return "absent"
+    return "pending"
+
+
 def _links(ex, rtype, rid, obs, key):
     """The resource's links (associations, attachments) from what discovery saw, else from a probe;
     None when the probe finds the resource gone."""
@@ -318,6 +358,7 @@ def _d_volume(ex, rid, obs):
 DELETES = {
     g.VOLUME: _d_volume,
     g.RECORD: _d_record, g.ZONE: _d_zone, g.BUCKET: _d_bucket, g.PREFIX: _d_prefix, g.ENDPOINT: _d_endpoint,
+    g.ENDPOINT_SERVICE: _d_endpoint_service,
     g.ROUTE_TABLE: _d_route_table, g.IGW: _d_igw, g.PROFILE: _d_profile, g.ROLE: _d_role, g.POLICY: _d_policy,
     g.INSTANCE: _one_call("ec2", "terminate_instances", "InstanceIds", "pending", as_list=True),
     g.NAT: _one_call("ec2", "delete_nat_gateway", "NatGatewayId", "pending"),

@@ -27,6 +27,7 @@ ZONE = "AWS::Route53::HostedZone"
 BUCKET = "AWS::S3::Bucket"
 PREFIX = "Custom::S3Prefix"
 ENDPOINT = "AWS::EC2::VPCEndpoint"
+ENDPOINT_SERVICE = "AWS::EC2::VPCEndpointService"
 ROUTE_TABLE = "AWS::EC2::RouteTable"
 NAT = "AWS::EC2::NatGateway"
 IGW = "AWS::EC2::InternetGateway"
@@ -45,12 +46,17 @@ VOLUME = "AWS::EC2::Volume"
 TYPE_DEPS = {
     INSTANCE: [],
     ELB: [],
-    ELBV2: [],
+    ELBV2: [ENDPOINT_SERVICE],
     TARGET_GROUP: [ELBV2],
     RECORD: [],
     BUCKET: [],
     PREFIX: [],
-    ENDPOINT: [],
+    # a VPC endpoint service configuration (PrivateLink, an AWSEndpointService's) goes before the network load
+    # balancer behind it (AWS refuses to delete an NLB an endpoint service still uses: ResourceInUse) and, as in
+    # HyperShift's DestroyInfra (openshift/hypershift@3ee9615 cmd/infra/aws/destroy.go:283-284, :475-526), before
+    # the VPCs and their endpoints: its delete first rejects the endpoints connected to it, ours among them
+    ENDPOINT_SERVICE: [],
+    ENDPOINT: [ENDPOINT_SERVICE],
     ZONE: [],
     NAT: [],
     ROUTE_TABLE: [ENDPOINT],
@@ -58,7 +64,7 @@ TYPE_DEPS = {
     SG: [INSTANCE, ELB, ELBV2, ENDPOINT],
     SUBNET: [INSTANCE, NAT, ELB, ELBV2, ENDPOINT],
     EIP: [NAT, INSTANCE],
-    VPC: [SUBNET, SG, ROUTE_TABLE, IGW, ENDPOINT, ZONE, NAT, INSTANCE, ELB, ELBV2, TARGET_GROUP],
+    VPC: [SUBNET, SG, ROUTE_TABLE, IGW, ENDPOINT, ENDPOINT_SERVICE, ZONE, NAT, INSTANCE, ELB, ELBV2, TARGET_GROUP],
     DHCP: [VPC],
     PROFILE: [INSTANCE],
     ROLE: [PROFILE],
@@ -84,6 +90,7 @@ STEPS = {
     BUCKET: ["delete every object version and delete marker", "delete bucket"],
     PREFIX: ["delete every object version and delete marker under the prefix"],
     ENDPOINT: ["delete endpoint"],
+    ENDPOINT_SERVICE: ["reject its endpoint connections", "delete the service configuration"],
     ROUTE_TABLE: ["disassociate subnets", "delete route table"],
     NAT: ["delete", "wait for deleted (its ENI and EIP are held until then)"],
     IGW: ["detach from its VPC", "delete"],

@@ -50,6 +50,38 @@ def _probe_endpoints(ex, ids):
     return out
 
 
+# EC2's answers that a VPC endpoint service configuration is not there: DescribeVpcEndpointServiceConfigurations
+# names a missing ServiceId so (and fails the whole call for it); DeleteVpcEndpointServiceConfigurations puts the
+# other spelling in its Unsuccessful items (https://docs.aws.amazon.com/AWSEC2/latest/APIReference/errors-overview.html)
+ENDPOINT_SERVICE_GONE = ("InvalidVpcEndpointService.NotFound", "InvalidVpcEndpointServiceId.NotFound")
+
+
+def endpoint_service_state(item):
+    """ServiceState (Pending | Available | Deleting | Deleted | Failed, API:ServiceConfiguration): ``Deleting`` is
+    pending, ``Deleted`` terminal; ``Failed`` is a configuration that still exists."""
+    return {"deleted": "terminal", "deleting": "pending"}.get((item.get("ServiceState") or "").lower(), "present")
+
+
+def _probe_endpoint_services(ex, ids):
+    """By ServiceIds; a missing ID fails the whole call with InvalidVpcEndpointServiceId.NotFound, so then one
+    call per ID, where that answer (and only that answer) is absent. Any other error raises: unknown."""
+    def one(chunk):
+        resp = ex.c.call("ec2", "describe_vpc_endpoint_service_configurations", ServiceIds=chunk)
+        return dict((sc["ServiceId"], dict(sc, state=endpoint_service_state(sc)))
+                    for sc in resp.get("ServiceConfigurations", []) if sc.get("ServiceId") in chunk)
+    try:
+        return one(list(ids))
+    except is_boto3_error_code(ENDPOINT_SERVICE_GONE):
+        pass
+    out = {}
+    for i in ids:
+        try:
+            out.update(one([i]))
+        except is_boto3_error_code(ENDPOINT_SERVICE_GONE):
+            pass
+    return out
+
+
 def instance_state(item):
     name = item.get("State", {}).get("Name")
     return {"terminated": "terminal", "shutting-down": "pending"}.get(name, "present")
@@ -182,7 +214,7 @@ def iam_roles_and_policies(ex):
 
 # the types whose look by ID answers with the resource's tags (EC2's Describe calls): the protect tag is read there
 TAGGED_BY_LOOK = frozenset([g.INSTANCE, g.NAT, g.SUBNET, g.SG, g.ROUTE_TABLE, g.IGW, g.EIP, g.ENDPOINT, g.VPC, g.DHCP,
-                            g.VOLUME])
+                            g.VOLUME, g.ENDPOINT_SERVICE])
 
 PROBES = {
     g.INSTANCE: _ec2_probe("describe_instances", "Reservations", "InstanceId", "instance-id", instance_state),
@@ -194,6 +226,7 @@ PROBES = {
     g.IGW: _ec2_probe("describe_internet_gateways", "InternetGateways", "InternetGatewayId", "internet-gateway-id"),
     g.EIP: _ec2_probe("describe_addresses", "Addresses", "AllocationId", "allocation-id"),
     g.ENDPOINT: _probe_endpoints,
+    g.ENDPOINT_SERVICE: _probe_endpoint_services,
     g.VPC: _ec2_probe("describe_vpcs", "Vpcs", "VpcId", "vpc-id"),
     g.DHCP: _ec2_probe("describe_dhcp_options", "DhcpOptions", "DhcpOptionsId", "dhcp-options-id"),
     g.VOLUME: _ec2_probe("describe_volumes", "Volumes", "VolumeId", "volume-id", volume_state),

@@ -99,7 +99,8 @@ def plan(facts, options):
 AWS_SCAN_ACTIONS = (
     "ec2:DescribeAddresses", "ec2:DescribeDhcpOptions", "ec2:DescribeInstances", "ec2:DescribeInternetGateways",
     "ec2:DescribeNatGateways", "ec2:DescribeRouteTables", "ec2:DescribeSecurityGroups", "ec2:DescribeSubnets",
-    "ec2:DescribeTags", "ec2:DescribeVolumes", "ec2:DescribeVpcEndpoints", "ec2:DescribeVpcs",
+    "ec2:DescribeTags", "ec2:DescribeVolumes", "ec2:DescribeVpcEndpointServiceConfigurations",
+    "ec2:DescribeVpcEndpoints", "ec2:DescribeVpcs",
     "iam:GetAccountAuthorizationDetails", "iam:GetOpenIDConnectProvider", "iam:ListInstanceProfiles",
     "iam:ListOpenIDConnectProviders",
     "route53:GetHostedZone", "route53:ListHostedZones", "route53:ListTagsForResource",

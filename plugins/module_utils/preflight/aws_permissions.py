@@ -42,6 +42,7 @@ PLACEHOLDER = {
     "AllocationId": "eipalloc-0000000000000000a", "DhcpOptionsId": "dopt-0000000000000000a",
     "VpcEndpointId": "vpce-0000000000000000a", "InstanceId": "i-0000000000000000a",
     "NetworkInterfaceId": "eni-0000000000000000a", "VolumeId": "vol-0000000000000000a",
+    "ServiceId": "vpce-svc-0000000000000000a",
 }
 _RULE = [{"IpProtocol": "tcp", "FromPort": 443, "ToPort": 443, "IpRanges": [{"CidrIp": "192.0.2.0/32"}]}]
 DRY_RUN = {
@@ -57,6 +58,10 @@ DRY_RUN = {
     "ec2:ReleaseAddress": ("release_address", lambda i: dict(AllocationId=i["AllocationId"])),
     "ec2:DeleteDhcpOptions": ("delete_dhcp_options", lambda i: dict(DhcpOptionsId=i["DhcpOptionsId"])),
     "ec2:DeleteVpcEndpoints": ("delete_vpc_endpoints", lambda i: dict(VpcEndpointIds=[i["VpcEndpointId"]])),
+    "ec2:DeleteVpcEndpointServiceConfigurations": ("delete_vpc_endpoint_service_configurations",
+                                                   lambda i: dict(ServiceIds=[i["ServiceId"]])),
+    "ec2:RejectVpcEndpointConnections": ("reject_vpc_endpoint_connections",
+                                         lambda i: dict(ServiceId=i["ServiceId"], VpcEndpointIds=[i["VpcEndpointId"]])),
     "ec2:TerminateInstances": ("terminate_instances", lambda i: dict(InstanceIds=[i["InstanceId"]])),
     "ec2:DeleteVolume": ("delete_volume", lambda i: dict(VolumeId=i["VolumeId"])),
     "ec2:DeleteNetworkInterface": ("delete_network_interface",

@@ -24,6 +24,8 @@ Sits in front of moto (awslayer.Layer calls ``before`` and ``after`` around ever
     evaluator; keys moto's IAM did not issue keep every permission;
   * CloudFormation deletion as on AWS (DELETE_FAILED, events, DELETE_SKIPPED, RetainResources ...):
     realism_cfn.py, mixed in; DeleteRole and DeleteDBInstance refusals share its rules.
+  * VPC endpoint services (realism_vpce.py, mixed in): the describe's tag filters, endpoint connections and their
+    rejection, ExistingVpcEndpointConnections, ResourceInUse for an NLB an endpoint service still uses.
 
 State transitions are applied lazily, at the start of each request (nothing can observe them in
 between), under one lock.
@@ -49,6 +51,7 @@ import uuid
 from .realism_budget import Budget
 from .realism_cfn import CfnDeletion
 from .realism_iam import IamPolicies
+from .realism_vpce import EndpointServices
 
 DEFAULT_KNOBS = {
     "nat_deleting_seconds": 3.0,         # NAT gateway: deleting -> deleted
@@ -145,7 +148,7 @@ def _ids(params, prefix):
     return out
 
 
-class Realism(CfnDeletion, IamPolicies):
+class Realism(CfnDeletion, IamPolicies, EndpointServices):
     def __init__(self, state_dir):
         self.state_dir = state_dir
         self.lock = threading.RLock()
@@ -479,6 +482,8 @@ class Realism(CfnDeletion, IamPolicies):
         elif a == "DeleteVolume":  # AWS-30: moto refuses an attached one (VolumeInUse) and pops the others at once
             vol = ec2.volumes.get(p.get("VolumeId"))
             req.prior_volumes = {vol.id: vol} if vol is not None and vol.attachment is None else {}
+        elif a == "DescribeVpcEndpointServiceConfigurations":  # AWS-32: moto ignores Filters
+            return self.describe_service_configurations(req)
         return None
 
     def _volumes_deleting(self, req, now):
@@ -589,6 +594,15 @@ class Realism(CfnDeletion, IamPolicies):
         out += [e.id for e in ec2.enis.values() if e.subnet is not None and e.subnet.vpc_id == vpc_id]
         return out
 
+    # ---- ELB: an NLB an endpoint service uses cannot be deleted (AWS-35) -------------------------
+    def _before_elasticloadbalancing(self, req):
+        if req.action == "DeleteLoadBalancer" and req.params.get("Version") == "2015-12-01":
+            arn = req.params.get("LoadBalancerArn", "")
+            if self.nlb_endpoint_services(req.region, arn):
+                return error(req, 400, "ResourceInUse", f"Load balancer '{arn}' cannot be deleted because it is "
+                             "currently associated with another service", "refusal")
+        return None
+
     # ---- ELB: load balancers own ENIs that outlive them a little (AWS-12) ---------------------
     def _after_elasticloadbalancing(self, req, status, body):
         if status >= 300:
@@ -646,6 +660,8 @@ class Realism(CfnDeletion, IamPolicies):
                     return self._profile_role_gone(req)
                 if req.service == "route53" and req.action == "ChangeResourceRecordSets":
                     return self._record_to_delete_missing(req)
+                if req.service == "ec2":  # AWS-33, AWS-34
+                    return self.endpoint_service_atomic(req, error)
             except Exception as e:  # noqa: BLE001 - a realism bug must not take moto down
                 print(f"realism: atomic {req.service}.{req.action}: {e!r}", flush=True)
         return None

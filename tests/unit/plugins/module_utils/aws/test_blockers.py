@@ -186,3 +186,24 @@ def test_a_kept_group_of_the_same_cluster_has_only_its_rule_revoked_as_the_cloud
     found[0].action()
     assert e.c.calls[-1] == ("revoke_security_group_ingress", {
         "GroupId": "sg-worker", "IpPermissions": [{"IpProtocol": "-1", "UserIdGroupPairs": [{"GroupId": "sg-elb"}]}]})
+
+
+NLB = "arn:aws:elasticloadbalancing:us-east-1:1:loadbalancer/net/n/1"
+
+
+def test_an_nlb_refused_resource_in_use_is_held_by_the_endpoint_services_that_use_it():
+    e = ex({"describe_vpc_endpoint_service_configurations": {"ServiceConfigurations": [
+        {"ServiceId": "vpce-svc-going", "ServiceState": "Deleting", "NetworkLoadBalancerArns": [NLB]},
+        {"ServiceId": "vpce-svc-ours", "ServiceState": "Available", "NetworkLoadBalancerArns": [NLB]},
+        {"ServiceId": "vpce-svc-theirs", "ServiceState": "Available", "NetworkLoadBalancerArns": ["x", NLB]},
+        {"ServiceId": "vpce-svc-other-lb", "ServiceState": "Available", "NetworkLoadBalancerArns": ["x"]}]}},
+        in_manifest=[(g.ENDPOINT_SERVICE, "vpce-svc-ours")],
+        results={(g.ENDPOINT_SERVICE, "vpce-svc-ours"): {"outcome": "failed", "error": "refused"}})
+    found = B.BLOCKERS[g.ELBV2](e, NLB, {}, "ResourceInUse")
+    assert rows(found) == [(g.ENDPOINT_SERVICE, "vpce-svc-going", "Deleting", True),
+                           (g.ENDPOINT_SERVICE, "vpce-svc-ours", "Available", False),
+                           (g.ENDPOINT_SERVICE, "vpce-svc-theirs", "Available", False)]
+    assert "its own result: refused" in found[1].note and "not in the manifest" in found[2].note
+    assert e.c.calls == [("describe_vpc_endpoint_service_configurations", {})]
+    # no endpoint service uses it: no blocker found (the executor's quiet retries, then a failure naming the refusal)
+    assert B.BLOCKERS[g.ELBV2](ex({}), NLB, {}, "ResourceInUse") == []

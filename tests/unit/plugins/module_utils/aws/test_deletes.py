@@ -245,3 +245,75 @@ def test_groups_are_prepared_only_when_observed_present():
                             "sg-2": {"GroupId": "sg-2", "state": "absent", "IpPermissions": refs}}})
     D.PREPARE[g.SG](e, ["sg-1", "sg-2", "sg-3"])
     assert [kw["GroupId"] for op, kw in e.c.calls] == ["sg-1"]
+
+
+def _connections(*rows):
+    return {"VpcEndpointConnections": [{"ServiceId": "vpce-svc-1", "VpcEndpointId": i, "VpcEndpointState": s}
+                                       for i, s in rows]}
+
+
+def test_an_endpoint_service_rejects_its_live_connections_then_is_deleted():
+    e = ex({"describe_vpc_endpoint_connections": _connections(
+        ("vpce-a", "available"), ("vpce-p", "pendingAcceptance"), ("vpce-q", "Pending"), ("vpce-r", "rejected"),
+        ("vpce-d", "deleting"), ("vpce-x", "deleted"), ("vpce-e", "expired"), ("vpce-f", "failed")),
+        "delete_vpc_endpoint_service_configurations": {"Unsuccessful": []}})
+    # "pending": AWS may list it Deleting for a while; the executor waits for it gone before the NLB behind it
+    assert D.DELETES[g.ENDPOINT_SERVICE](e, "vpce-svc-1", {}) == "pending"
+    assert e.c.calls == [
+        ("describe_vpc_endpoint_connections", {"Filters": [{"Name": "service-id", "Values": ["vpce-svc-1"]}]}),
+        ("reject_vpc_endpoint_connections", {"ServiceId": "vpce-svc-1", "VpcEndpointIds": ["vpce-a", "vpce-p", "vpce-q"]}),
+        ("delete_vpc_endpoint_service_configurations", {"ServiceIds": ["vpce-svc-1"]})]
+
+
+def test_an_endpoint_service_without_connections_is_deleted_without_a_reject():
+    e = ex({"describe_vpc_endpoint_connections": _connections()})
+    assert D.DELETES[g.ENDPOINT_SERVICE](e, "vpce-svc-1", {}) == "pending"
+    assert e.c.ops() == ["describe_vpc_endpoint_connections", "delete_vpc_endpoint_service_configurations"]
+
+
+def test_an_endpoint_service_answered_not_found_is_absent_and_another_answer_raises():
+    for code in ("InvalidVpcEndpointService.NotFound", "InvalidVpcEndpointServiceId.NotFound"):
+        gone = {"Unsuccessful": [{"ResourceId": "vpce-svc-1", "Error": {"Code": code, "Message": "gone"}}]}
+        assert D.DELETES[g.ENDPOINT_SERVICE](ex({"delete_vpc_endpoint_service_configurations": gone}),
+                                             "vpce-svc-1", {}) == "absent"
+    # still connected (a connection accepted meanwhile): the refusal the executor retries after a new rejection
+    held = {"Unsuccessful": [{"ResourceId": "vpce-svc-1", "Error": {"Code": "ExistingVpcEndpointConnections",
+                                                                    "Message": "has connections"}}]}
+    with pytest.raises(botocore.exceptions.ClientError, match="ExistingVpcEndpointConnections"):
+        D.DELETES[g.ENDPOINT_SERVICE](ex({"delete_vpc_endpoint_service_configurations": held}), "vpce-svc-1", {})
+
+
+def test_a_rejection_of_an_endpoint_gone_meanwhile_is_done_and_another_failure_raises():
+    found = {"describe_vpc_endpoint_connections": _connections(("vpce-a", "available"))}
+    gone = {"Unsuccessful": [{"ResourceId": "vpce-a", "Error": {"Code": "InvalidVpcEndpointId.NotFound"}}]}
+    assert D.DELETES[g.ENDPOINT_SERVICE](ex(dict(found, reject_vpc_endpoint_connections=gone)), "vpce-svc-1", {}) == "pending"
+    refused = {"Unsuccessful": [{"ResourceId": "vpce-a", "Error": {"Code": "UnauthorizedOperation", "Message": "no"}}]}
+    e = ex(dict(found, reject_vpc_endpoint_connections=refused))
+    with pytest.raises(botocore.exceptions.ClientError, match="UnauthorizedOperation"):
+        D.DELETES[g.ENDPOINT_SERVICE](e, "vpce-svc-1", {})
+    assert "delete_vpc_endpoint_service_configurations" not in e.c.ops()  # not deleted with a connection left
+
+
+def test_an_endpoint_service_delete_in_check_mode_sends_neither_the_reject_nor_the_delete():
+    from ansible_collections.teardown.gates.plugins.module_utils.aws.client import CheckModeViolation, Clients
+
+    class FakeEC2(object):
+        def __init__(self):
+            self.sent = []
+
+        def describe_vpc_endpoint_connections(self, **kw):
+            self.sent.append("DescribeVpcEndpointConnections")
+            return _connections(("vpce-a", "available"))
+
+        def reject_vpc_endpoint_connections(self, **kw):  # pragma: no cover - must never be reached
+            self.sent.append("RejectVpcEndpointConnections")
+            return {}
+
+        def delete_vpc_endpoint_service_configurations(self, **kw):  # pragma: no cover - must never be reached
+            self.sent.append("DeleteVpcEndpointServiceConfigurations")
+            return {}
+    fake = FakeEC2()
+    e = types.SimpleNamespace(c=Clients(lambda service: fake, concurrency=1, check_mode=True))
+    with pytest.raises(CheckModeViolation):
+        D.DELETES[g.ENDPOINT_SERVICE](e, "vpce-svc-1", {})
+    assert fake.sent == ["DescribeVpcEndpointConnections"]

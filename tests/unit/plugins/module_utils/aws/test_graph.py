@@ -144,3 +144,30 @@ def test_iam_is_planned_after_every_infrastructure_type():
 def test_iam_alone_keeps_its_own_order():
     plan = g.plan({g.ROLE: ["r"], g.POLICY: ["arn:aws:iam::1:policy/p"], g.OIDC: ["arn:aws:iam::1:oidc-provider/o"]})
     assert plan["type_levels"] == {g.ROLE: 0, g.OIDC: 0, g.POLICY: 1}
+
+
+def test_an_endpoint_service_goes_before_its_load_balancer_its_endpoints_and_the_vpc():
+    # AWS refuses to delete an NLB an endpoint service configuration still uses (ResourceInUse); HyperShift's
+    # DestroyInfra deletes the services (rejecting their connections) before the VPCs and their endpoints
+    plan = g.plan(dict(FULL, **{g.ENDPOINT_SERVICE: ["vpce-svc-1"], g.ELBV2: ["arn:aws:elasticloadbalancing:x:1:"
+                                                                            "loadbalancer/net/n/1"],
+                                g.TARGET_GROUP: ["arn:aws:elasticloadbalancing:x:1:targetgroup/t/1"]}))
+    svc = level_of(plan, g.ENDPOINT_SERVICE)
+    assert svc == 0
+    assert svc < level_of(plan, g.ELBV2) < level_of(plan, g.TARGET_GROUP) < level_of(plan, g.VPC)
+    assert svc < level_of(plan, g.ENDPOINT) < level_of(plan, g.SUBNET)
+    step = [r for lvl in plan["levels"] for r in lvl if r["type"] == g.ENDPOINT_SERVICE][0]
+    assert step["steps"] == ["reject its endpoint connections", "delete the service configuration"]
+    elbv2 = [r for lvl in plan["levels"] for r in lvl if r["type"] == g.ELBV2][0]
+    assert "%s absent" % g.ENDPOINT_SERVICE in elbv2["waits_on"]
+
+
+def test_an_endpoint_service_alone_still_goes_before_the_vpc():
+    plan = g.plan({g.ENDPOINT_SERVICE: ["vpce-svc-1"], g.VPC: ["vpc-1"]})
+    assert level_of(plan, g.ENDPOINT_SERVICE) < level_of(plan, g.VPC)
+
+
+def test_a_world_without_an_endpoint_service_plans_as_before():
+    # the new type waits on nothing and only adds waits where it is present
+    plan = g.plan(FULL)
+    assert g.ENDPOINT_SERVICE not in plan["type_levels"] and level_of(plan, g.ENDPOINT) == 0

@@ -150,3 +150,42 @@ def test_every_type_of_the_graph_has_a_probe():
     # verification reads each ID of the plan back by its type: a type without a probe could never be verified
     assert set(g.TYPE_DEPS) - set(P.PROBES) == set()
     assert all(callable(probe) for probe in P.PROBES.values())
+
+
+@pytest.mark.parametrize("state,expected", [
+    ("Available", "present"), ("Pending", "present"), ("Failed", "present"), ("Deleting", "pending"),
+    ("deleted", "terminal"), (None, "present")])
+def test_endpoint_service_state(state, expected):
+    assert P.endpoint_service_state({"ServiceState": state} if state else {}) == expected
+
+
+def test_endpoint_services_fall_back_to_one_call_per_id_when_one_missing_id_fails_the_batch():
+    def describe(ServiceIds):
+        if "vpce-svc-gone" in ServiceIds:
+            raise err("InvalidVpcEndpointServiceId.NotFound", "DescribeVpcEndpointServiceConfigurations")
+        return {"ServiceConfigurations": [{"ServiceId": i, "ServiceState": "Available",
+                                           "Tags": [{"Key": "k", "Value": "v"}]} for i in ServiceIds]}
+    e = ex({("ec2", "describe_vpc_endpoint_service_configurations"): describe})
+    found = P.PROBES[g.ENDPOINT_SERVICE](e, ["vpce-svc-1", "vpce-svc-gone"])
+    assert sorted(found) == ["vpce-svc-1"] and found["vpce-svc-1"]["state"] == "present"
+    assert found["vpce-svc-1"]["Tags"] == [{"Key": "k", "Value": "v"}]  # the protect tag is read from the look
+    assert g.ENDPOINT_SERVICE in P.TAGGED_BY_LOOK
+    assert [kw["ServiceIds"] for s, o, kw in e.c.calls] == [
+        ["vpce-svc-1", "vpce-svc-gone"], ["vpce-svc-1"], ["vpce-svc-gone"]]
+
+
+def test_an_endpoint_service_missing_from_the_answer_is_gone():
+    e = ex({("ec2", "describe_vpc_endpoint_service_configurations"): {"ServiceConfigurations": [
+        {"ServiceId": "vpce-svc-other", "ServiceState": "Available"}]}})
+    assert P.PROBES[g.ENDPOINT_SERVICE](e, ["vpce-svc-1"]) == {}
+
+
+@pytest.mark.parametrize("code", ["RequestLimitExceeded", "UnauthorizedOperation", "InvalidVpcEndpointId.NotFound",
+                                  "InternalError"])
+def test_an_endpoint_service_read_that_fails_otherwise_is_unknown_never_gone(code):
+    def describe(ServiceIds):
+        raise err(code, "DescribeVpcEndpointServiceConfigurations")
+    with pytest.raises(botocore.exceptions.ClientError, match=code):
+        P.PROBES[g.ENDPOINT_SERVICE](ex({("ec2", "describe_vpc_endpoint_service_configurations"): describe}),
+                                     ["vpce-svc-1"])
+    assert "InvalidVpcEndpointServiceId.NotFound" in NOT_FOUND and "ExistingVpcEndpointConnections" in REFUSALS
