@@ -6,7 +6,7 @@
 * EC2 by the tag ``kubernetes.io/cluster/<infraID>: owned``: instances (not terminated), VPCs,
   internet gateways (and those attached to a tagged VPC: one unfiltered list serves both), EIPs,
   DHCP option sets, EBS volumes (the guest's persistent volumes: the EBS CSI driver tags what it
-  provisions so, tests/sandbox/spec/hypershift.md HS-29);
+  provisions so, tests/sandbox/spec/hypershift.md HS-29), VPC endpoint service configurations (not ``Deleted``);
 * the EBS volumes of those instances, from their block device mappings (no further call), each with
   whether AWS deletes it with its instance (``DeleteOnTermination``);
 * the children of each tagged VPC by ``vpc-id`` (tagged or not): subnets, route tables (not the
@@ -14,13 +14,15 @@
   classic ELBs, ELBv2 load balancers and target groups; of those groups, the ones only the guest's load
   balancers use, made for each by its controller (``guest_groups``: from what the same answers say, no
   further call);
-* Route 53: private zones associated with a tagged VPC; the ``*.apps.<cluster>.<base domain>``
-  record in the public zone of ``base_domain``;
+* Route 53: private zones associated with a tagged VPC and with no VPC outside the cluster (a zone shared with
+  another VPC is kept and reported, ``details["shared_zones"]``); the ``*.apps.<cluster>.<base domain>`` record in
+  the public zone of ``base_domain``;
 * S3: buckets named ``<infraID>-image-registry-*``; the ``<infraID>/`` prefix of ``oidc_bucket``;
-* IAM by name: the OIDC provider whose ARN ends in the infra ID, the roles ``<infraID>-<suffix>`` and the
-  customer managed policies named ``<infraID>-*`` (both from one paged GetAccountAuthorizationDetails,
-  which also carries each role's attached and inline policies and each policy's versions, so the
-  deletes need no further listing), the instance profile ``<infraID>-worker``.
+* IAM by exact upstream name (``role_names``): the OIDC provider whose ARN's last segment is the infra ID, the
+  roles ``hypershift create iam aws`` makes and ``destroy iam`` deletes (from one paged
+  GetAccountAuthorizationDetails, which also carries each role's attached and inline policies, so the deletes need
+  no further listing), the instance profile ``<infraID>-worker``. No customer managed policy is ever the cluster's:
+  HyperShift writes inline policies only and attaches AWS-managed ones, which a role's delete detaches.
 
 Every query either succeeds or fails the discovery: a failed query is unknown, never "nothing there".
 """
@@ -35,9 +37,27 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as
 from ansible_collections.teardown.gates.plugins.module_utils.aws.client import NOT_FOUND_CODES, list_all, pages
 from ansible_collections.teardown.gates.plugins.module_utils.aws import probes as x
 
+# the component roles `hypershift create iam aws` makes, each ``<infraID>-<binding name>`` (openshift/hypershift@3ee9615
+# cmd/infra/aws/iam.go:59, :97, :159, :461, :576, :659, :730, :804, the binding names; :1053 the role name), deleted
+# by name by `destroy iam` (cmd/infra/aws/destroy_iam.go:170-188); the orphan sweep reads infra IDs from these names
 ROLE_SUFFIXES = ("openshift-ingress", "openshift-image-registry", "aws-ebs-csi-driver-controller",
                  "cloud-controller", "node-pool", "control-plane-operator", "cloud-network-config-controller",
                  "kms-provider")
+# ... and the other roles upstream makes and deletes by exact name: the Karpenter role (iam.go:247, destroy_iam.go:187),
+# the single role of --shared-role (iam.go:1084, destroy_iam.go:157), the worker role in the worker instance profile,
+# or its ROSA-managed-policy variant (iam.go:1180-1183, destroy_iam.go:309, :340), and the shared-VPC roles in the
+# VPC owner's account (found here when that is this account): `create iam` names them -shared-vpc-route53 and
+# -shared-vpc-endpoint (iam.go:763, :796, :1384) while `destroy iam` deletes -shared-vpc-ingress and
+# -shared-vpc-control-plane (destroy_iam.go:382, :385): all four are HyperShift's exact names
+OTHER_ROLE_SUFFIXES = ("karpenter", "shared-role", "worker-role", "worker-ROSA-Worker-Role", "shared-vpc-route53",
+                       "shared-vpc-endpoint", "shared-vpc-ingress", "shared-vpc-control-plane")
+# the worker instance profile (iam.go:833, DefaultProfileName)
+PROFILE_SUFFIX = "worker"
+
+
+def role_names(infra_id):
+    """Every role name HyperShift's ``create iam aws`` may have made for ``infra_id``: exact names, never a prefix."""
+    return set("%s-%s" % (infra_id, suffix) for suffix in ROLE_SUFFIXES + OTHER_ROLE_SUFFIXES)
 
 
 def instance_volumes(instance):
@@ -116,13 +136,24 @@ def guest_groups(observed, tag_key):
     return sorted(out)
 
 
-def _authorization_details(c):
-    """(role, None) and (None, customer managed policy) pairs from GetAccountAuthorizationDetails, all pages."""
-    for page in pages(c, "iam", "get_account_authorization_details", Filter=["Role", "LocalManagedPolicy"]):
+def _roles(c):
+    """Every role of the account from GetAccountAuthorizationDetails, all pages (each with its policies)."""
+    for page in pages(c, "iam", "get_account_authorization_details", Filter=["Role"]):
         for r in page.get("RoleDetailList", []):
-            yield r, None
-        for p in page.get("Policies", []):
-            yield None, p
+            yield r
+
+
+SHARED_ZONE = "a private zone also associated with %s, outside the cluster: not the cluster's, kept"
+
+
+def zone_shared_with(zone, vpcs, region):
+    """The VPCs (``region/vpc-id``) outside ``vpcs`` that a private zone (GetHostedZone's answer) is associated
+    with: a zone shared so is not the cluster's to delete, whatever its name says."""
+    out = []
+    for v in zone.get("VPCs") or []:
+        if v.get("VPCId") not in vpcs or (v.get("VPCRegion") or region) != region:
+            out.append("%s/%s" % (v.get("VPCRegion") or region, v.get("VPCId")))
+    return sorted(out)
 
 
 def _parallel(*fns):
@@ -171,6 +202,7 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
     seen = dict((t, {}) for t in g.TYPE_DEPS)  # what discovery saw of each resource: the executor's first look
     lock = threading.Lock()
     vpcs = []
+    shared_zones = []  # kept rows {type, id, reason}: private zones also associated with a VPC outside the cluster
 
     def keep(rtype, rid, item, state="present"):
         with lock:
@@ -207,6 +239,15 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
                 keep(g.VOLUME, v["VolumeId"], v, x.volume_state(v))
                 if is_guest_volume(v):
                     guest_volumes.append(v["VolumeId"])
+
+    def endpoint_services():
+        # VPC endpoint service configurations by the tag, wherever their load balancer is, as HyperShift's
+        # DestroyVPCEndpointServices lists them (openshift/hypershift@3ee9615 cmd/infra/aws/destroy.go:475-478)
+        for sc in list_all(c, "ec2", "describe_vpc_endpoint_service_configurations", "ServiceConfigurations",
+                           Filters=tag):
+            state = x.endpoint_service_state(sc)
+            if owned(sc) and state != "terminal":
+                keep(g.ENDPOINT_SERVICE, sc["ServiceId"], sc, state)
 
     def vpcs_and_children():
         for v in list_all(c, "ec2", "describe_vpcs", "Vpcs", Filters=tag):
@@ -255,10 +296,18 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
                     keep(g.TARGET_GROUP, t["TargetGroupArn"], None)
 
         def private_zones():
+            found = set()
             for vpc in vpcs:
                 for z in list_all(c, "route53", "list_hosted_zones_by_vpc", "HostedZoneSummaries", VPCId=vpc,
                                   VPCRegion=region):
-                    keep(g.ZONE, z["HostedZoneId"].split("/")[-1], None)
+                    found.add(z["HostedZoneId"].split("/")[-1])
+            for zid in sorted(found):  # one GetHostedZone each: every VPC the zone is associated with
+                others = zone_shared_with(c.call("route53", "get_hosted_zone", Id=zid), vpcs, region)
+                if others:
+                    with lock:
+                        shared_zones.append({"type": g.ZONE, "id": zid, "reason": SHARED_ZONE % ", ".join(others)})
+                else:
+                    keep(g.ZONE, zid, None)
         _parallel(subnets, route_tables, groups, nats, endpoints, load_balancers,
                   load_balancers_v2, private_zones)
 
@@ -295,23 +344,20 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
         for p in c.call("iam", "list_open_id_connect_providers").get("OpenIDConnectProviderList", []):
             if p["Arn"].endswith("/" + infra_id):
                 keep(g.OIDC, p["Arn"], None)
-        # roles by name and the infra's managed policies: one paged GetAccountAuthorizationDetails answers both,
-        # with what their deletes need (attached and inline policies, policy versions), instead of a
-        # ListRoles, a ListPolicies and two list calls per role
-        names = set("%s-%s" % (infra_id, suffix) for suffix in ROLE_SUFFIXES)
-        for r, p in _authorization_details(c):
-            if r is not None and r["RoleName"] in names:
+        # roles by exact name: one paged GetAccountAuthorizationDetails answers them all, with what their deletes
+        # need (attached and inline policies), instead of a ListRoles and two list calls per role
+        names = role_names(infra_id)
+        for r in _roles(c):
+            if r["RoleName"] in names:
                 keep(g.ROLE, r["RoleName"], r)
-            # the name is the ARN's last segment (some emulators leave PolicyName out of this answer)
-            if p is not None and p.get("PolicyName", p["Arn"].rsplit("/", 1)[-1]).startswith(infra_id + "-"):
-                keep(g.POLICY, p["Arn"], p)
         try:
-            prof = c.call("iam", "get_instance_profile", InstanceProfileName="%s-worker" % infra_id)["InstanceProfile"]
-            keep(g.PROFILE, "%s-worker" % infra_id, prof)
+            name = "%s-%s" % (infra_id, PROFILE_SUFFIX)
+            keep(g.PROFILE, name, c.call("iam", "get_instance_profile", InstanceProfileName=name)["InstanceProfile"])
         except is_boto3_error_code(NOT_FOUND_CODES):
             pass
 
-    _parallel(instances, tagged_network, internet_gateways, vpcs_and_children, apps_record, storage, iam)
+    _parallel(instances, tagged_network, internet_gateways, endpoint_services, vpcs_and_children, apps_record, storage,
+              iam)
     for i in gateways:
         if owned(i) or any(a.get("VpcId") in vpcs for a in i.get("Attachments", [])):
             keep(g.IGW, i["InternetGatewayId"], i)
@@ -328,5 +374,6 @@ def discover(c, infra_id, base_domain=None, cluster_name=None, oidc_bucket=None,
     details["vpcs"] = vpcs
     details["guest_volumes"] = sorted(guest_volumes)
     details["guest_groups"] = guest_groups(seen, tag_key)
+    details["shared_zones"] = sorted(shared_zones, key=lambda r: r["id"])
     details["observed"] = dict((t, v) for t, v in seen.items() if v)
     return manifest, details

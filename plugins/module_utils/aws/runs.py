@@ -113,8 +113,10 @@ def infra_inventory(module, caller, p, known=None):
     clients = module_clients(module, caller, concurrency=4, check_mode=False)
     manifest, details = _discover(module, clients, infra_id, infra_id, "no manifest is returned because an "
                                   "incomplete one would leave resources behind", p, known)
-    # kept: tagged protected, or created less than min_age ago (judged from discovery's answers)
+    # kept: tagged protected, or created less than min_age ago (judged from discovery's answers), and the private
+    # zones shared with a VPC outside the cluster (discovery left them out of the manifest)
     kept = kept_rows(protected_rows(details["observed"]), young(manifest, details["observed"], p))
+    kept += details["shared_zones"]
     return dict(changed=False, manifest=manifest, counts=dict((t, len(v)) for t, v in manifest.items()),
                 total=sum(len(v) for v in manifest.values()), api_calls=clients.calls, vpcs=details["vpcs"],
                 guest_volumes=details["guest_volumes"], guest_groups=details["guest_groups"], protected=kept)
@@ -230,9 +232,10 @@ def cleanup(module, caller="aws_infra_cleanup"):
             fail_from(module, e, what="manifest")
     clients = module_clients(module, caller, concurrency=p["concurrency"])
     observed = None
+    shared = []
     if manifest is None:
         manifest, details = _discover(module, clients, p["infra_id"].strip(), p["infra_id"], "nothing was deleted")
-        observed = details["observed"]
+        observed, shared = details["observed"], details["shared_zones"]
     plan = _plan(module, manifest)
     # the first look by ID (or discovery's answers) carries each EC2 resource's tags: what is tagged protected
     # leaves the plan, with what waits on it, and the second plan reuses that look (no request is added)
@@ -246,7 +249,7 @@ def cleanup(module, caller="aws_infra_cleanup"):
     result = dict(manifest=plan["manifest"], **kept_lists(plan))
     result.update(check_mode_result(ex, plan) if module.check_mode else run_result(ex, plan))
     # a look that failed left its tags unknown: not deleted, and a failure to resume from, not a kept resource
-    result["kept"] = [r for r in result["kept"] if not r["reason"].startswith(TAGS_UNKNOWN_PREFIX)]
+    result["kept"] = [r for r in result["kept"] if not r["reason"].startswith(TAGS_UNKNOWN_PREFIX)] + shared
     for r in result["resources"]:
         if r.get("outcome") == "kept" and r.get("reason", "").startswith(TAGS_UNKNOWN_PREFIX):
             r.update(outcome="failed", error=r.pop("reason"))

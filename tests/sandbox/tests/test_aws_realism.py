@@ -509,7 +509,7 @@ def test_seed_aws_infra_passes_knobs_to_the_layer(sandbox_cli):
     out = json.loads(r.stdout.strip().splitlines()[-1])
     assert out["infra_id"] == name
     assert len(out["aws"]["AWS::EC2::Subnet"]) == 4 and len(out["aws"]["AWS::EC2::NatGateway"]) == 2
-    assert len(out["aws"]["AWS::IAM::Role"]) == 8
+    assert len(out["aws"]["AWS::IAM::Role"]) == 9  # eight components and the worker role (create iam aws)
     assert out["layer"]["knobs"]["nat_deleting_seconds"] == 2.0
     assert out["layer"]["faults"][0]["fault"] == "throttle"
     ec2 = client("ec2")
@@ -598,3 +598,47 @@ def test_two_removals_at_once_get_one_success_and_one_no_such_entity_never_a_500
         assert answers == ["NoSuchEntity", "ok"], answers
         iam.delete_instance_profile(InstanceProfileName=name)
         iam.delete_role(RoleName=name)
+
+
+def test_an_endpoint_service_is_filtered_by_tag_holds_its_nlb_and_its_connections_until_rejected(net):
+    """AWS-32 to AWS-35: what moto lacks of PrivateLink. A configuration tagged for another infra ID is not answered
+    to the tag filter; its NLB refuses deletion while a configuration uses it; the configuration refuses deletion
+    while an interface endpoint is connected, until that connection is rejected."""
+    ec2, vpc, subnet = net
+    elbv2 = client("elbv2", NO_RETRY)
+    infra = "vpce" + uuid.uuid4().hex[:6]
+    nlb = elbv2.create_load_balancer(Name=infra, Type="network", Scheme="internal", Subnets=[subnet])[
+        "LoadBalancers"][0]["LoadBalancerArn"]
+
+    def service(owner):
+        return ec2.create_vpc_endpoint_service_configuration(NetworkLoadBalancerArns=[nlb], AcceptanceRequired=False,
+                                                             TagSpecifications=[{"ResourceType": "vpc-endpoint-service",
+                                                                                 "Tags": [{"Key": "kubernetes.io/cluster/" + owner,
+                                                                                           "Value": "owned"}]}])["ServiceConfiguration"]
+    mine, neighbour = service(infra), service(infra + "-2")
+    tagged = ec2.describe_vpc_endpoint_service_configurations(Filters=[
+        {"Name": "tag:kubernetes.io/cluster/" + infra, "Values": ["owned"]}])["ServiceConfigurations"]
+    assert [s["ServiceId"] for s in tagged] == [mine["ServiceId"]]
+    assert ec2.describe_vpc_endpoint_service_configurations(Filters=[
+        {"Name": "tag:kubernetes.io/cluster/" + infra + "-3", "Values": ["owned"]}])["ServiceConfigurations"] == []
+    endpoint = ec2.create_vpc_endpoint(VpcId=vpc, VpcEndpointType="Interface", ServiceName=mine["ServiceName"],
+                                       SubnetIds=[subnet])["VpcEndpoint"]["VpcEndpointId"]
+    conns = ec2.describe_vpc_endpoint_connections(Filters=[{"Name": "service-id", "Values": [mine["ServiceId"]]}])[
+        "VpcEndpointConnections"]
+    assert [(c["VpcEndpointId"], c["VpcEndpointState"]) for c in conns] == [(endpoint, "available")]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        elbv2.delete_load_balancer(LoadBalancerArn=nlb)
+    assert code_of(e) == "ResourceInUse" and "associated with another service" in str(e.value)
+    held = ec2.delete_vpc_endpoint_service_configurations(ServiceIds=[mine["ServiceId"]])["Unsuccessful"]
+    assert [u["Error"]["Code"] for u in held] == ["ExistingVpcEndpointConnections"]
+    assert ec2.reject_vpc_endpoint_connections(ServiceId=mine["ServiceId"], VpcEndpointIds=[endpoint])["Unsuccessful"] == []
+    assert ec2.describe_vpc_endpoints(VpcEndpointIds=[endpoint])["VpcEndpoints"][0]["State"] == "rejected"
+    gone = ec2.delete_vpc_endpoint_service_configurations(ServiceIds=[mine["ServiceId"], neighbour["ServiceId"],
+                                                                      "vpce-svc-0000000000000000a"])["Unsuccessful"]
+    assert [(u["ResourceId"], u["Error"]["Code"]) for u in gone] == [
+        ("vpce-svc-0000000000000000a", "InvalidVpcEndpointService.NotFound")]
+    with pytest.raises(botocore.exceptions.ClientError) as e:
+        ec2.describe_vpc_endpoint_service_configurations(ServiceIds=[mine["ServiceId"]])
+    assert code_of(e) == "InvalidVpcEndpointServiceId.NotFound"
+    elbv2.delete_load_balancer(LoadBalancerArn=nlb)  # no endpoint service left: accepted
+    ec2.delete_vpc_endpoints(VpcEndpointIds=[endpoint])

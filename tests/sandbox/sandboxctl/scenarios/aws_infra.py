@@ -4,17 +4,23 @@ A VPC tagged `kubernetes.io/cluster/<infraID>: owned` with a public and a privat
 zone, an internet gateway, one NAT gateway (with its EIP) per zone, route tables, security groups
 whose rules reference each other, an S3 gateway endpoint, a DHCP option set, a private hosted zone
 with records and a public zone holding the `*.apps` record, worker instances, a classic ELB (whose
-ENIs the realism layer creates), the IAM roles, instance profile and OIDC provider named after the
-infra ID, the `<infraID>/` prefix in the OIDC bucket and a versioned image-registry bucket.
+ENIs the realism layer creates), the IAM roles, worker instance profile and OIDC provider named as
+`hypershift create iam aws` names them, the `<infraID>/` prefix in the OIDC bucket and a versioned image-registry bucket.
 
 Knobs (`--knob k=v`):
   zones=3  workers=2  base_domain=sandbox.example.com  oidc_bucket=sandbox-oidc
            (each worker with a root volume deleted on termination and a data volume that is not)
   nlbs=0   network load balancers (ELBv2, with a target group of the workers and a TCP listener), as guest
            Services annotated for NLB make them
+  endpoint_service=false   true: an internal NLB in the private subnets and a VPC endpoint service configuration
+           backed by it, tagged `kubernetes.io/cluster/<infraID>: owned` (a private cluster's PrivateLink service,
+           which `hypershift destroy infra aws` deletes: DestroyVPCEndpointServices)
   nat_deleting_seconds, instance_shutting_down_seconds, elb_eni_linger_seconds, volume_deleting_seconds
            -> the layer's knobs
   cluster_name (the infra ID) -> the public `*.apps.<cluster_name>.<base_domain>` record
+  shared_role=false   true: one role <infraID>-shared-role for every component, as `create iam aws --shared-role`
+  neighbours=false    true: what a careless match would take, and is not this infra ID's (make_neighbours); their
+           IDs are in the output's "neighbours", by type
   registry_versioned=true   false: the image-registry bucket unversioned (current objects only), which is all
            HyperShift's emptyBucket can empty (benchmarks/hypershift_destroy_model.py)
   faults=SERVICE:ACTION:FAULT:rate=R|count=N[;...]   e.g. faults=*:*:throttle:rate=0.1
@@ -38,6 +44,12 @@ TRUST = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "
                                                             "Principal": {"Service": "ec2.amazonaws.com"}}]})
 POLICY = json.dumps({"Version": "2012-10-17", "Statement": [{"Effect": "Allow", "Action": "ec2:Describe*",
                                                              "Resource": "*"}]})
+
+
+def oidc_trust(provider_arn):
+    """A trust policy that lets the OIDC provider's web identities assume the role, as `create iam aws` writes it."""
+    return json.dumps({"Version": "2012-10-17", "Statement": [{
+        "Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity", "Principal": {"Federated": provider_arn}}]})
 
 
 def control(method, path, body=None):
@@ -78,6 +90,32 @@ def _tags(infra, name, extra=None):
     return tags + (extra or [])
 
 
+def make_neighbours(infra, vpc, region):
+    """What a careless match would take for this infra ID's, and is not (knob neighbours=true): a second cluster
+    whose infra ID extends this one's (its VPC tagged owned and its node-pool role), a team's customer managed
+    policy sharing the prefix, an untagged role of another team whose name only ends in a component name, and a
+    private zone associated with this cluster's VPC and with a VPC outside it. Returned by type, as ``aws``."""
+    ec2, r53, iam = aws("ec2"), aws("route53"), aws("iam")
+    other = f"{infra}-2"
+    out = {"AWS::EC2::VPC": [], "AWS::IAM::Role": [], "AWS::IAM::ManagedPolicy": [], "AWS::Route53::HostedZone": []}
+    out["AWS::EC2::VPC"].append(ec2.create_vpc(CidrBlock="10.2.0.0/16", TagSpecifications=[
+        {"ResourceType": "vpc", "Tags": _tags(other, f"{other}-vpc")}])["Vpc"]["VpcId"])
+    for role in (f"{other}-node-pool", f"team{uuid.uuid4().hex[:6]}-node-pool"):
+        iam.create_role(RoleName=role, AssumeRolePolicyDocument=TRUST)
+        out["AWS::IAM::Role"].append(role)
+    out["AWS::IAM::ManagedPolicy"].append(iam.create_policy(PolicyName=f"{infra}-team-reporting",
+                                                            PolicyDocument=POLICY)["Policy"]["Arn"])
+    # the zone is the other team's: its own (untagged) VPC first, this cluster's VPC associated to it afterwards
+    outside = ec2.create_vpc(CidrBlock="10.3.0.0/16")["Vpc"]["VpcId"]
+    out["AWS::EC2::VPC"].append(outside)
+    zone = r53.create_hosted_zone(Name=f"shared-{infra}.example.internal", CallerReference=str(uuid.uuid4()),
+                                  VPC={"VPCRegion": region, "VPCId": outside},
+                                  HostedZoneConfig={"PrivateZone": True})["HostedZone"]["Id"].split("/")[-1]
+    r53.associate_vpc_with_hosted_zone(HostedZoneId=zone, VPC={"VPCRegion": region, "VPCId": vpc})
+    out["AWS::Route53::HostedZone"].append(zone)
+    return out
+
+
 def seed(name=None, namespace=None, knobs=None):
     knobs = dict(knobs or {})
     versioned = knobs.get("registry_versioned", "true")
@@ -100,7 +138,7 @@ def seed(name=None, namespace=None, knobs=None):
                            "AWS::EC2::VPCEndpoint", "AWS::EC2::Instance",
                            "AWS::ElasticLoadBalancing::LoadBalancer", "AWS::Route53::HostedZone",
                            "AWS::Route53::RecordSet", "AWS::S3::Bucket", "Custom::S3Prefix", "AWS::IAM::Role",
-                           "AWS::IAM::InstanceProfile", "AWS::IAM::ManagedPolicy", "AWS::IAM::OIDCProvider")}
+                           "AWS::IAM::InstanceProfile", "AWS::IAM::OIDCProvider")}
     details = {"subnets": {}, "nat_eips": {}, "route_tables": {}, "security_groups": {}, "enis": {}}
 
     vpc = ec2.create_vpc(CidrBlock="10.0.0.0/16", TagSpecifications=spec("vpc", f"{infra}-vpc"))["Vpc"]["VpcId"]
@@ -165,20 +203,6 @@ def seed(name=None, namespace=None, knobs=None):
                                    TagSpecifications=spec("vpc-endpoint", f"{infra}-s3"))["VpcEndpoint"]["VpcEndpointId"]
     ids["AWS::EC2::VPCEndpoint"].append(vpce)
 
-    # IAM, named after the infra ID
-    policy_arn = iam.create_policy(PolicyName=f"{infra}-shared-policy", PolicyDocument=POLICY)["Policy"]["Arn"]
-    ids["AWS::IAM::ManagedPolicy"].append(policy_arn)
-    for suffix in ROLE_SUFFIXES:
-        role = f"{infra}-{suffix}"
-        iam.create_role(RoleName=role, AssumeRolePolicyDocument=TRUST)
-        iam.put_role_policy(RoleName=role, PolicyName=f"{role}-inline", PolicyDocument=POLICY)
-        iam.attach_role_policy(RoleName=role, PolicyArn=policy_arn)
-        ids["AWS::IAM::Role"].append(role)
-    profile = f"{infra}-worker"
-    iam.create_instance_profile(InstanceProfileName=profile)
-    iam.add_role_to_instance_profile(InstanceProfileName=profile, RoleName=f"{infra}-node-pool")
-    ids["AWS::IAM::InstanceProfile"].append(profile)
-
     # OIDC: the shared bucket's <infraID>/ prefix and the provider whose ARN ends in the infra ID
     try:
         s3.create_bucket(Bucket=oidc_bucket)
@@ -191,6 +215,28 @@ def seed(name=None, namespace=None, knobs=None):
                                                    ClientIDList=["openshift", "sts.amazonaws.com"],
                                                    ThumbprintList=["a" * 40])["OpenIDConnectProviderArn"]
     ids["AWS::IAM::OIDCProvider"].append(oidc_arn)
+
+    # IAM as `hypershift create iam aws` makes it (openshift/hypershift@3ee9615 cmd/infra/aws/iam.go): a role per
+    # component named <infraID>-<binding name>, trusting the cluster's OIDC provider (:913, oidcTrustPolicy), with an
+    # inline policy named as the role (:1053, :1306-1310), or with shared_role=true one role <infraID>-shared-role
+    # holding each component's inline policy <role>-<binding name> (:1084, :1119-1123); the worker instance profile
+    # <infraID>-worker holding the EC2 role <infraID>-worker-role and its inline policy <infraID>-worker-policy
+    # (:833, :1180, :1249-1258). No customer managed policy: upstream makes none
+    trust = oidc_trust(oidc_arn)
+    roles = ["shared-role"] if knobs.get("shared_role") == "true" else ROLE_SUFFIXES
+    for suffix in roles:
+        role = f"{infra}-{suffix}"
+        iam.create_role(RoleName=role, AssumeRolePolicyDocument=trust)
+        for policy in ([f"{role}-{b}" for b in ROLE_SUFFIXES] if suffix == "shared-role" else [role]):
+            iam.put_role_policy(RoleName=role, PolicyName=policy, PolicyDocument=POLICY)
+        ids["AWS::IAM::Role"].append(role)
+    profile = f"{infra}-worker"
+    iam.create_role(RoleName=f"{profile}-role", AssumeRolePolicyDocument=TRUST)
+    iam.put_role_policy(RoleName=f"{profile}-role", PolicyName=f"{profile}-policy", PolicyDocument=POLICY)
+    ids["AWS::IAM::Role"].append(f"{profile}-role")
+    iam.create_instance_profile(InstanceProfileName=profile)
+    iam.add_role_to_instance_profile(InstanceProfileName=profile, RoleName=f"{profile}-role")
+    ids["AWS::IAM::InstanceProfile"].append(profile)
 
     # the image registry's bucket: versioned, with old versions and a delete marker (unless registry_versioned=false)
     registry = f"{infra}-image-registry-{region}-{uuid.uuid4().hex[:8]}".lower()
@@ -259,6 +305,24 @@ def seed(name=None, namespace=None, knobs=None):
             details["enis"][nlb] = [e["NetworkInterfaceId"] for e in ec2.describe_network_interfaces(Filters=[
                 {"Name": "description", "Values": ["ELB " + nlb.split(":loadbalancer/")[-1]]}])["NetworkInterfaces"]]
 
+    # a private cluster's PrivateLink: an internal NLB in the private subnets and an endpoint service configuration
+    # backed by it, tagged for the infra ID (knob endpoint_service=true; default false: worlds stay as they were)
+    if str(knobs.get("endpoint_service", "false")).lower() == "true":
+        elbv2 = aws("elbv2")
+        ids.setdefault("AWS::ElasticLoadBalancingV2::LoadBalancer", [])
+        pl_nlb = elbv2.create_load_balancer(Name=f"{infra}-pl"[:32], Type="network", Scheme="internal",
+                                            Subnets=[details["subnets"][az]["private"] for az in azs],
+                                            Tags=[{"Key": f"kubernetes.io/cluster/{infra}", "Value": "owned"}])[
+            "LoadBalancers"][0]["LoadBalancerArn"]
+        ids["AWS::ElasticLoadBalancingV2::LoadBalancer"].append(pl_nlb)
+        details["enis"][pl_nlb] = [e["NetworkInterfaceId"] for e in ec2.describe_network_interfaces(Filters=[
+            {"Name": "description", "Values": ["ELB " + pl_nlb.split(":loadbalancer/")[-1]]}])["NetworkInterfaces"]]
+        svc = ec2.create_vpc_endpoint_service_configuration(
+            NetworkLoadBalancerArns=[pl_nlb], AcceptanceRequired=False,
+            TagSpecifications=spec("vpc-endpoint-service", f"{infra}-private-link"))["ServiceConfiguration"]
+        ids["AWS::EC2::VPCEndpointService"] = [svc["ServiceId"]]
+        details["endpoint_service"] = {"id": svc["ServiceId"], "name": svc["ServiceName"], "nlb": pl_nlb}
+
     # DNS: a private zone on the VPC, and the *.apps record in the public zone
     private_zone_name = f"{infra}.hypershift.local"
     pz = r53.create_hosted_zone(Name=private_zone_name, CallerReference=str(uuid.uuid4()),
@@ -282,7 +346,9 @@ def seed(name=None, namespace=None, knobs=None):
                                            MaxItems="1")["ResourceRecordSets"][0]["Name"]  # as Route 53 spells it
     ids["AWS::Route53::RecordSet"].append(f"{public_id}/{listed}/CNAME")
 
-    return {"scenario": "aws-infra", "name": infra, "infra_id": infra, "region": region,
+    neighbours = make_neighbours(infra, vpc, region) if knobs.get("neighbours") == "true" else {}
+
+    return {"scenario": "aws-infra", "name": infra, "neighbours": neighbours, "infra_id": infra, "region": region,
             "base_domain": base_domain, "oidc_bucket": oidc_bucket, "public_zone": public_id,
             "private_zone_name": private_zone_name, "aws": ids, "details": details, "layer": layer,
             "counts": {t: len(v) for t, v in ids.items()}}

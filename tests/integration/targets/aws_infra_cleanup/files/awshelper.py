@@ -72,6 +72,14 @@ def leftovers(manifest):
                                        if r["RoleName"] in ids],
         "AWS::S3::Bucket": lambda ids: [(b["Name"], "present") for b in c("s3").list_buckets()["Buckets"]
                                         if b["Name"] in ids],
+        "AWS::IAM::InstanceProfile": lambda ids: [(p["InstanceProfileName"], "present") for p in c(
+            "iam").list_instance_profiles()["InstanceProfiles"] if p["InstanceProfileName"] in ids],
+        "AWS::IAM::ManagedPolicy": lambda ids: [(p["Arn"], "present") for p in c("iam").list_policies(
+            Scope="Local", MaxItems=1000)["Policies"] if p["Arn"] in ids],
+        "AWS::IAM::OIDCProvider": lambda ids: [(p["Arn"], "present") for p in c(
+            "iam").list_open_id_connect_providers()["OpenIDConnectProviderList"] if p["Arn"] in ids],
+        "AWS::Route53::HostedZone": lambda ids: [(z["Id"].split("/")[-1], "present") for z in c(
+            "route53").list_hosted_zones(MaxItems="1000")["HostedZones"] if z["Id"].split("/")[-1] in ids],
     }
 
     def v2(op, key, param, arn_key, missing):

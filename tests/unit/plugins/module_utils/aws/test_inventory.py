@@ -80,6 +80,27 @@ def test_the_role_suffixes_are_those_hypershift_creates_for_a_cluster():
     assert {"openshift-ingress", "node-pool", "control-plane-operator", "kms-provider"} <= set(I.ROLE_SUFFIXES)
 
 
+def test_role_names_are_every_role_upstream_destroys_by_exact_name():
+    names = I.role_names("ci")
+    # the worker role of the worker profile, its ROSA variant, the single role, Karpenter's, the shared-VPC roles
+    assert {"ci-worker-role", "ci-worker-ROSA-Worker-Role", "ci-shared-role", "ci-karpenter",
+            "ci-shared-vpc-ingress", "ci-shared-vpc-control-plane", "ci-shared-vpc-route53", "ci-shared-vpc-endpoint",
+            "ci-node-pool"} <= names
+    assert len(names) == 16
+    # exact names: a cluster whose infra ID extends this one's, and a team's role ending in a component name, are not
+    assert not names & {"ci-2-node-pool", "ci-2-worker-role", "team-node-pool", "ci-node-pool-extra"}
+
+
+def test_a_private_zone_associated_with_a_vpc_outside_the_cluster_is_shared():
+    zone = {"VPCs": [{"VPCRegion": "us-east-1", "VPCId": "vpc-1"}, {"VPCRegion": "us-east-1", "VPCId": "vpc-9"}]}
+    assert I.zone_shared_with(zone, ["vpc-1"], "us-east-1") == ["us-east-1/vpc-9"]
+    assert I.zone_shared_with(zone, ["vpc-1", "vpc-9"], "us-east-1") == []
+    # the same VPC ID answered for another region is another VPC
+    other = {"VPCs": [{"VPCRegion": "eu-west-1", "VPCId": "vpc-1"}]}
+    assert I.zone_shared_with(other, ["vpc-1"], "us-east-1") == ["eu-west-1/vpc-1"]
+    assert I.zone_shared_with({}, ["vpc-1"], "us-east-1") == []
+
+
 TAG = "kubernetes.io/cluster/infra1"
 OWNED = [{"Key": TAG, "Value": "owned"}]
 
@@ -131,3 +152,57 @@ def test_an_elbv2_s_managed_group_or_the_load_balancer_controller_s_is_selected(
                                 "arn:alb": {"SecurityGroups": ["sg-lbc"]}})
     assert I.guest_groups(seen, TAG) == ["sg-lbc", "sg-nlb"]
     assert I.guest_groups({}, TAG) == []
+
+
+class _EndpointServiceAccount(object):
+    """discover()'s client: an account with VPC endpoint service configurations (and nothing else). ``honours_filter``
+    False answers every configuration whatever the tag filter asks, as an emulator that ignores Filters does."""
+
+    def __init__(self, configurations, honours_filter=True):
+        self.configurations, self.honours_filter = configurations, honours_filter
+        self.calls = []
+
+    def call(self, service, op, **kw):
+        import botocore.exceptions
+        self.calls.append((service, op, kw))
+        if op == "get_instance_profile":
+            raise botocore.exceptions.ClientError({"Error": {"Code": "NoSuchEntity", "Message": "none"}}, op)
+        if op != "describe_vpc_endpoint_service_configurations":
+            return {}
+        wanted = dict((f["Name"][4:], f["Values"]) for f in kw.get("Filters") or [] if f["Name"].startswith("tag:"))
+
+        def match(sc):
+            tags = dict((t["Key"], t["Value"]) for t in sc.get("Tags") or [])
+            return all(tags.get(k) in v for k, v in wanted.items())
+        return {"ServiceConfigurations": [sc for sc in self.configurations if not self.honours_filter or match(sc)]}
+
+
+def _service(sid, infra, state="Available"):
+    return {"ServiceId": sid, "ServiceName": "com.amazonaws.vpce.us-east-1." + sid, "ServiceState": state,
+            "Tags": [{"Key": "kubernetes.io/cluster/" + infra, "Value": "owned"}] if infra else []}
+
+
+@pytest.mark.parametrize("honours_filter", [True, False])
+def test_discovery_takes_the_endpoint_services_tagged_for_the_infra_id_only(honours_filter):
+    account = _EndpointServiceAccount([
+        _service("vpce-svc-mine", "infra1"), _service("vpce-svc-neighbour", "infra1-2"),
+        _service("vpce-svc-untagged", None), _service("vpce-svc-deleting", "infra1", "Deleting"),
+        _service("vpce-svc-deleted", "infra1", "Deleted")], honours_filter=honours_filter)
+    manifest, details = I.discover(account, "infra1")
+    assert manifest[I.g.ENDPOINT_SERVICE] == ["vpce-svc-deleting", "vpce-svc-mine"]
+    observed = details["observed"][I.g.ENDPOINT_SERVICE]
+    assert observed["vpce-svc-mine"]["state"] == "present" and observed["vpce-svc-deleting"]["state"] == "pending"
+    asked = [kw for s, op, kw in account.calls if op == "describe_vpc_endpoint_service_configurations"]
+    assert asked == [{"Filters": [{"Name": "tag:kubernetes.io/cluster/infra1", "Values": ["owned"]}]}]
+
+
+def test_a_failed_endpoint_service_listing_fails_the_discovery():
+    import botocore.exceptions
+
+    class Refused(_EndpointServiceAccount):
+        def call(self, service, op, **kw):
+            if op == "describe_vpc_endpoint_service_configurations":
+                raise botocore.exceptions.ClientError({"Error": {"Code": "UnauthorizedOperation", "Message": "no"}}, op)
+            return _EndpointServiceAccount.call(self, service, op, **kw)
+    with pytest.raises(botocore.exceptions.ClientError, match="UnauthorizedOperation"):
+        I.discover(Refused([]), "infra1")

@@ -115,12 +115,13 @@ def test_write_if_changed(tmp_path):
     assert (tmp_path / "m.json").read_text() == "x\n"
 
 
-def _discovered(monkeypatch, manifest):
+def _discovered(monkeypatch, manifest, shared_zones=()):
     seen = {}
 
     def discover(clients, infra_id, **kw):
         seen.update(kw, infra_id=infra_id, check_mode=clients.check_mode)
-        return dict(manifest), {"vpcs": ["vpc-1"], "observed": {}, "guest_volumes": [], "guest_groups": ["sg-elb"]}
+        return dict(manifest), {"vpcs": ["vpc-1"], "observed": {}, "guest_volumes": [], "guest_groups": ["sg-elb"],
+                                "shared_zones": list(shared_zones)}
     monkeypatch.setattr(aws_runs, "discover", discover)
     return seen
 
@@ -147,6 +148,14 @@ def test_inventory_without_a_path_changes_nothing(monkeypatch):
                                              manifest_path=None)))
     assert out == dict(changed=False, manifest={}, counts={}, total=0, api_calls={}, vpcs=["vpc-1"], guest_volumes=[],
                        guest_groups=["sg-elb"], protected=[])
+
+
+def test_inventory_reports_a_shared_zone_as_kept_and_leaves_it_out_of_the_manifest(monkeypatch):
+    row = {"type": g.ZONE, "id": "Z9", "reason": "a private zone also associated with us-east-1/vpc-9, ..."}
+    _discovered(monkeypatch, {g.VPC: ["vpc-1"]}, [row])
+    out = aws_runs.inventory(FakeModule(dict(infra_id="demo", base_domain=None, cluster_name=None, oidc_bucket=None,
+                                             manifest_path=None)))
+    assert out["protected"] == [row] and g.ZONE not in out["manifest"]
 
 
 def _aws_failure(monkeypatch):
@@ -336,7 +345,7 @@ def test_inventory_lists_young_resources_with_the_protected_ones_once(monkeypatc
 
     def discover(clients, infra_id, **kw):
         return {g.INSTANCE: ["i-new", "i-old", "i-young"], g.SUBNET: ["subnet-1"]}, {
-            "vpcs": [], "observed": observed, "guest_volumes": [], "guest_groups": []}
+            "vpcs": [], "observed": observed, "guest_volumes": [], "guest_groups": [], "shared_zones": []}
     monkeypatch.setattr(aws_runs, "discover", discover)
     params = dict(infra_id="demo", base_domain=None, cluster_name=None, oidc_bucket=None, manifest_path=None,
                   min_age="1h", cluster_created=_ago(days=2).isoformat())
