@@ -118,6 +118,8 @@ def run(module):
     refuse(module, base.absent_refusal(present, stored, p["infra_id"], ns, name, p["report_dir"]), queries=queries)
     refuse(module, base.platform_refusal(present, hc, ns, name), queries=queries)
     refuse(module, base.infra_id_refusal(present, hc, p["infra_id"], ns, name), queries=queries)
+    refuse(module, base.stored_infra_id_refusal(present, stored, p["infra_id"], p["baseline_path"]), queries=queries)
+    refuse(module, base.region_refusal(present, hc, stored, p["region"] or "", ns, name), queries=queries)
     stored = base.same_cluster_stored(stored, hc, present)
     found = base.identity(hc, stored, present, p["region"] or "", p["oidc_bucket"], p["infra_id"],
                           os.environ.get("AWS_DEFAULT_REGION", ""))
@@ -148,7 +150,8 @@ def run(module):
     nodepools, versions = known["nodepools"], known["versions"]
     guest_volumes = base.unique_sorted(stored.get("guest_volumes"), inventory["guest_volumes"])
     guest_groups = base.unique_sorted(stored.get("guest_groups"), inventory["guest_groups"])
-    manifest = base.merged_manifest(stored.get("manifest", {}), inventory["manifest"])
+    stored_manifest, not_hypershifts = base.upstream_manifest(stored.get("manifest", {}))
+    manifest = base.merged_manifest(stored_manifest, inventory["manifest"])
     annotations = dict(cleanup_preexisting=bool(found["cleanup_preexisting"]),
                        skip_namespace_delete=bool(found["skip_namespace_delete"]))
     baseline = dict(cluster=cluster, options=options, annotations=annotations, nodepools=nodepools,
@@ -159,5 +162,5 @@ def run(module):
                 oidc_bucket=found["oidc_bucket"], deleting=state["deleting"], cli_finalizer_on=state["cli_finalizer_on"],
                 nodepools=nodepools, versions=versions, guest_volumes=guest_volumes, guest_groups=guest_groups,
                 manifest=manifest, baseline=baseline, retain=base.retained(options["cleanup_effective"], guest_volumes),
-                aws_cleanup_runs=base.aws_cleanup_runs(manifest), protected=inventory["protected"],
+                aws_cleanup_runs=base.aws_cleanup_runs(manifest), protected=inventory["protected"] + not_hypershifts,
                 counts=inventory["counts"], total=inventory["total"], api_calls=inventory["api_calls"], queries=queries)

@@ -215,6 +215,48 @@ def infra_id_refusal(present, hc, infra_id, namespace, name):
         infra_id, namespace, name, printed(_or(theirs, "none")))
 
 
+def region_refusal(present, hc, stored, aws_region, namespace, name):
+    """The refusal of an aws_region that is not the cluster's own, or None: the HostedCluster's
+    ``spec.platform.aws.region`` when it is present, else the stored baseline's. A region that silently won over the
+    cluster's would inventory, delete and verify in the wrong place, and report an empty region as verified."""
+    given = printed(aws_region)
+    if present:
+        theirs, source = _at(hc, "spec", "platform", "aws", "region"), "HostedCluster %s/%s" % (namespace, name)
+    else:
+        theirs, source = _at(stored, "cluster", "region"), "the stored baseline"
+    if not given or theirs is _MISSING or not theirs or theirs == given:
+        return None
+    return ("aws_region: %s is not the region of %s (%s). Leave aws_region out to use the cluster's own, or give %s. "
+            "Nothing changed." % (given, source, printed(theirs), printed(theirs)))
+
+
+def stored_infra_id_refusal(present, stored, infra_id, path):
+    """The refusal of an infra_id that is not the one of the baseline stored at ``path``, when the HostedCluster is
+    gone, or None: the stored baseline would otherwise win over the option without a word."""
+    theirs = _at(stored, "cluster", "infra_id")
+    if present or not printed(infra_id) or theirs is _MISSING or not theirs or theirs == infra_id:
+        return None
+    return ("infra_id: %s is not the infra ID of the baseline stored in %s (%s). Give %s, or move the stored baseline "
+            "aside to destroy %s alone. Nothing changed." % (infra_id, printed(path), printed(theirs), printed(theirs),
+                                                            infra_id))
+
+
+# a type an earlier version of this collection tracked that HyperShift never makes: customer managed policies
+# (`create iam aws` writes inline policies and attaches AWS-managed ones, openshift/hypershift@3ee9615
+# cmd/infra/aws/iam.go:1100-1135, :1239-1260); a stored baseline's IDs of it are kept, never deleted
+NOT_HYPERSHIFTS = {"AWS::IAM::ManagedPolicy": "a customer managed policy: HyperShift makes none (its policies are "
+                                              "inline), so it is not the cluster's; kept"}
+
+
+def upstream_manifest(stored_manifest):
+    """(the stored manifest without the types HyperShift never makes, the kept rows {type, id, reason} of their
+    IDs), so that a baseline stored by an earlier version deletes nothing that was not the cluster's."""
+    stored_manifest = parsed_dict(stored_manifest, "hosted_cluster_manifest", "the stored manifest")
+    kept = [{"type": t, "id": i, "reason": NOT_HYPERSHIFTS[t]} for t in sorted(stored_manifest)
+            if t in NOT_HYPERSHIFTS for i in stored_manifest[t] or []]
+    return dict((t, ids) for t, ids in stored_manifest.items() if t not in NOT_HYPERSHIFTS), kept
+
+
 def take_over_refusal(take_over_cleanup, destroy_cloud_resources, cleanup_preexisting, namespace, name):
     """The refusal of take_over_cleanup when destroy_cloud_resources=false contradicts the cleanup annotation already
     set, or None: the take-over would delete what destroy_cloud_resources=false says to keep."""

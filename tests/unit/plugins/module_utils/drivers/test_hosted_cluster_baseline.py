@@ -52,7 +52,8 @@ def world(monkeypatch):
 
     def discover(clients, infra_id, **kw):
         w["asked"] = dict(kw, infra_id=infra_id, check_mode=clients.check_mode)
-        return dict(w["found"]), {"vpcs": [], "observed": {}, "guest_volumes": ["vol-now"], "guest_groups": []}
+        return dict(w["found"]), {"vpcs": [], "observed": {}, "guest_volumes": ["vol-now"], "guest_groups": [],
+                                  "shared_zones": []}
     monkeypatch.setattr(D, "build_reads", lambda module, driver: Reads())
     monkeypatch.setattr(info, "read_hosted_cluster", read_hc)
     monkeypatch.setattr(aws_runs, "discover", discover)
@@ -131,6 +132,8 @@ def test_infra_only_reads_nothing_from_kubernetes(world, tmp_path):
     (dict(HC, spec=dict(HC["spec"], platform={"type": "Azure"})), {},
      "HostedCluster clusters/demo runs on platform Azure: this role destroys AWS hosted clusters only. Nothing changed."),
     (HC, dict(infra_id="demo-y"), "infra_id: demo-y is not the infra ID of HostedCluster clusters/demo (demo-x). Nothing changed."),
+    (HC, dict(region="eu-west-1"), "aws_region: eu-west-1 is not the region of HostedCluster clusters/demo (us-east-2). "
+                                   "Leave aws_region out to use the cluster's own, or give us-east-2. Nothing changed."),
     (HC, dict(take_over_cleanup=True, destroy_cloud_resources=False),
      'destroy_cloud_resources: false contradicts the annotation hypershift.openshift.io/cleanup-cloud-resources: "true" '
      "already on HostedCluster clusters/demo, and with take_over_cleanup the take-over would delete the guest's cloud "
@@ -143,6 +146,30 @@ def test_refusals_before_any_aws_request_with_the_roles_messages(world, tmp_path
     with pytest.raises(Exited):
         D.run(m)
     assert m.failed["msg"] == message.format(dir=tmp_path) and world["asked"] is None
+
+
+def test_gone_an_infra_id_other_than_the_stored_one_is_refused_naming_both(world, tmp_path):
+    world["hc"] = None
+    path = tmp_path / "clusters-demo.baseline.json"
+    path.write_text(json.dumps({"cluster": {"uid": "u-1", "infra_id": "demo-x", "region": "eu-west-1"}}))
+    m = AWSModuleDouble(params(tmp_path, infra_id="demo-x2"))
+    with pytest.raises(Exited):
+        D.run(m)
+    assert m.failed["msg"].startswith("infra_id: demo-x2 is not the infra ID of the baseline stored in %s (demo-x)" % path)
+    assert world["asked"] is None
+    m = AWSModuleDouble(params(tmp_path, region="us-east-1"))  # the stored region, as the cluster's own
+    with pytest.raises(Exited):
+        D.run(m)
+    assert m.failed["msg"].startswith("aws_region: us-east-1 is not the region of the stored baseline (eu-west-1)")
+
+
+def test_a_stored_managed_policy_is_kept_and_reported_not_tracked(world, tmp_path):
+    arn = "arn:aws:iam::1:policy/demo-x-team"
+    stored = {"cluster": {"uid": "u-1", "infra_id": "demo-x"}, "manifest": {"AWS::IAM::ManagedPolicy": [arn]}}
+    (tmp_path / "clusters-demo.baseline.json").write_text(json.dumps(stored))
+    out = D.run(AWSModuleDouble(params(tmp_path)))
+    assert "AWS::IAM::ManagedPolicy" not in out["manifest"]
+    assert [r["id"] for r in out["protected"] if r["type"] == "AWS::IAM::ManagedPolicy"] == [arn]
 
 
 def test_a_stored_file_that_is_not_a_baseline_is_refused_naming_it(world, tmp_path):

@@ -115,3 +115,35 @@ def test_versions_precedence():
 def test_retained_keeps_the_guest_volumes_only_when_the_storage_is_not_deleted():
     assert base.retained(False, ["vol-1"]) == {"AWS::EC2::Volume": ["vol-1"]}
     assert base.retained(True, ["vol-1"]) == {} and base.retained(False, []) == {}
+
+
+def test_region_refusal_names_both_regions_and_the_cluster():
+    hc = {"spec": {"platform": {"aws": {"region": "us-east-2"}}}}
+    msg = base.region_refusal(True, hc, {}, "eu-west-1", "clusters", "alpha")
+    assert "aws_region: eu-west-1" in msg and "HostedCluster clusters/alpha (us-east-2)" in msg
+    assert "Nothing changed" in msg
+    assert base.region_refusal(True, hc, {}, "us-east-2", "clusters", "alpha") is None
+    assert base.region_refusal(True, hc, {}, "", "clusters", "alpha") is None
+    # the HostedCluster gone: the stored baseline's region is the cluster's
+    stored = {"cluster": {"region": "us-west-2"}}
+    assert "the stored baseline (us-west-2)" in base.region_refusal(False, {}, stored, "us-east-1", "clusters", "a")
+    assert base.region_refusal(False, {}, {}, "us-east-1", "clusters", "a") is None  # nothing to disagree with
+
+
+def test_stored_infra_id_refusal_when_the_option_and_the_stored_baseline_disagree():
+    stored = {"cluster": {"infra_id": "alpha-x1"}}
+    msg = base.stored_infra_id_refusal(False, stored, "alpha-x2", "/r/clusters-alpha.baseline.json")
+    assert "infra_id: alpha-x2" in msg and "/r/clusters-alpha.baseline.json (alpha-x1)" in msg
+    assert base.stored_infra_id_refusal(False, stored, "alpha-x1", "p") is None
+    assert base.stored_infra_id_refusal(False, stored, "", "p") is None
+    assert base.stored_infra_id_refusal(True, stored, "alpha-x2", "p") is None  # infra_id_refusal judges that case
+    assert base.stored_infra_id_refusal(False, {}, "alpha-x2", "p") is None
+
+
+def test_a_stored_baselines_managed_policies_are_kept_not_deleted():
+    stored = {"AWS::IAM::ManagedPolicy": ["arn:aws:iam::1:policy/alpha-team"], "AWS::IAM::Role": ["alpha-node-pool"]}
+    manifest, kept = base.upstream_manifest(stored)
+    assert manifest == {"AWS::IAM::Role": ["alpha-node-pool"]}
+    assert kept == [{"type": "AWS::IAM::ManagedPolicy", "id": "arn:aws:iam::1:policy/alpha-team",
+                     "reason": base.NOT_HYPERSHIFTS["AWS::IAM::ManagedPolicy"]}]
+    assert base.upstream_manifest({}) == ({}, [])
