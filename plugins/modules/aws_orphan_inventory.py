@@ -23,8 +23,10 @@ description:
     M(teardown.gates.aws_infra_inventory) does), its age (the oldest creation time it can read) and whether any
     resource is tagged C(teardown.gates/protected=true).
   - Each infra ID gets a status - V(live) (a HostedCluster has it), V(unknown) (a management cluster could not be
-    read, so nothing is an orphan), V(protected), V(young) (younger than O(min_age), or no creation time readable),
-    V(orphan).
+    read, so nothing is an orphan), V(protected), V(uncertain) (seen only by names that read like it, none carrying
+    HyperShift's own mark - the C(kubernetes.io/cluster/<infraID>=owned) tag, the OIDC provider of that path, a role
+    trusting that provider, the worker role in the worker profile), V(young) (younger than O(min_age), or no creation
+    time readable), V(orphan). Only an orphan is ever swept.
   - Read-only, in check mode too. A failed AWS query fails the module; it never reads as "nothing there".
   - The public C(*.apps) record is not looked for, since an orphan's cluster name is not known.
 author:
@@ -87,7 +89,7 @@ infra_ids:
       description: The infra ID.
       type: str
     status:
-      description: V(live), V(unknown), V(protected), V(young) or V(orphan).
+      description: V(live), V(unknown), V(protected), V(uncertain), V(young) or V(orphan).
       type: str
     reason:
       description: Why it has that status.

@@ -140,7 +140,8 @@ def entries(clients, found, live, known, min_age, p, region):
             keys, created, protected = look_into(clients, iid, seen, p["oidc_bucket"], region)
             entry.update(keys)
         first = o.oldest(created)
-        status, reason = o.classify(iid, live, known, protected, created, min_age, now)
+        status, reason = o.classify(iid, live, known, protected, created, min_age, now, marked=bool(seen["marked"]),
+                                    evidence=seen["evidence"])
         entry.update(status=status, reason=reason, oldest_created=first.isoformat() if first else None,
                      age_seconds=int((now - first).total_seconds()) if first else None,
                      protected=[{"type": t, "id": i} for t, i in sorted(protected)])

@@ -19,7 +19,9 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 import datetime
+import json
 import re
+from urllib.parse import unquote
 
 from ansible_collections.amazon.aws.plugins.module_utils.botocore import is_boto3_error_code
 from ansible_collections.teardown.gates.plugins.module_utils.aws import graph as g
@@ -51,6 +53,36 @@ def infra_id_from_role(name):
         if name.endswith("-" + suffix) and len(name) > len(suffix) + 1:
             return name[:-len(suffix) - 1]
     return None
+
+
+def trusted_oidc_infra_ids(role):
+    """The infra IDs whose OIDC provider a role's trust policy names as its federated principal: `create iam aws`
+    makes each component role trust ``oidc-provider/<issuer host>/<infraID>`` (openshift/hypershift@3ee9615
+    cmd/infra/aws/iam.go:913, oidcTrustPolicy). GetAccountAuthorizationDetails answers the document decoded or as
+    URL-encoded JSON text; a document that cannot be read names none."""
+    doc = role.get("AssumeRolePolicyDocument")
+    if isinstance(doc, str):
+        try:
+            doc = json.loads(unquote(doc))
+        except ValueError:
+            return set()
+    statements = (doc or {}).get("Statement") if isinstance(doc, dict) else None
+    out = set()
+    for st in statements if isinstance(statements, list) else [statements or {}]:
+        federated = ((st or {}).get("Principal") or {}).get("Federated") if isinstance(st, dict) else None
+        for arn in federated if isinstance(federated, list) else [federated]:
+            iid = infra_id_from_oidc_arn(arn) if isinstance(arn, str) and ":oidc-provider/" in arn else None
+            if iid:
+                out.add(iid)
+    return out
+
+
+# the worker role `create iam aws` puts in the worker profile <infraID>-worker (iam.go:1180-1183)
+WORKER_ROLE_SUFFIXES = ("-worker-role", "-worker-ROSA-Worker-Role")
+
+
+def holds_worker_role(profile, iid):
+    return any(r.get("RoleName") in [iid + s for s in WORKER_ROLE_SUFFIXES] for r in profile.get("Roles") or [])
 
 
 def infra_id_from_profile(name):
@@ -125,9 +157,13 @@ class Found(object):
     def __init__(self):
         self.ids = {}
 
-    def add(self, iid, rtype, rid, created=None, protected=False):
-        entry = self.ids.setdefault(iid, {"evidence": set(), "created": [], "protected": set()})
+    def add(self, iid, rtype, rid, created=None, protected=False, marked=False):
+        """``marked``: the resource carries upstream's own mark of the infra ID (``UPSTREAM_MARKS``), not just a
+        name that reads like one."""
+        entry = self.ids.setdefault(iid, {"evidence": set(), "created": [], "protected": set(), "marked": set()})
         entry["evidence"].add((rtype, rid))
+        if marked:
+            entry["marked"].add((rtype, rid))
         entry["created"].extend(t for t in [as_utc(created)] if t is not None)
         if protected:
             entry["protected"].add((rtype, rid))
@@ -173,7 +209,7 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
     for iid, rtype, rid in tagged:
         if rid in gone:
             continue
-        found.add(iid, "EC2 " + rtype, rid)
+        found.add(iid, "EC2 " + rtype, rid, marked=True)
         if rtype == "vpc":
             vpc_owner[rid] = iid
     for t in list_all(c, "ec2", "describe_tags", "Tags", Filters=[{"Name": "key", "Values": [PROTECTED_TAG]}]):
@@ -185,11 +221,13 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
     for r in list_all(c, "iam", "get_account_authorization_details", "RoleDetailList", Filter=["Role"]):
         iid = infra_id_from_role(r["RoleName"])
         if iid:
-            found.add(iid, g.ROLE, r["RoleName"], r.get("CreateDate"), is_protected(r.get("Tags")))
+            found.add(iid, g.ROLE, r["RoleName"], r.get("CreateDate"), is_protected(r.get("Tags")),
+                      marked=iid in trusted_oidc_infra_ids(r))
     for p in list_all(c, "iam", "list_instance_profiles", "InstanceProfiles"):
         iid = infra_id_from_profile(p["InstanceProfileName"])
         if iid:
-            found.add(iid, g.PROFILE, p["InstanceProfileName"], p.get("CreateDate"), is_protected(p.get("Tags")))
+            found.add(iid, g.PROFILE, p["InstanceProfileName"], p.get("CreateDate"), is_protected(p.get("Tags")),
+                      marked=holds_worker_role(p, iid))
     for p in c.call("iam", "list_open_id_connect_providers").get("OpenIDConnectProviderList", []):
         iid = infra_id_from_oidc_arn(p["Arn"])
         if iid:
@@ -197,7 +235,7 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
                 d = c.call("iam", "get_open_id_connect_provider", OpenIDConnectProviderArn=p["Arn"])
             except is_boto3_error_code(NOT_FOUND_CODES):
                 continue  # gone between the list and the read
-            found.add(iid, g.OIDC, p["Arn"], d.get("CreateDate"), is_protected(d.get("Tags")))
+            found.add(iid, g.OIDC, p["Arn"], d.get("CreateDate"), is_protected(d.get("Tags")), marked=True)
 
     for z in list_all(c, "route53", "list_hosted_zones", "HostedZones"):
         if not (z.get("Config") or {}).get("PrivateZone"):
@@ -212,8 +250,8 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
                 owners = set(vpc_owner[v["VPCId"]] for v in vpcs if v.get("VPCId") in vpc_owner)
         except is_boto3_error_code(NOT_FOUND_CODES):
             continue  # deleted between the list and the read (another teardown in the account)
-        for iid in owners:
-            found.add(iid, g.ZONE, zid, protected=is_protected(tags))
+        for iid in owners:  # tagged for it, or associated with its tagged VPC
+            found.add(iid, g.ZONE, zid, protected=is_protected(tags), marked=True)
 
     for b in c.call("s3", "list_buckets").get("Buckets", []):
         iid = infra_id_from_bucket(b["Name"])
@@ -225,7 +263,8 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
             continue  # the bucket went between the list and the read
         except is_boto3_error_code("NoSuchTagSet"):  # pylint: disable=duplicate-except
             tags = []
-        found.add(iid, g.BUCKET, b["Name"], b.get("CreationDate"), is_protected(tags))
+        found.add(iid, g.BUCKET, b["Name"], b.get("CreationDate"), is_protected(tags),
+                  marked=any(infra_id_from_tag(t.get("Key", ""), t.get("Value")) == iid for t in tags))
     if oidc_bucket:
         try:
             prefixes = list_all(c, "s3", "list_objects_v2", "CommonPrefixes", Bucket=oidc_bucket, Delimiter="/")
@@ -241,7 +280,8 @@ def scan_region(c, oidc_bucket=None, region="us-east-1"):
 # DescribeTags resource types -> manifest types that aws_infra_cleanup deletes and verifies by ID
 EC2_TYPES = {"instance": g.INSTANCE, "vpc": g.VPC, "subnet": g.SUBNET, "natgateway": g.NAT, "nat-gateway": g.NAT,
              "internet-gateway": g.IGW, "elastic-ip": g.EIP, "vpc-elastic-ip": g.EIP, "dhcp-options": g.DHCP,
-             "vpc-endpoint": g.ENDPOINT, "route-table": g.ROUTE_TABLE, "security-group": g.SG, "volume": g.VOLUME}
+             "vpc-endpoint": g.ENDPOINT, "route-table": g.ROUTE_TABLE, "security-group": g.SG, "volume": g.VOLUME,
+             "vpc-endpoint-service": g.ENDPOINT_SERVICE}
 NAMED_TYPES = (g.ZONE, g.BUCKET, g.PREFIX, g.ROLE, g.PROFILE, g.OIDC)
 
 
@@ -274,13 +314,19 @@ def oldest(times):
     return min(times) if times else None
 
 
-def classify(iid, live, management_known, protected, created, min_age, now):
+UNCERTAIN = ("seen only by names that read like infra ID %s (%s), and nothing carries upstream's own mark of it: the "
+             "tag kubernetes.io/cluster/%s=owned, the OIDC provider of that path, a role trusting that provider, or "
+             "the worker role in the worker profile; reported, never deleted")
+
+
+def classify(iid, live, management_known, protected, created, min_age, now, marked=True, evidence=()):
     """(status, reason) for one infra ID. ``live``: {infra ID: [where its HostedCluster is]}.
 
     Statuses: ``live`` (a HostedCluster has it), ``unknown`` (a management cluster could not be read),
-    ``protected`` (a resource carries teardown.gates/protected=true), ``young`` (its oldest readable
-    creation time is less than ``min_age`` seconds ago, or none is readable while ``min_age`` is above 0),
-    ``orphan``.
+    ``protected`` (a resource carries teardown.gates/protected=true), ``uncertain`` (``marked`` false: what the
+    scan saw of it (``evidence``, (type, id) pairs) reads like it by name only, hypershift#8964's class for what
+    a sweep must never delete), ``young`` (its oldest readable creation time is less than ``min_age`` seconds ago,
+    or none is readable while ``min_age`` is above 0), ``orphan``.
     """
     if iid in live:
         return "live", "HostedCluster %s has spec.infraID %s" % (", ".join(live[iid]), iid)
@@ -289,6 +335,8 @@ def classify(iid, live, management_known, protected, created, min_age, now):
                            "infra ID %s is unknown" % iid)
     if protected:
         return "protected", "tagged %s=true: %s" % (PROTECTED_TAG, ", ".join("%s %s" % p for p in sorted(protected)))
+    if not marked:
+        return "uncertain", UNCERTAIN % (iid, ", ".join("%s %s" % e for e in sorted(evidence)), iid)
     first = oldest(created)
     if min_age > 0 and first is None:
         return "young", "no creation time is readable, so it is not shown to be older than min_age (%d s)" % min_age

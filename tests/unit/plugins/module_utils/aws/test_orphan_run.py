@@ -91,9 +91,10 @@ def test_live_infra_ids_and_wanted():
 
 def _region(monkeypatch, management_ok=True):
     found = Found()
-    found.add("live-1", "EC2 vpc", "vpc-live", created=OLD)
-    found.add("gone-1", "EC2 vpc", "vpc-gone", created=OLD)
-    found.add("gone-1", "EC2 volume", "vol-1")
+    found.add("live-1", "EC2 vpc", "vpc-live", created=OLD, marked=True)
+    found.add("gone-1", "EC2 vpc", "vpc-gone", created=OLD, marked=True)
+    found.add("gone-1", "EC2 volume", "vol-1", marked=True)
+    found.add("a-team", g.ROLE, "a-team-node-pool", created=OLD)  # a name alone, no upstream mark
     monkeypatch.setattr(orphan_run, "known_contexts", lambda kubeconfig: (["m1"], "m1"))
     monkeypatch.setattr(orphan_run, "read_management", lambda c, k, t: {
         "context": c, "ok": management_ok, "error": None if management_ok else "down",
@@ -114,7 +115,8 @@ def test_run_gives_each_infra_id_its_status(monkeypatch):
     out = orphan_run.run(FakeModule())
     assert seen == dict(iid="gone-1", region="us-east-1", check_mode=True)  # read-only, only the non-live one looked into
     by_id = dict((e["infra_id"], e) for e in out["infra_ids"])
-    assert [e["infra_id"] for e in out["infra_ids"]] == ["gone-1", "live-1"]
+    assert [e["infra_id"] for e in out["infra_ids"]] == ["a-team", "gone-1", "live-1"]
+    assert by_id["a-team"]["status"] == "uncertain" and "a-team-node-pool" in by_id["a-team"]["reason"]
     assert by_id["live-1"]["status"] == "live" and by_id["live-1"]["manifest"] == {}
     gone = by_id["gone-1"]
     assert gone["status"] == "orphan" and gone["manifest"] == {g.VPC: ["vpc-gone"]} and gone["total"] == 1

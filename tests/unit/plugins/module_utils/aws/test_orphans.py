@@ -126,6 +126,54 @@ def test_scan_region_attributes_each_kind_of_evidence():
     assert found.ids["inf-b"]["created"] == [OLD, OLD]
     assert ("Custom::S3Prefix", "oidc/inf-e/") in found.ids["inf-e"]["evidence"]
     assert ("route53", "get_hosted_zone") in c.sent and c.sent.count(("route53", "list_tags_for_resource")) == 1
+    # upstream's marks: the cluster tag, the OIDC provider's path; a role, profile, untagged bucket or prefix that
+    # only reads like an infra ID carries none
+    assert found.ids["inf-a"]["marked"] and found.ids["inf-b"]["marked"] == {("AWS::IAM::OIDCProvider", arn)}
+    assert not found.ids["inf-c"]["marked"] and not found.ids["inf-d"]["marked"] and not found.ids["inf-e"]["marked"]
+
+
+def _trusting(arn):
+    return {"Statement": [{"Effect": "Allow", "Action": "sts:AssumeRoleWithWebIdentity",
+                           "Principal": {"Federated": arn}}]}
+
+
+def test_a_role_is_marked_by_trusting_the_oidc_provider_of_its_infra_id_and_a_profile_by_its_worker_role():
+    arn = "arn:aws:iam::1:oidc-provider/b.s3.us-east-1.amazonaws.com/inf-b"
+    other = "arn:aws:iam::1:oidc-provider/b.s3.us-east-1.amazonaws.com/inf-b-2"
+    assert o.trusted_oidc_infra_ids({"AssumeRolePolicyDocument": _trusting(arn)}) == {"inf-b"}
+    # as IAM sends it: URL-encoded JSON text
+    text = "%7B%22Statement%22%3A%5B%7B%22Principal%22%3A%7B%22Federated%22%3A%5B%22" + arn.replace(
+        ":", "%3A").replace("/", "%2F") + "%22%5D%7D%7D%5D%7D"
+    assert o.trusted_oidc_infra_ids({"AssumeRolePolicyDocument": text}) == {"inf-b"}
+    assert o.trusted_oidc_infra_ids({"AssumeRolePolicyDocument": {"Statement": [
+        {"Principal": {"Service": "ec2.amazonaws.com"}}]}}) == set()
+    assert o.trusted_oidc_infra_ids({"AssumeRolePolicyDocument": "not json"}) == set()
+    assert o.trusted_oidc_infra_ids({}) == set()
+    c = FakeClients({
+        ("iam", "get_account_authorization_details"): {"RoleDetailList": [
+            {"RoleName": "inf-b-node-pool", "AssumeRolePolicyDocument": _trusting(arn)},
+            {"RoleName": "inf-x-node-pool", "AssumeRolePolicyDocument": _trusting(other)},
+            {"RoleName": "team-node-pool", "AssumeRolePolicyDocument": {"Statement": []}}]},
+        ("iam", "list_instance_profiles"): {"InstanceProfiles": [
+            {"InstanceProfileName": "inf-c-worker", "Roles": [{"RoleName": "inf-c-worker-role"}]},
+            {"InstanceProfileName": "web-worker", "Roles": [{"RoleName": "web-nodes"}]}]},
+    })
+    found = o.scan_region(c)
+    assert found.ids["inf-b"]["marked"] == {("AWS::IAM::Role", "inf-b-node-pool")}
+    assert found.ids["inf-c"]["marked"] == {("AWS::IAM::InstanceProfile", "inf-c-worker")}
+    # a role trusting another infra ID's provider, a team's role and profile that only end in a component's name
+    assert not found.ids["inf-x"]["marked"] and not found.ids["team"]["marked"] and not found.ids["web"]["marked"]
+
+
+def test_an_infra_id_seen_only_by_name_is_uncertain_never_an_orphan():
+    ev = {("AWS::IAM::Role", "team-node-pool")}
+    status, reason = o.classify("team", {}, True, set(), [OLD], 0, NOW, marked=False, evidence=ev)
+    assert status == "uncertain" and "AWS::IAM::Role team-node-pool" in reason and "never deleted" in reason
+    # live, unknown and protected still come first; marked, it is an orphan as before
+    assert o.classify("team", {"team": ["x"]}, True, set(), [OLD], 0, NOW, marked=False)[0] == "live"
+    assert o.classify("team", {}, False, set(), [OLD], 0, NOW, marked=False)[0] == "unknown"
+    assert o.classify("team", {}, True, {("AWS::IAM::Role", "r")}, [OLD], 0, NOW, marked=False)[0] == "protected"
+    assert o.classify("team", {}, True, set(), [OLD], 0, NOW, marked=True)[0] == "orphan"
 
 
 def test_a_tag_of_what_is_gone_is_not_evidence():
