@@ -190,7 +190,7 @@ def read_one(reads, p, dependents, diagnosing=False):
     result.update(
         deleting=bool(meta.get("deletionTimestamp")),
         object=dict((k, v) for k, v in summary.items() if k not in ("finalizers", "conditions")),
-        finalizers=[finalizer_owner(f) for f in summary["finalizers"]],
+        finalizers=[finalizer_owner(f, summary["api_version"], summary["kind"]) for f in summary["finalizers"]],
         conditions=summary["conditions"],
         owners=[dict((k, r.get(k)) for k in ("apiVersion", "kind", "name", "uid", "blockOwnerDeletion", "controller"))
                 for r in meta.get("ownerReferences") or []],
@@ -263,7 +263,7 @@ def list_one(reads, p):
         items.append(dict(name=summary["name"], namespace=summary["namespace"], uid=summary["uid"],
                           deleting=bool(summary["deletion_timestamp"]),
                           deletion_timestamp=summary["deletion_timestamp"],
-                          finalizers=[finalizer_owner(f) for f in summary["finalizers"]]))
+                          finalizers=[finalizer_owner(f, p["api_version"], p["kind"]) for f in summary["finalizers"]]))
     result.update(state=PRESENT if items else ABSENT, listed=items, names=[i["name"] for i in items], count=len(items),
                   deleting=any(i["deleting"] for i in items), inspect_next=[])
     if items:

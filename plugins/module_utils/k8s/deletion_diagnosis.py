@@ -74,10 +74,13 @@ def finalizer_writers(obj, finalizer):
 def finalizers(obj):
     """Each finalizer with its owner as the registry knows it, or ``unknown owner`` with the managers that last wrote
     the object (and those that wrote this finalizer, when managedFields say)."""
-    known = registry.finalizer_owners()
+    known, on_kind = registry.finalizer_owners(), registry.finalizer_owners_on()
+    api_version = (obj or {}).get("apiVersion") or ""
+    group = api_version.split("/", 1)[0] if "/" in api_version else ""
     out = []
     for name in ((obj or {}).get("metadata") or {}).get("finalizers") or []:
-        owner, waits = known.get(name, (None, None))
+        # the kind's own owner first: the same name can be another controller's on another kind
+        owner, waits = on_kind.get((group, (obj or {}).get("kind"), name)) or known.get(name, (None, None))
         entry = {"name": name, "owner": owner or UNKNOWN_OWNER}
         if waits:
             entry["waits_for"] = waits

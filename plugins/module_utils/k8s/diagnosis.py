@@ -13,7 +13,10 @@ Public data and functions:
 - ``KIND_RULES``: (api group, kind) -> list of hints (the seed's "Remaining gate / Inspect first"), read from the
   kind registry too; ``RULES`` are the kinds' rules on conditions and fields, by order, with this file's own.
 - ``UNKNOWN_HINT``: the hint for a failed query.
-- ``finalizer_owner(name)``: ``{"name", "owner", "waits_for"}`` (owner ``unknown`` when not known).
+- ``FINALIZER_OWNERS_ON``: (api group, kind, finalizer) -> (owner, what it waits for), where a kind's owner of a
+  finalizer differs from ``FINALIZER_OWNERS``'.
+- ``finalizer_owner(name, api_version=None, kind=None)``: ``{"name", "owner", "waits_for"}`` (owner ``unknown`` when
+  not known); give the object's kind: the same name can have another owner on another kind.
 - ``inspect_next(obj_or_summary, state=...)``: the hints for one object, kind rules first, then
   hints drawn from its conditions and fields by ``RULES`` (CAPTF holds, convoy reachability, HCP cleanup...).
 - ``status_conditions(obj)``: an object's conditions, Cluster API's v1beta2 ones included.
@@ -30,6 +33,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.kinds import regist
 
 # every kind's published finalizers and object hints, from its file in kinds/ (and core Kubernetes')
 FINALIZER_OWNERS = registry.finalizer_owners()
+FINALIZER_OWNERS_ON = registry.finalizer_owners_on()
 
 UNKNOWN_HINT = ("A failed query: inspect authentication, permissions, throttling or API connectivity; "
                 "a failed observation is not evidence that a resource was deleted.")
@@ -38,9 +42,11 @@ UNKNOWN_HINT = ("A failed query: inspect authentication, permissions, throttling
 KIND_RULES = registry.object_hints()
 
 
-def finalizer_owner(name):
-    """``{"name", "owner", "waits_for"}`` for a finalizer; owner ``unknown`` when not known."""
-    owner, waits = FINALIZER_OWNERS.get(name, ("unknown", None))
+def finalizer_owner(name, api_version=None, kind=None):
+    """``{"name", "owner", "waits_for"}`` for a finalizer on an object of ``api_version`` and ``kind`` (when given);
+    owner ``unknown`` when not known."""
+    owner, waits = FINALIZER_OWNERS_ON.get((_group(api_version), kind, name)) or FINALIZER_OWNERS.get(
+        name, ("unknown", None))
     out = {"name": name, "owner": owner}
     if waits:
         out["waits_for"] = waits

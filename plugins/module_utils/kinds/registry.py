@@ -4,7 +4,8 @@
 """The kind registry: every teardown kind, one line each, and the lookups the shared code reads.
 
 A kind file (this folder) declares ``NAME``, ``PAGE`` (whether it has a report page), ``API_VERSIONS``,
-``ANNOTATIONS``, ``FINALIZERS`` (finalizer -> (owner, what it waits for)), ``OBJECT_HINTS`` ((api group, kind)
+``ANNOTATIONS``, ``FINALIZERS`` (finalizer -> (owner, what it waits for); optionally ``FINALIZERS_ON``, (api group,
+kind, finalizer) -> the same, where one kind's owner of that name is another), ``OBJECT_HINTS`` ((api group, kind)
 -> hints), ``HINT_RULES`` ((order, rule) pairs), ``CONTROLLERS`` (the controller Deployments that own its finalizers:
 namespace, name, what, the API versions they serve and the finalizers they own), ``CLOSED_STATES`` and ``FILES`` (slot -> (path, word), for
 tests/unit/test_kinds_complete.py); a kind with a page also has ``claims(report)``, ``chart(report)``,
@@ -92,6 +93,15 @@ def finalizer_owners():
     out = {}
     for k in _sources():
         out.update(k.FINALIZERS)
+    return out
+
+
+def finalizer_owners_on():
+    """(api group, kind, finalizer) -> (owner, what it waits for), where that kind's owner differs from
+    ``finalizer_owners()``'s (HyperShift's ``hypershift.openshift.io/finalizer`` is CPO's on a HostedControlPlane)."""
+    out = {}
+    for k in _sources():
+        out.update(getattr(k, "FINALIZERS_ON", None) or {})
     return out
 
 

@@ -15,12 +15,16 @@ CAPA_API = "infrastructure.cluster.x-k8s.io/v1beta2"
 
 # the CLI's own finalizer (hypershift destroy cluster adds it and removes it last)
 CLI_FINALIZER = "openshift.io/destroy-cluster"
-# the hypershift-operator's finalizer on HostedCluster, NodePool and HostedControlPlane
+# the hypershift-operator's finalizer on HostedCluster and NodePool; the same name on a HostedControlPlane is CPO's
+# (control-plane-operator/controllers/hostedcontrolplane/hostedcontrolplane_controller.go:147), not HO's
 HO_FINALIZER = "hypershift.openshift.io/finalizer"
 # guards the OIDC documents under <infraID>/ in the OIDC bucket
 OIDC_FINALIZER = "hypershift.io/aws-oidc-discovery"
 # CPO's on an AWSEndpointService: it deletes the VPC endpoint, its security group and DNS records first
 ENDPOINT_FINALIZER = "hypershift.openshift.io/control-plane-operator-finalizer"
+# HO's on an AWSEndpointService: it deletes the VPC endpoint service configuration first
+# (hypershift-operator/controllers/platform/aws/controller.go:54)
+HO_ENDPOINT_FINALIZER = "hypershift.openshift.io/hypershift-operator-finalizer"
 
 NODEPOOL_ANN = "hypershift.openshift.io/nodePool"
 SKIP_NS_ANN = "hypershift.openshift.io/skip-delete-hosted-controlplane-namespace"

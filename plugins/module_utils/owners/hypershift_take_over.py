@@ -85,7 +85,7 @@ def describe_blocker(obj, api_version=None):
     out = _ref(obj, api_version)
     out["kind_label"] = kind_label(out["api_version"], out["kind"])
     out["deleting"] = bool(_meta(obj).get("deletionTimestamp"))
-    out["finalizers"] = [finalizer_owner(f) for f in _meta(obj).get("finalizers") or []]
+    out["finalizers"] = [finalizer_owner(f, out["api_version"], out["kind"]) for f in _meta(obj).get("finalizers") or []]
     if obj.get("kind") == "Namespace":
         out["spec_finalizers"] = list((obj.get("spec") or {}).get("finalizers") or [])
     why = deleting_condition(status_conditions(obj))
@@ -186,7 +186,7 @@ class TakeOver(object):
             self._step("release", "%s: %s already gone (%s)" % (what, finalizer, r["state"]))
             return None
         entry = {"object": {"api_version": api_version, "kind": kind, "namespace": namespace, "name": name},
-                 "uid": uid, "finalizer": finalizer, "owner": finalizer_owner(finalizer)["owner"],
+                 "uid": uid, "finalizer": finalizer, "owner": finalizer_owner(finalizer, api_version, kind)["owner"],
                  "taken_over_from": taken_over_from, "evidence": evidence, "at": utc_iso()}
         if r.get("note"):
             entry["note"] = r["note"]
@@ -356,7 +356,8 @@ class TakeOver(object):
     def _endpoint_blocker(self, e, left=None):
         out = {"kind": "AWSEndpointService", "api_version": HS, "kind_label": kind_label(HS, "AWSEndpointService"),
                "namespace": e.get("namespace"), "name": e.get("name"), "uid": e.get("uid"), "deleting": True,
-               "finalizers": [finalizer_owner(ENDPOINT_FINALIZER)], "aws_resources": e.get("resources") or {},
+               "finalizers": [finalizer_owner(ENDPOINT_FINALIZER, HS, "AWSEndpointService")],
+               "aws_resources": e.get("resources") or {},
                "guarded_by": "%s on AWSEndpointService %s/%s (CPO's: it stays until %s are verified gone)" % (
                    ENDPOINT_FINALIZER, e.get("namespace"), e.get("name"), hcp_owners.guest_text(e.get("resources")))}
         if left is not None:
@@ -390,7 +391,8 @@ class TakeOver(object):
     def _hcp_blocker(self):
         ref = self.hcp_owners["hcp"]
         return dict(ref, kind_label=kind_label(HS, "HostedControlPlane"), deleting=True,
-                    finalizers=[finalizer_owner(HO_FINALIZER)], owners_gone=self.hcp_owners["evidence"],
+                    finalizers=[finalizer_owner(HO_FINALIZER, HS, "HostedControlPlane")],
+                    owners_gone=self.hcp_owners["evidence"],
                     guarded_by="%s on HostedControlPlane %s/%s (CPO's: it stays until the guest's cloud resources "
                                "are verified gone)" % (HO_FINALIZER, ref.get("namespace"), ref.get("name")))
 

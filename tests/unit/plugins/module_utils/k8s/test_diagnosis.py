@@ -98,3 +98,14 @@ def test_the_ho_finalizer_waits_in_upstream_order():
 def test_a_finalizer_nobody_documents_has_an_unknown_owner():
     got = diagnosis.finalizer_owner("example.com/not-a-real-finalizer")
     assert got == {"name": "example.com/not-a-real-finalizer", "owner": "unknown"}
+
+
+def test_the_ho_finalizer_is_cpo_s_on_a_hosted_control_plane():
+    # HS @3ee9615 control-plane-operator/controllers/hostedcontrolplane/hostedcontrolplane_controller.go:147: CPO adds
+    # and removes hypershift.openshift.io/finalizer on the HCP; HO's is the same name on HostedCluster and NodePool
+    hcp = diagnosis.finalizer_owner("hypershift.openshift.io/finalizer", "hypershift.openshift.io/v1beta1",
+                                    "HostedControlPlane")
+    assert "control-plane operator" in hcp["owner"] and "HyperShift operator" not in hcp["owner"]
+    assert "CloudResourcesDestroyed" in hcp["waits_for"]
+    hc = diagnosis.finalizer_owner("hypershift.openshift.io/finalizer", "hypershift.openshift.io/v1beta1", "HostedCluster")
+    assert hc["owner"].startswith("HyperShift operator")

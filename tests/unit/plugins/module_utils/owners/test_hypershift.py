@@ -18,6 +18,7 @@ def test_finalizers_are_the_upstream_strings():
     assert H.HO_FINALIZER == "hypershift.openshift.io/finalizer"
     assert H.OIDC_FINALIZER == "hypershift.io/aws-oidc-discovery"
     assert H.ENDPOINT_FINALIZER == "hypershift.openshift.io/control-plane-operator-finalizer"
+    assert H.HO_ENDPOINT_FINALIZER == "hypershift.openshift.io/hypershift-operator-finalizer"
 
 
 def test_annotations_are_the_upstream_strings():
@@ -28,6 +29,6 @@ def test_annotations_are_the_upstream_strings():
 
 def test_every_name_is_a_qualified_kubernetes_name():
     names = [getattr(H, n) for n in dir(H) if n.isupper()]
-    assert len(names) == 10
+    assert len(names) == 11
     # a finalizer or annotation key is prefix/name; an apiVersion is group/version
     assert all(isinstance(v, str) and v.count("/") == 1 and "." in v.split("/")[0] for v in names)
