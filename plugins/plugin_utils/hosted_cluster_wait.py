@@ -38,7 +38,9 @@ def gates(nodepools, namespace, name, hcp_name, hcp_namespace, infra_id, hc_pres
             {"api_version": HYPERSHIFT, "kind": "HostedControlPlane", "namespace": hcp_namespace, "name": hcp_name}]},
         {"name": "CAPI Cluster gone", "until": "absent", "resources": [
             {"api_version": CAPI, "kind": "Cluster", "namespace": hcp_namespace, "name": infra_id},
-            {"api_version": CAPA, "kind": "AWSCluster", "namespace": hcp_namespace, "name": infra_id}]},
+            # the AWSCluster is named after the HostedCluster, as the HCP is (openshift/hypershift@3ee9615
+            # hypershift-operator/controllers/hostedcluster/internal/platform/aws/aws.go:74-78)
+            {"api_version": CAPA, "kind": "AWSCluster", "namespace": hcp_namespace, "name": hcp_name}]},
     ]
     if not skip_namespace:
         laid_out.append({"name": "HCP namespace gone", "until": "absent",

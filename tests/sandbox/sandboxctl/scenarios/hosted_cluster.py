@@ -59,7 +59,7 @@ HO_IMAGE = "quay.io/hypershift/hypershift-operator:sandbox"
 CPO_IMAGE = "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:" + "0" * 64
 SEED_ONLY = {"nodepools", "replicas", "infra_id", "region", "aws_infra"}
 # passed on to the aws-infra scenario when it exists
-AWS_INFRA_KNOBS = ("zones", "base_domain", "oidc_bucket", "faults", "nat_deleting_seconds",
+AWS_INFRA_KNOBS = ("zones", "base_domain", "oidc_bucket", "faults", "shared_role", "nat_deleting_seconds",
                    "instance_shutting_down_seconds", "elb_eni_linger_seconds")
 
 
@@ -336,9 +336,10 @@ def seed(name=None, namespace=None, knobs=None):
     # ---- Cluster API objects, as HyperShift writes them; the real CAPI and CAPA managers reconcile them
     endpoint = {"host": mgmt_elbs["kube-apiserver"][1], "port": 6443}
     # HO: reconcileAWSCluster (hostedcluster/internal/platform/aws/aws.go): externally managed, so CAPA
-    # never reconciles it (and puts no finalizer on it); HO sets its status
+    # never reconciles it (and puts no finalizer on it); HO sets its status. Named after the HostedCluster, not the
+    # infra ID (openshift/hypershift@3ee9615 aws.go:74-78)
     s.create(CAPA, "AWSCluster", {
-        "metadata": {"name": infra, "namespace": hcp_ns, "annotations": {"cluster.x-k8s.io/managed-by": "external"}},
+        "metadata": {"name": name, "namespace": hcp_ns, "annotations": {"cluster.x-k8s.io/managed-by": "external"}},
         "spec": {"region": region, "controlPlaneEndpoint": endpoint, "network": {"vpc": {"id": net["vpc"]}}}},
         status={"ready": True})
     # HO: reconcileCAPICluster: the Cluster is named after the infra ID
@@ -346,7 +347,7 @@ def seed(name=None, namespace=None, knobs=None):
         "metadata": {"name": infra, "namespace": hcp_ns},
         "spec": {"controlPlaneEndpoint": endpoint,
                  "controlPlaneRef": {"apiVersion": HS, "kind": "HostedControlPlane", "name": name, "namespace": hcp_ns},
-                 "infrastructureRef": {"apiVersion": CAPA, "kind": "AWSCluster", "name": infra, "namespace": hcp_ns}}})
+                 "infrastructureRef": {"apiVersion": CAPA, "kind": "AWSCluster", "name": name, "namespace": hcp_ns}}})
 
     # ---- workers: per NodePool a MachineSet (NodePool upgradeType InPlace: nodepool/capi.go
     # reconcileMachineSet) of Machines whose AWSMachines adopt the seeded instances

@@ -133,7 +133,8 @@ def test_gates_in_the_order_the_controllers_pass_them():
             {"api_version": HS, "kind": "HostedControlPlane", "namespace": "clusters-demo", "name": "demo"}]},
         {"name": "CAPI Cluster gone", "until": "absent", "resources": [
             {"api_version": CAPI, "kind": "Cluster", "namespace": "clusters-demo", "name": "demo-x7k2p"},
-            {"api_version": CAPA, "kind": "AWSCluster", "namespace": "clusters-demo", "name": "demo-x7k2p"}]},
+            # named after the HostedCluster (hypershift aws.go:74-78), not the infra ID: a wrong name waits on nothing
+            {"api_version": CAPA, "kind": "AWSCluster", "namespace": "clusters-demo", "name": "demo"}]},
         {"name": "HCP namespace gone", "until": "absent", "resources": [{"api_version": "v1", "kind": "Namespace", "name": "clusters-demo"}]},
         {"name": "only the CLI finalizer left", "until": "finalizers_only", "finalizers": ["openshift.io/destroy-cluster"],
          "resources": [{"api_version": HS, "kind": "HostedCluster", "namespace": "clusters", "name": "demo"}]}]
