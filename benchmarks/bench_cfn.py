@@ -82,11 +82,14 @@ def run_peer(stacks):
     return rows, round(time.monotonic() - t_all, 1)
 
 
-def run_ours(stacks, label):
+def run_ours(seeded, label):
+    stacks = seeded["stacks"]
     names = [stacks[c]["name"] for c in CLASSES]
     t0 = time.monotonic()
+    # the ENI the seed made outside the sg stack is released only when named (#55), as an operator would after --check
     p = subprocess.run([PLAYBOOK, os.path.join(REPO, "playbooks", "clear_cfn_refusals.yml"), "-e", json.dumps({
         "cfn_stacks": names, "cfn_clear": REMEDIES, "cfn_disable_termination_protection": True,
+        "cfn_release_outside_stack": [seeded["outside"]["sg"]["network_interface"]],
         "cfn_poll_interval": 0.5, "cfn_wait_timeout": 300})], capture_output=True, text=True)
     secs = round(time.monotonic() - t0, 1)
     rows = []
@@ -103,11 +106,11 @@ def run_ours(stacks, label):
 def main():
     tag = uuid.uuid4().hex[:5]
     log("seeding two identical sets of refusing stacks")
-    peer_set = seed("bp" + tag)["stacks"]
-    our_set = seed("bo" + tag)["stacks"]
-    peer_rows, peer_secs = run_peer(peer_set)
-    our_rows, our_secs, our_rc = run_ours(our_set, "ours")
-    after_rows, after_secs, after_rc = run_ours(peer_set, "ours-after-peer")
+    peer_seed = seed("bp" + tag)
+    our_seed = seed("bo" + tag)
+    peer_rows, peer_secs = run_peer(peer_seed["stacks"])
+    our_rows, our_secs, our_rc = run_ours(our_seed, "ours")
+    after_rows, after_secs, after_rc = run_ours(peer_seed, "ours-after-peer")
     n = len(CLASSES)
     ours_deleted = sum(r["outcome"] == "cleared" for r in our_rows)
     peer_deleted = sum(r["outcome"] == "deleted" for r in peer_rows)

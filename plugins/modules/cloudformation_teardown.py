@@ -45,11 +45,15 @@ options:
       - C(empty_buckets) deletes every object version and delete marker of a bucket that refuses with
         C(BucketNotEmpty).
       - C(detach_iam) detaches managed policies, deletes inline policies and removes instance-profile membership
-        of an IAM role (user, group membership, policy attachments) that refuses with C(DeleteConflict).
+        of an IAM role (user, group membership, policy attachments) that refuses with C(DeleteConflict); for a
+        managed policy, it detaches the policy from the roles, users and groups of the stack and deletes its
+        non-default versions.
       - C(disable_deletion_protection) turns off C(DeletionProtection) of an RDS DB cluster or instance.
       - C(release_dependencies) revokes other security groups' rules that refer to a refusing group, deletes
-        unattached network interfaces that use it (or sit in a refusing subnet), and moves attached interfaces
-        to the VPC's default group.
+        unattached network interfaces of the stack that use it (or sit in a refusing subnet), and moves the
+        stack's attached interfaces to their other groups or, with none, to the VPC's default group.
+      - A network interface, role, user or group outside the stack is touched only when O(release_outside_stack)
+        names it.
       - C(nested) recurses into a nested stack that failed and clears its refusals (with the same choices).
     type: list
     elements: str
@@ -70,6 +74,21 @@ options:
     description: Seconds between looks at the stack's status while it is deleting.
     type: float
     default: 2.0
+  release_outside_stack:
+    description:
+      - The holders outside the stack that the remedies of O(clear) may change, by the ID the check-mode plan shows
+        (RV(refusals[].holders[].id) of a holder with C(outside_stack=true)) - a network interface ID, or the name of a
+        role, user or group.
+      - Outside the stack means not a resource of the stack or of its nested stacks; a network interface attached to
+        an instance of the stack is the stack's.
+      - A holder outside the stack that is not named here is left as it is. Its refusal is one the module may not
+        clear - the task fails naming each such ID and what the remedy would do to it, before any change for that
+        refusal, or with O(retain_unclearable) the resource is retained.
+      - Anything but a list of IDs fails before any request.
+    type: list
+    elements: str
+    default: []
+    version_added: 0.1.0
 notes:
   - Time bound, waits - O(wait_timeout) bounds the wait on the deletion. Against an endpoint that accepts and never
     answers, the task fails with RV(stack_status=UNKNOWN).
@@ -96,6 +115,12 @@ EXAMPLES = r"""
 - name: List what was left standing
   ansible.builtin.debug:
     var: teardown.retained
+
+- name: Also move an interface of an instance outside the stack, named from the check-mode plan
+  teardown.gates.cloudformation_teardown:
+    stack_name: my-app
+    clear: [release_dependencies]
+    release_outside_stack: [eni-0123456789abcdef0]
 """
 
 RETURN = r"""
@@ -148,8 +173,36 @@ refusals:
       description: The status reason AWS gave.
       type: str
     holders:
-      description: What held the resource (kind, id, what).
+      description: What held the resource.
       type: list
+      elements: dict
+      contains:
+        kind:
+          description: C(objects), C(attached_policy), C(inline_policy), C(instance_profile), C(group), C(role),
+            C(user), C(version), C(deletion_protection), C(sg_rule_ingress), C(sg_rule_egress) or C(eni).
+          type: str
+        id:
+          description: The holder's ID (the ID O(release_outside_stack) takes for one outside the stack).
+          type: str
+        what:
+          description: The holder in words; for one outside the stack, also what the remedy would do to it.
+          type: str
+        outside_stack:
+          description:
+            - For a network interface, or a role, user or group a managed policy is attached to - true when it is not
+              the stack's (not a resource of the stack or of its nested stacks, nor, for an interface, attached to an
+              instance that is).
+            - The remedy changes one outside the stack only when O(release_outside_stack) names its RV(refusals[].holders[].id).
+          type: bool
+          returned: for a network interface, or a role, user or group a managed policy is attached to
+          version_added: 0.1.0
+    not_released:
+      description:
+        - Each holder outside the stack that stopped the remedy, by ID ("<id> is outside the stack ...; name it in
+          release_outside_stack to let the remedy ..."); the refusal was stopped or retained and nothing was
+          changed for it.
+      type: list
+      elements: str
   sample: [{"logical_id": "Logs", "type": "AWS::S3::Bucket", "physical_id": "p-bucket-logs", "class": "BucketNotEmpty",
             "remedy": "empty_buckets", "action": "cleared"}]
 retained:

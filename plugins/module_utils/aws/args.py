@@ -11,6 +11,8 @@ from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
 
+import re
+
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError, fail_from
 
 # the default of wait_timeout in seconds, as plugins/doc_fragments/aws_wait_timeout.py documents it
@@ -80,3 +82,24 @@ def not_empty(name, value):
     if not stripped:
         raise BadInput("%s must not be empty" % name)
     return stripped
+
+
+# an AWS ID or an IAM name (IAM allows letters, digits and +=,.@_- in the names of roles, users and groups)
+AWS_ID = re.compile(r"^[A-Za-z0-9+=,.@_-]{1,128}$")
+
+
+def aws_ids(name, value):
+    """``value`` of option ``name``, a list of AWS IDs or IAM names, each stripped; BadInput for anything else
+    (Ansible turns a dict or a number in a list of str into text, which no ID looks like)."""
+    if value is None:
+        return []
+    if not isinstance(value, (list, tuple)):
+        raise BadInput("%s must be a list of IDs, got %s" % (name, type(value).__name__))
+    out = []
+    for v in value:
+        s = v.strip() if isinstance(v, str) else None
+        if not s or not AWS_ID.match(s):
+            raise BadInput("%s must be a list of IDs (a network interface ID, a role, user or group name), got %r"
+                           % (name, v))
+        out.append(s)
+    return out

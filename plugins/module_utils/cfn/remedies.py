@@ -3,7 +3,12 @@
 # GNU General Public License v3.0+ (see COPYING or https://www.gnu.org/licenses/gpl-3.0.txt)
 """What holds a resource that CloudFormation refused to delete, and how each remedy releases it. A
 remedy first finds the holders (reads only, so check mode can show them) and then releases them
-(mutating, never in check mode); ``release`` counts what AWS accepted."""
+(mutating, never in check mode); ``release`` counts what AWS accepted.
+
+A holder that is a thing of its own - a network interface, or a role, user or group a managed policy is attached
+to - says whether it is the stack's (``outside_stack``, from the physical IDs of the stack's tree): the remedy
+touches one outside the stack only when the caller names it (release_outside_stack), since moving an interface or
+detaching a policy changes what someone else runs (#55)."""
 from __future__ import absolute_import, division, print_function
 
 __metaclass__ = type
@@ -41,6 +46,27 @@ def utc(ts):
 
 class Unclear(TeardownGatesError):
     """A remedy found something it cannot release."""
+
+
+class OutsideStack(Unclear):
+    """A holder outside the stack that the caller did not name in release_outside_stack."""
+
+
+def _inside(inside, *ids):
+    """Whether any of ``ids`` is a physical ID of the stack's tree; with the tree unknown (None), nothing is."""
+    return inside is not None and any(i and i in inside for i in ids)
+
+
+def needs_consent(holders, consent=()):
+    """The holders outside the stack that the remedy would change and the caller has not named."""
+    named = set(consent or ())
+    return [h for h in holders or [] if h.get("outside_stack") and h.get("would") and h["id"] not in named]
+
+
+def outside_message(holder, stack):
+    """The refusal of one holder, by ID, with the way to consent."""
+    return "%s is outside the stack %s (%s); name it in release_outside_stack to let the remedy %s" % (
+        holder["id"], stack, holder.get("what"), holder["would"])
 
 
 # Each finder returns a list of holders: dicts {kind, id, what} (read-only). Each releaser undoes them.
@@ -116,15 +142,15 @@ def _release_principal(c, key, name, holders):
         _ok_if_gone(c.call, "iam", op, **{key: name, param: x["id"]})
 
 
-def _policy_holders(c, arn):
+def _policy_holders(c, arn, inside=None):
     h = []
     entities = pages(c, "iam", "list_entities_for_policy", PolicyArn=arn)
-    for r in page_items(entities, "PolicyRoles"):
-        h.append(dict(kind="role", id=r["RoleName"], what="role with policy %s attached" % arn))
-    for u in page_items(entities, "PolicyUsers"):
-        h.append(dict(kind="user", id=u["UserName"], what="user with policy %s attached" % arn))
-    for g in page_items(entities, "PolicyGroups"):
-        h.append(dict(kind="group", id=g["GroupName"], what="group with policy %s attached" % arn))
+    for kind, key, field in (("role", "PolicyRoles", "RoleName"), ("user", "PolicyUsers", "UserName"),
+                             ("group", "PolicyGroups", "GroupName")):
+        for e in page_items(entities, key):
+            # a principal's physical ID in CloudFormation is its name
+            h.append(dict(kind=kind, id=e[field], what="%s with policy %s attached" % (kind, arn),
+                          outside_stack=not _inside(inside, e[field]), would="detach policy %s from it" % arn))
     for v in list_all(c, "iam", "list_policy_versions", "Versions", PolicyArn=arn):
         if not v.get("IsDefaultVersion"):
             h.append(dict(kind="version", id=v["VersionId"], what="non-default version of policy %s" % arn))
@@ -187,7 +213,37 @@ def _release_rds(c, rtype, ident, holders):
                ApplyImmediately=True)
 
 
-def _sg_holders(c, gid):
+def _eni_would(x, gid=None):
+    """What the remedy does to a network interface (as _release_sg or, without ``gid``, _release_enis decides), or
+    None when it never touches it (it raises Unclear for it instead)."""
+    if x["requester_managed"]:
+        return None
+    if gid is None:  # in a refusing subnet: an unattached interface is deleted, an attached one goes with its instance
+        return None if x["attached"] else "delete it"
+    if not x["attached"] and x.get("status") in ("available", None):
+        return "delete it"
+    others = [g for g in x["groups"] if g != gid]
+    if others:
+        return "move it to its other groups %s" % ", ".join(others)
+    return "move it to the VPC's default group"
+
+
+def _eni_holder(eni, inside, holds, gid=None):
+    """A network interface as a holder; ``holds`` says how it holds the refused resource."""
+    nid = eni["NetworkInterfaceId"]
+    instance = (eni.get("Attachment") or {}).get("InstanceId")
+    x = dict(kind="eni", id=nid, status=eni.get("Status"), attached=bool(eni.get("Attachment")), vpc=eni.get("VpcId"),
+             groups=[g["GroupId"] for g in eni.get("Groups", [])] if gid else [],
+             requester_managed=bool(eni.get("RequesterManaged")), instance=instance,
+             # the stack's own interface, or one attached to the stack's own instance
+             outside_stack=not _inside(inside, nid, instance),
+             what="network interface %s (%s%s) %s" % (nid, eni.get("Status"),
+                                                       ", attached to instance %s" % instance if instance else "", holds))
+    x["would"] = _eni_would(x, gid)
+    return x
+
+
+def _sg_holders(c, gid, inside=None):
     h = []
     for f in ("ip-permission.group-id", "egress.ip-permission.group-id"):
         for sg in list_all(c, "ec2", "describe_security_groups", "SecurityGroups",
@@ -204,11 +260,7 @@ def _sg_holders(c, gid):
                                       what="%s rule of %s refers to %s" % (direction, sg["GroupId"], gid)))
     for eni in list_all(c, "ec2", "describe_network_interfaces", "NetworkInterfaces",
                         Filters=[{"Name": "group-id", "Values": [gid]}]):
-        h.append(dict(kind="eni", id=eni["NetworkInterfaceId"], status=eni.get("Status"),
-                      attached=bool(eni.get("Attachment")), vpc=eni.get("VpcId"),
-                      groups=[g["GroupId"] for g in eni.get("Groups", [])],
-                      requester_managed=bool(eni.get("RequesterManaged")),
-                      what="network interface %s (%s) uses %s" % (eni["NetworkInterfaceId"], eni.get("Status"), gid)))
+        h.append(_eni_holder(eni, inside, "uses %s" % gid, gid))
     # dedupe rules that appear under both filters
     seen, out = set(), []
     for x in h:
@@ -242,10 +294,8 @@ def _release_sg(c, gid, holders):
             c.call("ec2", "modify_network_interface_attribute", NetworkInterfaceId=x["id"], Groups=others)
 
 
-def _subnet_holders(c, sid):
-    return [dict(kind="eni", id=e["NetworkInterfaceId"], status=e.get("Status"), attached=bool(e.get("Attachment")),
-                 requester_managed=bool(e.get("RequesterManaged")), groups=[], vpc=e.get("VpcId"),
-                 what="network interface %s (%s) in %s" % (e["NetworkInterfaceId"], e.get("Status"), sid))
+def _subnet_holders(c, sid, inside=None):
+    return [_eni_holder(e, inside, "in %s" % sid)
             for e in list_all(c, "ec2", "describe_network_interfaces", "NetworkInterfaces",
                               Filters=[{"Name": "subnet-id", "Values": [sid]}])]
 
@@ -277,11 +327,19 @@ REMEDIES = {
 }
 
 
-def find_holders(c, remedy, rtype, physical_id):
-    """Read-only: what holds the resource, for a remedy; None when the remedy does not cover that type."""
+# the finders whose holders may be outside the stack: they take the physical IDs of the stack's tree
+KNOWS_STACK = frozenset([("detach_iam", "AWS::IAM::ManagedPolicy"), ("release_dependencies", "AWS::EC2::SecurityGroup"),
+                         ("release_dependencies", "AWS::EC2::Subnet")])
+
+
+def find_holders(c, remedy, rtype, physical_id, inside=None):
+    """Read-only: what holds the resource, for a remedy; None when the remedy does not cover that type. ``inside``:
+    the physical IDs of the stack and its nested stacks (None: unknown, so every such holder is outside)."""
     entry = REMEDIES.get((remedy, rtype))
     if entry is None or not physical_id:
         return None
+    if (remedy, rtype) in KNOWS_STACK:
+        return entry[0](c, physical_id, inside)
     return entry[0](c, physical_id)
 
 
@@ -302,8 +360,13 @@ class _Tally:
         return getattr(self.c, name)
 
 
-def release(c, remedy, rtype, physical_id, holders):
-    """Let go of what holds the resource; returns how many mutating calls AWS accepted."""
+def release(c, remedy, rtype, physical_id, holders, consent=()):
+    """Let go of what holds the resource; returns how many mutating calls AWS accepted. A holder outside the stack
+    not named in ``consent`` raises OutsideStack before any call."""
+    refused = needs_consent(holders, consent)
+    if refused:
+        raise OutsideStack("; ".join("%s is outside the stack; name it in release_outside_stack to let the remedy %s"
+                                     % (h["id"], h["would"]) for h in refused))
     tally = _Tally(c)
     REMEDIES[(remedy, rtype)][1](tally, physical_id, holders)
     return tally.accepted

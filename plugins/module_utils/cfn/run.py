@@ -29,6 +29,7 @@ def argument_spec():
         disable_termination_protection=dict(type="bool", default=False),
         wait_timeout=aws_args.wait_timeout_spec(),
         poll_interval=dict(type="float", default=2.0),
+        release_outside_stack=dict(type="list", elements="str", default=[]),
     )
 
 
@@ -37,6 +38,7 @@ def options(p):
     name = aws_args.not_empty("stack_name", p["stack_name"])
     aws_args.wait_timeout(p["wait_timeout"])
     aws_args.more_than_zero("poll_interval", p["poll_interval"])
+    aws_args.aws_ids("release_outside_stack", p.get("release_outside_stack"))
     return name
 
 
@@ -71,7 +73,8 @@ def run(module):
     clients = module_clients(module, CALLER, concurrency=1)
     td = cfn.Teardown(clients, clear=p["clear"], retain_unclearable=p["retain_unclearable"],
                       disable_termination_protection=p["disable_termination_protection"],
-                      wait_timeout=p["wait_timeout"], check_mode=module.check_mode, poll=p["poll_interval"])
+                      wait_timeout=p["wait_timeout"], check_mode=module.check_mode, poll=p["poll_interval"],
+                      release_outside_stack=aws_args.aws_ids("release_outside_stack", p.get("release_outside_stack")))
 
     def failure(st, sid):
         return result(td, clients, t0, module.check_mode, st, sid, failed=True)

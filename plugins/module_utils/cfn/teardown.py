@@ -5,6 +5,9 @@
 classify every refusal (cfn_classify), clear what is allowed (cfn_remedies), delete again, until
 DELETE_COMPLETE, a refusal it may not clear, or the deadline. A ``*_COMPLETE`` other than
 DELETE_COMPLETE after a delete is a refusal, not a success.
+
+A remedy touches a holder outside the stack (an interface or a principal that is not a resource of the stack's tree)
+only when ``release_outside_stack`` names it; otherwise that refusal is one it may not clear.
 """
 from __future__ import absolute_import, division, print_function
 
@@ -23,12 +26,26 @@ from ansible_collections.teardown.gates.plugins.module_utils.cfn.classify import
     BUCKET_NOT_EMPTY, CHILD_STACK_FAILED, DELETE_CONFLICT, DELETION_PROTECTION, DEPENDENCY_VIOLATION, EXPORT_IN_USE,
     NOT_FOUND, OTHER, REMEDY, TERMINATION_PROTECTION, UNKNOWN, WHY, classify, decide)
 from ansible_collections.teardown.gates.plugins.module_utils.cfn.remedies import (
-    GONE_CODES, REMEDIES, Unclear, error_message, find_holders, is_missing_stack, release, utc)
+    GONE_CODES, KNOWS_STACK, REMEDIES, Unclear, error_message, find_holders, is_missing_stack, needs_consent,
+    outside_message, release, utc)
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
 
 
 # at most this many pages of a stack's events at one look (newest first; a first look at a long-lived stack)
 EVENT_PAGES = 20
+
+# what the report shows of a holder (the rest is what the releaser needs)
+HOLDER_KEYS = ("kind", "id", "what", "outside_stack")
+
+
+def shown_holders(holders):
+    out = []
+    for h in holders:
+        x = dict((k, v) for k, v in h.items() if k in HOLDER_KEYS)
+        if h.get("outside_stack") and h.get("would"):
+            x["what"] = "%s; outside the stack: the remedy would %s" % (x.get("what"), h["would"])
+        out.append(x)
+    return out
 
 
 class Failed(TeardownGatesError):
@@ -49,9 +66,10 @@ class Teardown:
 
     def __init__(self, c, clear=(), retain_unclearable=False, disable_termination_protection=False,
                  wait_timeout=900, check_mode=False, poll=2.0, clock=time.monotonic, sleep=time.sleep,
-                 max_attempts=3):
+                 max_attempts=3, release_outside_stack=()):
         self.c = c
         self.clear = tuple(clear or ())
+        self.consent = tuple(release_outside_stack or ())  # holders outside the stack the caller lets go
         self.retain_unclearable = retain_unclearable
         self.disable_tp = disable_termination_protection
         self.check_mode = check_mode
@@ -70,6 +88,11 @@ class Teardown:
         self.actions = []  # what was done (or would be, in check mode)
         self.notes = []  # what could not be known
         self.observed = None  # the last answer of describe(): a description, NOT_FOUND, or None (no answer yet)
+        # one pass (a look at the stack's refusals and their remedies): the listings it made, by stack, so that the
+        # physical IDs of the stack's tree cost no second ListStackResources; None outside a pass
+        self._listed = None
+        self._top = None
+        self._inside_ids = None
 
     # -- reads
     def describe(self, name_or_id, track=False):
@@ -104,8 +127,47 @@ class Teardown:
         return UNKNOWN
 
     def resources(self, stack_id):
-        return list_all(self.c, "cloudformation", "list_stack_resources", "StackResourceSummaries",
+        if self._listed is not None and stack_id in self._listed:
+            return self._listed[stack_id]
+        rows = list_all(self.c, "cloudformation", "list_stack_resources", "StackResourceSummaries",
                         StackName=stack_id)
+        if self._listed is not None:
+            self._listed[stack_id] = rows
+        return rows
+
+    def begin_pass(self, stack_id):
+        """A new look at the stack: listings made before are stale."""
+        self._listed, self._top, self._inside_ids = {}, stack_id, None
+
+    def tree_ids(self, stack_id):
+        """The physical IDs of the resources of the stack and of its nested stacks, but those deleted."""
+        ids, todo, seen = set(), [stack_id], set()
+        while todo:
+            sid = todo.pop()
+            if sid in seen:
+                continue
+            seen.add(sid)
+            for r in self.resources(sid):
+                pid = r.get("PhysicalResourceId")
+                if not pid or r.get("ResourceStatus") == "DELETE_COMPLETE":
+                    continue
+                ids.add(pid)
+                if r.get("ResourceType") == "AWS::CloudFormation::Stack":
+                    todo.append(pid)
+        return ids
+
+    def inside(self, remedy, rtype):
+        """The physical IDs of the stack's tree for a remedy whose holders may be outside it (once per pass), else
+        None."""
+        if (remedy, rtype) not in KNOWS_STACK:
+            return None
+        if self._inside_ids is None:
+            self._inside_ids = self.tree_ids(self._top)
+        return self._inside_ids
+
+    def outside(self, holders, stack):
+        """The sentences naming each holder outside the stack that the caller did not let go."""
+        return [outside_message(h, stack) for h in needs_consent(holders, self.consent)]
 
     def new_events(self, stack_id, record=True):
         """Events not seen before, oldest first (one page or a few: stops at the first one seen)."""
@@ -193,6 +255,7 @@ class Teardown:
         for ref in refs:
             cls = ref["class_"]
             key = (ref["stack_id"], ref["logical_id"])
+            outside = {}  # what the entry of a refusal retained for holders outside the stack says of them
             n = self.attempts.get(key, 0)
             action, detail = decide(cls, self.clear, self.disable_tp, self.retain_unclearable, n, self.max_attempts)
             remedy = REMEDY.get(cls)
@@ -210,12 +273,14 @@ class Teardown:
             if action == "clear" and cls != TERMINATION_PROTECTION:
                 holders = None
                 try:
-                    holders = find_holders(self.c, remedy, ref["type"], ref["physical_id"])
+                    holders = find_holders(self.c, remedy, ref["type"], ref["physical_id"],
+                                           self.inside(remedy, ref["type"]))
                 except is_boto3_error_code(GONE_CODES):
                     holders = []  # the refused resource itself is gone now (another run deleted it)
                 except botocore.exceptions.ClientError as e:  # pylint: disable=duplicate-except
                     raise Failed("%s %s (%s) in stack %s refused (%s) and looking up what holds it failed: %s" % (
                         ref["type"], ref["logical_id"], ref["physical_id"], ref["stack"], cls, error_message(e)))
+                not_released = self.outside(holders, ref["stack"]) if holders else []
                 if holders is None:
                     if self.retain_unclearable:
                         action = "retain"
@@ -230,16 +295,26 @@ class Teardown:
                     self._record(ref, remedy, "cleared" if "cleared" in self._actions_of(ref) else "found clear")
                     self.attempts[key] = n + 1
                     continue
+                elif not_released:
+                    # nothing is released for it: the remedy would change what the stack did not make
+                    outside = dict(holders=shown_holders(holders), not_released=not_released)
+                    if not self.retain_unclearable:
+                        self._record(ref, remedy, "stopped").update(outside)
+                        raise Failed("%s %s (%s) in stack %s refused to delete (%s); %s would change what is outside "
+                                     "the stack: %s. Nothing was changed for it; set retain_unclearable=true to keep it "
+                                     "(listed in retained)" % (
+                                         ref["type"], ref["logical_id"], ref["physical_id"], ref["stack"], cls, remedy,
+                                         "; ".join(not_released)))
+                    action = "retain"
                 else:
                     prior = self._actions_of(ref)
                     entry = self._record(ref, remedy, "would clear" if self.check_mode else "cleared")
-                    entry["holders"] = [dict((k, v) for k, v in h.items() if k in ("kind", "id", "what"))
-                                        for h in holders]
+                    entry["holders"] = shown_holders(holders)
                     self.attempts[key] = n + 1
                     if not self.check_mode:
                         try:
-                            if not release(self.c, remedy, ref["type"], ref["physical_id"], holders) and \
-                                    "cleared" not in prior:
+                            if not release(self.c, remedy, ref["type"], ref["physical_id"], holders,
+                                           self.consent) and "cleared" not in prior:
                                 entry["action"] = "found clear"  # every holder was gone when we came to it
                         except Unclear as e:
                             if self.retain_unclearable:
@@ -259,7 +334,7 @@ class Teardown:
                 self.attempts[key] = n + 1
                 continue
             if action == "retain":
-                self._record(ref, "retain_unclearable", "would retain" if self.check_mode else "retain")
+                self._record(ref, "retain_unclearable", "would retain" if self.check_mode else "retain").update(outside)
                 to_retain.append(ref["logical_id"])
                 continue
             if action == "stop":
@@ -305,6 +380,7 @@ class Teardown:
                 self.changed = True
         self.check_exports(st)
         if self.check_mode:
+            self.begin_pass(sid)
             if st["StackStatus"] == "DELETE_FAILED":
                 self.handle(self.collect(st), [])
             else:
@@ -350,6 +426,7 @@ class Teardown:
                 raise Failed("DeleteStack of %s did not delete it: the stack went back to %s (%s)%s. This is a "
                              "refusal, not a success" % (st["StackName"], status, reason or "no reason given",
                                                          self._export_hint(reason)))
+            self.begin_pass(sid)
             refs = self.collect(st)
             if last_retain:
                 still = [r for r in refs if r["logical_id"] in last_retain and r["stack_id"] == sid]
@@ -436,7 +513,7 @@ class Teardown:
                 if t != rtype:
                     continue
                 try:
-                    holders = find_holders(self.c, remedy, rtype, pid)
+                    holders = find_holders(self.c, remedy, rtype, pid, self.inside(remedy, rtype))
                 except botocore.exceptions.ClientError as e:
                     holders = [dict(kind="unknown", id=pid, what="lookup failed: %s" % error_message(e))]
                 if holders:
@@ -447,8 +524,14 @@ class Teardown:
                                type=rtype, physical_id=pid, class_=cls,
                                reason="predicted: " + "; ".join(h["what"] for h in holders))
                     action, detail = decide(cls, self.clear, self.disable_tp, self.retain_unclearable)
-                    entry = self._record(ref, remedy if action == "clear" else (
-                        "retain_unclearable" if action == "retain" else None),
+                    not_released = self.outside(holders, st["StackName"]) if action == "clear" else []
+                    if not_released:
+                        # the remedy may not touch them: the refusal is one it may not clear
+                        action = "retain" if self.retain_unclearable else "stop"
+                        detail = "; ".join(not_released)
+                    entry = self._record(ref, {"clear": remedy, "retain": "retain_unclearable"}.get(
+                        action, remedy if not_released else None),
                         {"clear": "would clear", "retain": "would retain"}.get(action, "would stop: " + str(detail)))
-                    entry["holders"] = [dict((k, v) for k, v in h.items() if k in ("kind", "id", "what"))
-                                        for h in holders]
+                    entry["holders"] = shown_holders(holders)
+                    if not_released:
+                        entry["not_released"] = not_released

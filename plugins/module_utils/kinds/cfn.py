@@ -117,7 +117,9 @@ FILES = {
 
 
 # the options of cfn_refusals that shape its plan
-PLAN_OPTIONS = ("stacks", "stack_prefix", "stack_tag", "statuses", "clear", "retain_unremovable", "min_age")
+# (release_outside_stack among them: what the remedies may change outside the stacks is part of what was approved)
+PLAN_OPTIONS = ("stacks", "stack_prefix", "stack_tag", "statuses", "clear", "retain_unremovable", "min_age",
+                "release_outside_stack")
 
 
 def _refusing(facts_of_stack):
@@ -168,8 +170,10 @@ AWS_LOOKUP_ACTIONS = ("cloudformation:DescribeStacks", "cloudformation:GetTempla
 AWS_REMEDY_ACTIONS = {
     "disable_termination_protection": ("cloudformation:UpdateTerminationProtection",),
     "empty_buckets": ("s3:DeleteObject", "s3:DeleteObjectVersion", "s3:ListBucket", "s3:ListBucketVersions"),
+    # a managed policy's remedy detaches it from groups too and deletes its non-default versions
     "detach_iam": (
-        "iam:DeleteRolePolicy", "iam:DeleteUserPolicy", "iam:DetachRolePolicy", "iam:DetachUserPolicy",
+        "iam:DeletePolicyVersion", "iam:DeleteRolePolicy", "iam:DeleteUserPolicy", "iam:DetachGroupPolicy",
+        "iam:DetachRolePolicy", "iam:DetachUserPolicy",
         "iam:GetInstanceProfile", "iam:ListAttachedRolePolicies", "iam:ListAttachedUserPolicies",
         "iam:ListEntitiesForPolicy", "iam:ListGroupsForUser", "iam:ListInstanceProfilesForRole",
         "iam:ListPolicyVersions", "iam:ListRolePolicies", "iam:ListUserPolicies", "iam:RemoveRoleFromInstanceProfile",

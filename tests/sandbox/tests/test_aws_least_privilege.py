@@ -118,11 +118,12 @@ INFRA_PLAYBOOK = """
         content: "{{ clean | to_json }}"
         dest: "{{ workdir }}/clean.json"
         mode: "0600"
-    - name: Delete each stack, clearing every refusal class
+    - name: Delete each stack, clearing every refusal class (the ENI the seed made outside the sg stack named)
       teardown.gates.cloudformation_teardown:
         stack_name: "{{ item }}"
         clear: [empty_buckets, detach_iam, disable_deletion_protection, release_dependencies, nested]
         disable_termination_protection: true
+        release_outside_stack: "{{ outside_stack }}"
         wait_timeout: 120
         poll_interval: 0.5
       loop: "{{ stacks }}"
@@ -143,8 +144,10 @@ def aws_run(tmp_path_factory):
     env = dict(creds, AWS_ACCESS_KEY_ID=creds["LP_KEY_ID"], AWS_SECRET_ACCESS_KEY=creds["LP_SECRET"],
                AWS_SESSION_TOKEN=creds["LP_TOKEN"])
     tail = LogTail(os.environ["SANDBOX_AWS_LOG"])
-    out = run_playbook(str(work / "play.yml"), {"infra_id": infra, "workdir": str(work), "stacks": stacks},
-                       str(work), env)
+    # the seed's ENI in the sg stack's group is not the stack's: the remedy releases it only when named (#55)
+    outside = [cfn["outside"]["sg"]["network_interface"]]
+    out = run_playbook(str(work / "play.yml"), {"infra_id": infra, "workdir": str(work), "stacks": stacks,
+                                                "outside_stack": outside}, str(work), env)
     lines = [r for r in tail.lines(settle=0.2) if r.get("key_id") == creds["LP_KEY_ID"]]
     return {"out": out, "work": work, "log": lines, "creds": creds, "seed": infra_seed}
 

@@ -130,6 +130,10 @@ CASES = [
     ("cloudformation_teardown-poll", "cloudformation_teardown", {"stack_name": "s", "poll_interval": 0}, "poll_interval"),
     ("cloudformation_teardown-wait", "cloudformation_teardown", {"stack_name": "s", "wait_timeout": 0},
      "wait_timeout"),
+    # consent to release holders outside the stack (#55): a list of IDs, nothing else
+    ("cloudformation_teardown-outside", "cloudformation_teardown", {"stack_name": "s", "clear": ["release_dependencies"],
+                                                                    "release_outside_stack": [{"id": "eni-1"}]},
+     "release_outside_stack"),
     # permission_preflight (its Kubernetes part, its AWS part)
     ("permission_preflight-neither", "permission_preflight", {}, "kind or aws_kind"),
     ("permission_preflight-namespace", "permission_preflight", {"kind": "release_prune", "options": {}},
@@ -167,6 +171,8 @@ CASES = [
      "cfn_clear"),
     ("role-cfn_refusals-type", "role:cfn_refusals", {"cfn_stacks": ["s"], "cfn_wait_timeout": "soon"},
      "cfn_wait_timeout"),
+    ("role-cfn_refusals-outside", "role:cfn_refusals", {"cfn_stacks": ["s"], "cfn_release_outside_stack": {"eni": 1}},
+     "cfn_release_outside_stack"),
     ("role-release_prune-missing", "role:release_prune", {"release_names": ["a"]}, "release_namespace"),
     ("role-release_prune-type", "role:release_prune", {"release_namespace": "{ns}", "release_names": ["a"],
                                                        "timeout": "soon"}, "timeout"),

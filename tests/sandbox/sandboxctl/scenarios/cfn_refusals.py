@@ -6,6 +6,8 @@ Stacks, named `<P>-<class>` (P is --name):
                instance profile                                                  -> DeleteConflict
   P-sg         a security group used by an ENI and by another group's rule, both made outside the
                stack                                                             -> DependencyViolation
+               (the ENI is outside the stack: release_dependencies deletes it only when
+               release_outside_stack names it, `outside.sg.network_interface`; #55)
   P-rds        a DB instance with deletion protection on                         -> DeletionProtection
   P-parent     a nested child stack whose bucket is not empty                    -> ChildStackFailed
   P-exporter   exports a value that P-importer imports                           -> ExportInUse

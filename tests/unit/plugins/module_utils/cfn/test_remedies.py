@@ -149,3 +149,74 @@ def test_objects_s3_refuses_to_delete_are_named_not_read_as_deleted():
     # the CloudFormation remedy says it cannot release the bucket, with the same words
     with pytest.raises(cfn_remedies.Unclear, match="could not be deleted, first keep"):
         cfn_remedies.release(c, "empty_buckets", "AWS::S3::Bucket", "b", [dict(kind="objects", id="b", what="3 objects")])
+
+
+# ---- holders outside the stack (#55)
+
+ENIS = {"NetworkInterfaces": [
+    {"NetworkInterfaceId": "eni-own", "Status": "in-use", "VpcId": "v", "Attachment": {"InstanceId": "i-own"},
+     "Groups": [{"GroupId": "sg-1"}, {"GroupId": "sg-2"}]},
+    {"NetworkInterfaceId": "eni-theirs", "Status": "in-use", "VpcId": "v", "Attachment": {"InstanceId": "i-theirs"},
+     "Groups": [{"GroupId": "sg-1"}]},
+    {"NetworkInterfaceId": "eni-loose", "Status": "available", "VpcId": "v", "Groups": [{"GroupId": "sg-1"}]},
+    {"NetworkInterfaceId": "eni-lambda", "Status": "in-use", "VpcId": "v", "RequesterManaged": True,
+     "Attachment": {}, "Groups": [{"GroupId": "sg-1"}]},
+]}
+
+
+def test_interfaces_say_whether_they_are_the_stacks_and_what_the_remedy_would_do():
+    c = _RecordingClients({"describe_network_interfaces": ENIS})
+    h = cfn_remedies.find_holders(c, "release_dependencies", "AWS::EC2::SecurityGroup", "sg-1", {"sg-1", "i-own"})
+    assert [(x["id"], x["outside_stack"], x["would"]) for x in h] == [
+        ("eni-own", False, "move it to its other groups sg-2"),
+        ("eni-theirs", True, "move it to the VPC's default group"),
+        ("eni-loose", True, "delete it"),
+        ("eni-lambda", True, None)]  # never touched: a service's interface is Unclear
+    assert h[1]["what"] == "network interface eni-theirs (in-use, attached to instance i-theirs) uses sg-1"
+    # the stack's tree unknown: nothing is proven the stack's
+    assert all(x["outside_stack"] for x in cfn_remedies.find_holders(
+        c, "release_dependencies", "AWS::EC2::SecurityGroup", "sg-1"))
+    # the interface itself a resource of the stack
+    assert not cfn_remedies.find_holders(c, "release_dependencies", "AWS::EC2::Subnet", "sub-1", {"eni-loose"})[2][
+        "outside_stack"]
+    assert [x["id"] for x in cfn_remedies.needs_consent(h, ["eni-loose"])] == ["eni-theirs"]
+
+
+def test_a_holder_outside_the_stack_not_named_is_refused_before_any_call():
+    c = _RecordingClients({"describe_network_interfaces": ENIS})
+    h = cfn_remedies.find_holders(c, "release_dependencies", "AWS::EC2::SecurityGroup", "sg-1", {"i-own"})
+    del c.calls[:]
+    with pytest.raises(cfn_remedies.OutsideStack, match="eni-theirs is outside the stack; name it in "
+                                                        "release_outside_stack to let the remedy move it"):
+        cfn_remedies.release(c, "release_dependencies", "AWS::EC2::SecurityGroup", "sg-1", h[:3], ["eni-loose"])
+    assert c.calls == []
+    c.lists = {"describe_security_groups": {"SecurityGroups": [{"GroupId": "sg-default"}]}}
+    cfn_remedies.release(c, "release_dependencies", "AWS::EC2::SecurityGroup", "sg-1", h[:3],
+                         ["eni-theirs", "eni-loose"])
+    assert [(op, kw.get("NetworkInterfaceId"), kw.get("Groups")) for dummy, op, kw in c.calls if op != "describe_security_groups"] == [
+        ("modify_network_interface_attribute", "eni-own", ["sg-2"]),
+        ("modify_network_interface_attribute", "eni-theirs", ["sg-default"]),
+        ("delete_network_interface", "eni-loose", None)]
+
+
+def test_a_policys_principals_outside_the_stack_need_consent():
+    c = _RecordingClients({"list_entities_for_policy": {
+        "PolicyRoles": [{"RoleName": "own"}, {"RoleName": "theirs"}], "PolicyUsers": [{"UserName": "u"}],
+        "PolicyGroups": [{"GroupName": "g"}]},
+        "list_policy_versions": {"Versions": [{"VersionId": "v1", "IsDefaultVersion": True}, {"VersionId": "v2"}]}})
+    h = cfn_remedies.find_holders(c, "detach_iam", "AWS::IAM::ManagedPolicy", "arn:p", {"arn:p", "own", "g"})
+    assert [(x["kind"], x["id"], x.get("outside_stack")) for x in h] == [
+        ("role", "own", False), ("role", "theirs", True), ("user", "u", True), ("group", "g", False),
+        ("version", "v2", None)]
+    assert [x["id"] for x in cfn_remedies.needs_consent(h)] == ["theirs", "u"]
+    del c.calls[:]
+    with pytest.raises(cfn_remedies.OutsideStack):
+        cfn_remedies.release(c, "detach_iam", "AWS::IAM::ManagedPolicy", "arn:p", h, ["u"])
+    assert c.calls == []
+    cfn_remedies.release(c, "detach_iam", "AWS::IAM::ManagedPolicy", "arn:p", h, ["u", "theirs"])
+    assert [(op, kw) for dummy, op, kw in c.calls] == [
+        ("detach_role_policy", {"PolicyArn": "arn:p", "RoleName": "own"}),
+        ("detach_role_policy", {"PolicyArn": "arn:p", "RoleName": "theirs"}),
+        ("detach_user_policy", {"PolicyArn": "arn:p", "UserName": "u"}),
+        ("detach_group_policy", {"PolicyArn": "arn:p", "GroupName": "g"}),
+        ("delete_policy_version", {"PolicyArn": "arn:p", "VersionId": "v2"})]

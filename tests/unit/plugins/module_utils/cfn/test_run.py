@@ -57,11 +57,16 @@ def fake_teardown(monkeypatch, outcome, described=None):
     (dict(stack_name=" ", wait_timeout=0), "stack_name must not be empty"),
     (dict(wait_timeout=0, poll_interval=0), "wait_timeout must be at least 1 second, got 0"),
     (dict(poll_interval=0), "poll_interval must be more than 0 seconds, got 0"),
+    (dict(release_outside_stack="eni-1"), "release_outside_stack must be a list of IDs, got str"),
+    (dict(release_outside_stack=["eni-1", " "]), "release_outside_stack must be a list of IDs (a network interface "
+                                                 "ID, a role, user or group name), got ' '"),
+    # Ansible makes text of a dict in a list of str: no ID looks like it
+    (dict(release_outside_stack=["{'id': 'eni-1'}"]), "release_outside_stack must be a list of IDs"),
 ])
 def test_options_in_the_order_the_module_checked_them(params, message):
     with pytest.raises(BadInput) as e:
         cfn_run.options(cfn_module(**params).params)
-    assert str(e.value) == message
+    assert str(e.value).startswith(message)
 
 
 def test_the_spec_takes_the_shared_wait_timeout():
@@ -130,3 +135,10 @@ def test_a_failed_request_names_the_stack_as_given(monkeypatch):
         cfn_run.run(m)
     assert m.failed["msg"].startswith("stack  app : AWS request failed: ")
     assert m.failed["aws"] and set(m.failed) == KEYS | {"msg", "aws"}
+
+
+def test_the_holders_outside_the_stack_named_reach_the_teardown(monkeypatch):
+    made = fake_teardown(monkeypatch, ({"StackStatus": "DELETE_COMPLETE"}, "arn:stack/app/1"))
+    cfn_run.run(cfn_module(release_outside_stack=[" eni-1", "their-role"]))
+    assert made["release_outside_stack"] == ["eni-1", "their-role"]
+    assert cfn_run.argument_spec()["release_outside_stack"] == dict(type="list", elements="str", default=[])

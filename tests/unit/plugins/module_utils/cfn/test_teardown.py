@@ -251,3 +251,208 @@ def test_not_found_only_from_the_answer_that_says_so():
     td = cfn.Teardown(Clients(lambda service: fake), sleep=lambda s: None)
     assert td.run("p") == (None, None)
     assert td.observed_status(None) == cfn_classify.NOT_FOUND
+
+
+# ---- a remedy stays in the stack (#55): an interface or a principal outside it is touched only with consent
+
+CHILD = "arn:aws:cloudformation:us-east-1:1:stack/p-Compute-1/2"
+
+
+class HeldGroup(FakeAWS):
+    """A stack whose security group refuses while a network interface uses it. The interface is attached to
+    ``instance``; the stack holds the instance when ``own`` is "stack" (a resource of the stack) or "nested" (a
+    resource of its nested stack), else it is someone else's."""
+
+    def __init__(self, instance="i-theirs", own=None, **kw):
+        super(HeldGroup, self).__init__(objects=0, **kw)
+        self.group_status = "CREATE_COMPLETE"
+        self.eni = {"NetworkInterfaceId": "eni-1", "Status": "in-use", "VpcId": "vpc-1",
+                    "Attachment": {"InstanceId": instance}, "Groups": [{"GroupId": "sg-1"}]}
+        self.own = own
+        self.instance = instance
+        self.mutations = []
+
+    def list_stack_resources(self, StackName, **kw):
+        self.calls.append("ListStackResources")
+        if StackName == CHILD:
+            return {"StackResourceSummaries": [{"LogicalResourceId": "Vm", "PhysicalResourceId": self.instance,
+                                                "ResourceType": "AWS::EC2::Instance",
+                                                "ResourceStatus": "CREATE_COMPLETE"}]}
+        reason = ("resource sg-1 has a dependent object (Service: AmazonEC2; Status Code: 400; Error Code: "
+                  "DependencyViolation)") if self.group_status == "DELETE_FAILED" else None
+        rows = [{"LogicalResourceId": "Group", "PhysicalResourceId": "sg-1", "ResourceType": "AWS::EC2::SecurityGroup",
+                 "ResourceStatus": self.group_status, "ResourceStatusReason": reason}]
+        if self.own == "stack":
+            rows.append({"LogicalResourceId": "Vm", "PhysicalResourceId": self.instance,
+                         "ResourceType": "AWS::EC2::Instance", "ResourceStatus": "CREATE_COMPLETE"})
+        elif self.own == "nested":
+            rows.append({"LogicalResourceId": "Compute", "PhysicalResourceId": CHILD,
+                         "ResourceType": "AWS::CloudFormation::Stack", "ResourceStatus": "CREATE_COMPLETE"})
+        return {"StackResourceSummaries": rows}
+
+    def delete_stack(self, StackName, RetainResources=None):
+        self.calls.append("DeleteStack")
+        held = any(g["GroupId"] == "sg-1" for g in self.eni["Groups"])
+        if held and not (RetainResources and self.retain_ok):
+            self.status = self.group_status = "DELETE_FAILED"
+        else:
+            self.status = "DELETE_COMPLETE"
+            self.group_status = "DELETE_SKIPPED" if RetainResources else "DELETE_COMPLETE"
+        return {}
+
+    # ec2
+    def describe_security_groups(self, Filters, **kw):
+        self.calls.append("DescribeSecurityGroups")
+        if Filters[0]["Name"] == "vpc-id":
+            return {"SecurityGroups": [{"GroupId": "sg-default"}]}
+        return {"SecurityGroups": []}
+
+    def describe_network_interfaces(self, Filters, **kw):
+        self.calls.append("DescribeNetworkInterfaces")
+        uses = any(g["GroupId"] in Filters[0]["Values"] for g in self.eni["Groups"])
+        return {"NetworkInterfaces": [dict(self.eni)] if uses else []}
+
+    def modify_network_interface_attribute(self, NetworkInterfaceId, Groups):
+        self.calls.append("ModifyNetworkInterfaceAttribute")
+        self.mutations.append((NetworkInterfaceId, Groups))
+        self.eni["Groups"] = [{"GroupId": g} for g in Groups]
+        return {}
+
+
+def test_an_interface_of_an_instance_outside_the_stack_is_not_moved_and_is_named():
+    fake = HeldGroup()
+    td, st, msg = run(fake, clear=["release_dependencies"])
+    assert fake.mutations == [] and fake.status == "DELETE_FAILED"
+    assert "eni-1 is outside the stack p" in msg and "attached to instance i-theirs" in msg
+    assert "name it in release_outside_stack to let the remedy move it to the VPC's default group" in msg
+    assert "retain_unclearable" in msg
+    r = td.refusals[0]
+    assert (r["class"], r["remedy"], r["action"]) == ("DependencyViolation", "release_dependencies", "stopped")
+    assert [(h["id"], h["outside_stack"]) for h in r["holders"]] == [("eni-1", True)]
+    assert r["not_released"] and r["not_released"][0].startswith("eni-1 is outside the stack p")
+    assert not [c for c in fake.calls if c.startswith("Modify")]
+
+
+def test_an_interface_outside_the_stack_is_moved_when_named():
+    fake = HeldGroup()
+    td, st, msg = run(fake, clear=["release_dependencies"], release_outside_stack=["eni-1"])
+    assert msg is None and st["StackStatus"] == "DELETE_COMPLETE"
+    assert fake.mutations == [("eni-1", ["sg-default"])]
+    assert [(r["remedy"], r["action"]) for r in td.refusals] == [("release_dependencies", "cleared")]
+    assert td.refusals[0]["holders"][0]["outside_stack"] is True
+
+
+def test_another_id_named_is_no_consent_for_this_interface():
+    fake = HeldGroup()
+    td, st, msg = run(fake, clear=["release_dependencies"], release_outside_stack=["i-theirs", "eni-2"])
+    assert fake.mutations == [] and "eni-1 is outside the stack" in msg
+
+
+@pytest.mark.parametrize("own", ["stack", "nested"])
+def test_an_interface_of_the_stacks_own_instance_is_moved_as_before(own):
+    fake = HeldGroup(instance="i-ours", own=own)
+    td, st, msg = run(fake, clear=["release_dependencies"])
+    assert msg is None and st["StackStatus"] == "DELETE_COMPLETE"
+    assert fake.mutations == [("eni-1", ["sg-default"])]
+    assert td.refusals[0]["holders"][0]["outside_stack"] is False and "not_released" not in td.refusals[0]
+    # the stack's tree is read from the pass's listings: the top stack once per pass, a nested stack once
+    assert fake.calls.count("ListStackResources") == (1 if own == "stack" else 2)
+
+
+def test_outside_the_stack_with_retain_unclearable_retains_without_touching_it():
+    fake = HeldGroup()
+    td, st, msg = run(fake, clear=["release_dependencies"], retain_unclearable=True)
+    assert msg is None and st["StackStatus"] == "DELETE_COMPLETE" and fake.mutations == []
+    assert [(x["logical_id"], x["physical_id"]) for x in td.retained] == [("Group", "sg-1")]
+    r = td.refusals[0]
+    assert (r["remedy"], r["action"]) == ("retain_unclearable", "retain") and r["times"] == 1
+    assert r["not_released"][0].startswith("eni-1 is outside the stack p")
+
+
+def test_check_mode_marks_the_holders_outside_the_stack_and_says_what_would_be_done():
+    fake = HeldGroup()
+    fake.eni["Attachment"] = None  # an unattached interface: the remedy would delete it
+    fake.eni["Status"] = "available"
+    td, st, msg = run(fake, check_mode=True, clear=["release_dependencies"])
+    assert msg is None and not [c for c in fake.calls if c.startswith(("Delete", "Modify"))]
+    r = td.refusals[0]
+    assert r["action"].startswith("would stop: eni-1 is outside the stack p")
+    assert "release_outside_stack" in r["action"] and "delete it" in r["action"]
+    assert r["holders"] == [{"kind": "eni", "id": "eni-1", "outside_stack": True,
+                             "what": "network interface eni-1 (available) uses sg-1; outside the stack: the remedy "
+                                     "would delete it"}]
+    # named, the plan would clear it
+    td, st, msg = run(HeldGroup(), check_mode=True, clear=["release_dependencies"], release_outside_stack=["eni-1"])
+    assert td.refusals[0]["action"] == "would clear" and td.refusals[0]["holders"][0]["outside_stack"] is True
+
+
+def test_check_mode_on_a_refusing_stack_names_the_holder_outside_it():
+    fake = HeldGroup()
+    fake.status = fake.group_status = "DELETE_FAILED"
+    td, st, msg = run(fake, check_mode=True, clear=["release_dependencies"])
+    assert "eni-1 is outside the stack p" in msg and fake.mutations == []
+    assert td.refusals[0]["holders"][0]["outside_stack"] is True
+
+
+class HeldPolicy(FakeAWS):
+    """A stack whose managed policy refuses while it is attached: to the stack's own role and to a role that is not
+    the stack's."""
+
+    POLICY = "arn:aws:iam::1:policy/p-policy"
+
+    def __init__(self, **kw):
+        super(HeldPolicy, self).__init__(objects=0, **kw)
+        self.policy_status = "CREATE_COMPLETE"
+        self.roles = ["p-own-role", "their-role"]
+        self.detached = []
+
+    def list_stack_resources(self, StackName, **kw):
+        self.calls.append("ListStackResources")
+        reason = "Cannot delete a policy attached to entities. (Service: Iam; Status Code: 409; Error Code: " \
+                 "DeleteConflict)" if self.policy_status == "DELETE_FAILED" else None
+        return {"StackResourceSummaries": [
+            {"LogicalResourceId": "Policy", "PhysicalResourceId": self.POLICY, "ResourceType": "AWS::IAM::ManagedPolicy",
+             "ResourceStatus": self.policy_status, "ResourceStatusReason": reason},
+            {"LogicalResourceId": "Role", "PhysicalResourceId": "p-own-role", "ResourceType": "AWS::IAM::Role",
+             "ResourceStatus": "DELETE_COMPLETE" if "p-own-role" not in self.roles else "CREATE_COMPLETE"}]}
+
+    def delete_stack(self, StackName, RetainResources=None):
+        self.calls.append("DeleteStack")
+        if self.roles and not (RetainResources and self.retain_ok):
+            self.status = self.policy_status = "DELETE_FAILED"
+        else:
+            self.status = "DELETE_COMPLETE"
+        return {}
+
+    def list_entities_for_policy(self, PolicyArn, **kw):
+        self.calls.append("ListEntitiesForPolicy")
+        return {"PolicyRoles": [{"RoleName": r} for r in self.roles], "PolicyUsers": [], "PolicyGroups": []}
+
+    def list_policy_versions(self, PolicyArn, **kw):
+        return {"Versions": [{"VersionId": "v1", "IsDefaultVersion": True}]}
+
+    def detach_role_policy(self, RoleName, PolicyArn):
+        self.calls.append("DetachRolePolicy")
+        self.detached.append(RoleName)
+        self.roles.remove(RoleName)
+        return {}
+
+
+def test_a_policy_is_not_detached_from_a_role_outside_the_stack():
+    fake = HeldPolicy()
+    td, st, msg = run(fake, clear=["detach_iam"])
+    assert fake.detached == [] and fake.status == "DELETE_FAILED"
+    assert "their-role is outside the stack p" in msg and "p-own-role is outside" not in msg
+    assert "to let the remedy detach policy %s from it" % HeldPolicy.POLICY in msg
+    assert [(h["id"], h["outside_stack"]) for h in td.refusals[0]["holders"]] == [
+        ("p-own-role", False), ("their-role", True)]
+
+
+def test_a_policy_is_detached_from_the_stacks_own_role_and_from_one_named():
+    fake = HeldPolicy()
+    fake.roles = ["p-own-role"]
+    td, st, msg = run(fake, clear=["detach_iam"])
+    assert msg is None and st["StackStatus"] == "DELETE_COMPLETE" and fake.detached == ["p-own-role"]
+    fake = HeldPolicy()
+    td, st, msg = run(fake, clear=["detach_iam"], release_outside_stack=["their-role"])
+    assert msg is None and st["StackStatus"] == "DELETE_COMPLETE" and fake.detached == ["p-own-role", "their-role"]

@@ -143,6 +143,47 @@ def test_the_cleanup_statements_grant_what_the_hosted_cluster_kind_declares():
     assert not missing, "declared by kinds/hosted_cluster.py, not in InventoryAndVerify or InfraCleanup: %s" % missing
 
 
+def test_the_cfn_kind_declares_every_call_its_iam_ec2_and_rds_remedies_send():
+    """Each remedy's finder and releaser against answers that hold one of every kind of holder (all consented)."""
+    from ansible_collections.teardown.gates.plugins.module_utils.cfn import remedies
+    one = {"PolicyRoles": [{"RoleName": "r"}], "PolicyUsers": [{"UserName": "u"}], "PolicyGroups": [{"GroupName": "g"}],
+           "Versions": [{"VersionId": "v2"}], "AttachedPolicies": [{"PolicyArn": "arn:p"}], "PolicyNames": ["i"],
+           "InstanceProfiles": [{"InstanceProfileName": "ip"}], "Groups": [{"GroupName": "g"}],
+           "InstanceProfile": {"Roles": [{"RoleName": "r"}]},
+           "DBClusters": [{"DeletionProtection": True}], "DBInstances": [{"DeletionProtection": True}],
+           "SecurityGroups": [{"GroupId": "sg-o", "IpPermissions": [
+               {"IpProtocol": "tcp", "UserIdGroupPairs": [{"GroupId": "sg-1"}]}], "IpPermissionsEgress": [
+               {"IpProtocol": "tcp", "UserIdGroupPairs": [{"GroupId": "sg-1"}]}]}],
+           "NetworkInterfaces": [{"NetworkInterfaceId": "eni-a", "Status": "available", "Groups": [{"GroupId": "sg-1"}]},
+                                 {"NetworkInterfaceId": "eni-b", "Status": "in-use", "Attachment": {"InstanceId": "i"},
+                                  "Groups": [{"GroupId": "sg-1"}]}]}
+    class HoldsOneOfEach(Recorder):
+        def call(self, service, operation, **kw):
+            self.sent.add((service, operation))
+            return one
+    c = HoldsOneOfEach({})
+    for (remedy, rtype) in remedies.REMEDIES:
+        if remedy == "empty_buckets":
+            continue  # aws/deletes' empty_bucket, declared with the s3 actions above
+        held = remedies.find_holders(c, remedy, rtype, "sg-1" if "EC2" in rtype else "x", set())
+        if rtype == "AWS::EC2::Subnet":
+            held = [h for h in held if not h["attached"]]  # an attached one is Unclear, never released
+        remedies.release(c, remedy, rtype, "sg-1" if "EC2" in rtype else "x", held, [h["id"] for h in held])
+    session = botocore.session.get_session()
+    sent = set(iam_action(session, svc, op) for svc, op in c.sent)
+    assert {"iam:DetachGroupPolicy", "iam:DeletePolicyVersion", "ec2:ModifyNetworkInterfaceAttribute",
+            "rds:ModifyDBInstance"} <= sent
+    missing = sorted(sent - set(cfn.aws_actions(CLEAR_CHOICES)))
+    assert not missing, "sent by the cfn remedies but not declared by kinds/cfn.py: %s" % missing
+
+
+def test_the_cloudformation_statement_grants_what_the_cfn_kind_declares():
+    # extensions/iam/README.md: CloudFormationTeardown alone is what clear_cfn_refusals attaches
+    granted = policy_actions(("CloudFormationTeardown",))
+    missing = sorted(a for a in cfn.aws_actions(CLEAR_CHOICES, True) if a not in granted)
+    assert not missing, "declared by kinds/cfn.py, not in CloudFormationTeardown: %s" % missing
+
+
 def params(**kw):
     p = dict(kind=None, actions=[], clear=[], disable_termination_protection=False, sweep_delete=True,
              dry_run_ids={}, fail_on_missing=True)
