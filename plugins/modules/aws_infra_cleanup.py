@@ -77,6 +77,16 @@ options:
         C(AWS::EC2::Volume) keeps the guest's persistent volumes when the guest's storage is not to be deleted.
     type: dict
     default: {}
+  require_owned:
+    description:
+      - Resources of the manifest (C(resources), in the manifest's shape) that are deleted only when the first look by
+        ID shows them tagged C(kubernetes.io/cluster/<infra_id>=owned) (C(infra_id)). One present without that tag
+        (untagged, or tagged for another infra ID, or C(shared)) is refused - neither it nor what waits on it is
+        deleted - and fails the module (outcome C(failed), its C(error) naming what it carries). One already gone is
+        simply absent; one whose look failed has unknown tags and fails as such, never taken as absent.
+      - Only types whose look by ID answers with their tags (the EC2 types) can be checked so. The HostedCluster
+        take-over passes the VPC endpoint service configurations it takes over from the hypershift-operator here.
+    type: dict
   concurrency:
     description: Most AWS requests in flight at once.
     type: int

@@ -37,12 +37,24 @@ description:
     would until the hypershift-operator's own 10-minute timeout. RV(hcp_owners) then lists each such
     AWSEndpointService with those AWS IDs (C(endpoint_services)), and C(cleanup_manifest) is what the AWS cleanup is
     to delete by ID."
+  - "With O(take_over_after), O(part=operator) also stops at the AWSEndpointServices when one of them is deleting and
+    has held the hypershift-operator's own C(hypershift.openshift.io/hypershift-operator-finalizer) for
+    O(take_over_after) seconds (its endpoint controller runs in the operator's process, already read stalled, and
+    drops that finalizer as soon as it has deleted the VPC endpoint service configuration named by
+    C(status.endpointServiceName), whose last C(.) segment is the configuration ID). RV(hcp_owners) then lists each
+    such AWSEndpointService with that ID (C(ho_endpoint_services)), with C(ho_evidence), and C(require_owned): the
+    AWS cleanup (M(teardown.gates.aws_infra_cleanup) O(teardown.gates.aws_infra_cleanup#module:require_owned))
+    deletes a configuration only when it is tagged C(kubernetes.io/cluster/<infra_id>=owned), and refuses it
+    otherwise, naming the ID and what it carries."
   - "O(part=hcp_finalizer): removes CPO's C(hypershift.openshift.io/finalizer) from the HostedControlPlane (the UID
     in O(hcp_owners)) once every guest resource recorded there came back from the AWS cleanup (O(aws_cleanup)) verified
     absent; the evidence of CPO and HCCO gone and of each guest resource gone is listed with it. Before that it
     removes CPO's C(hypershift.openshift.io/control-plane-operator-finalizer) from each AWSEndpointService recorded in
     O(hcp_owners) (C(endpoint_services); its UID tested) once every AWS ID of its status came back from O(aws_cleanup)
-    verified absent, listing CPO's Deployment read gone and those IDs as its evidence. When O(hcp_owners) says the
+    verified absent, listing CPO's Deployment read gone and those IDs as its evidence. Likewise it removes
+    C(hypershift.openshift.io/hypershift-operator-finalizer) from each AWSEndpointService recorded in
+    C(ho_endpoint_services) once its configuration came back from O(aws_cleanup) verified absent (one refused as not
+    this cluster's, or not read, keeps the finalizer and is named in RV(blockers)). When O(hcp_owners) says the
     guest's cleanup is not this run's (C(guest_cleanup) false), CPO's finalizer stays on the HostedControlPlane."
   - "O(part=oidc_finalizer): removes C(hypershift.io/aws-oidc-discovery) from the HostedCluster once the AWS
     phase has verified its OIDC documents gone (O(aws_cleanup) and O(aws_manifest) are that evidence)."
@@ -188,6 +200,11 @@ hcp_owners:
     - When it stopped at the AWSEndpointServices, also C(endpoint_services) (each one's C(namespace), C(name),
       C(uid) and C(resources), the AWS IDs its status names, type -> IDs); C(cleanup_manifest) is the guest's
       resources (when C(guest_cleanup)) and those, for the AWS cleanup.
+    - When the hypershift-operator's own AWSEndpointService finalizer held them, also C(ho_endpoint_services) (each
+      one's C(namespace), C(name), C(uid), C(service_name) and C(resources), the configuration ID),
+      C(ho_evidence), C(ho_finalizer), C(ho_owner) and C(require_owned) (C(infra_id), C(resources)) for the AWS
+      cleanup; their configurations are in C(cleanup_manifest) too. C(finalizer), C(owners) and C(evidence) are
+      CPO's when CPO's part is taken over too, else HO's.
   returned: always
   type: dict
 planned:

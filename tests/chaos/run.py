@@ -820,7 +820,8 @@ def case_hosted_cluster(run, rng, ctx, take_over=False, hcp=False):
 
 
 TAKE_OVER_FINALIZERS = ("hypershift.openshift.io/finalizer", "hypershift.io/aws-oidc-discovery",
-                        "hypershift.openshift.io/control-plane-operator-finalizer")  # CPO's, on an AWSEndpointService
+                        "hypershift.openshift.io/control-plane-operator-finalizer",  # CPO's, on an AWSEndpointService
+                        "hypershift.openshift.io/hypershift-operator-finalizer")  # HO's, on an AWSEndpointService (HS-31)
 
 
 def unrecorded_take_overs(entries, reports, answers=None):

@@ -23,6 +23,10 @@ from ansible_collections.teardown.gates.plugins.module_utils.aws.orphans import 
 from ansible_collections.teardown.gates.plugins.module_utils.aws.probes import TAGGED_BY_LOOK
 from ansible_collections.teardown.gates.plugins.module_utils.core.age import parse_age, young_rows
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import fail_from
+from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift_hcp_owners import (
+    NOT_OWNED_PREFIX,
+    not_owned_rows,
+)
 
 DEFAULT_REGION = "us-east-1"
 
@@ -62,7 +66,7 @@ def kept_rows(protected, aged):
 
 def cleanup_spec():
     spec = dict(manifest=dict(type="raw"), infra_id=dict(type="str"), preserve_iam=dict(type="bool", default=False),
-                retain=dict(type="dict", default={}),
+                retain=dict(type="dict", default={}), require_owned=dict(type="dict"),
                 wait_timeout=aws_args.wait_timeout_spec(), concurrency=dict(type="int", default=8),
                 **aws_args.discovery_spec())
     spec.update(age_spec())
@@ -160,6 +164,28 @@ def cleanup_options(p):
     aws_args.wait_timeout(p["wait_timeout"])
     aws_args.at_least_one("concurrency", p["concurrency"])
     min_age(p)
+    require_owned(p)
+
+
+def require_owned(p):
+    """require_owned checked: ``(infra_id, resources)``, or ``(None, {})`` without it. Its resources must be of
+    types whose look by ID answers with their tags (TAGGED_BY_LOOK): the check reads them from that look."""
+    req = p.get("require_owned")
+    if not req:
+        return None, {}
+    if not (req.get("infra_id") or "").strip():
+        raise BadInput("require_owned.infra_id: required, not empty (an empty infra ID would match every cluster's "
+                       "tag); nothing changed")
+    infra = req["infra_id"].strip()
+    try:
+        resources = aws_graph.validate_manifest(req.get("resources") or {})
+    except aws_graph.PlanError as e:
+        raise BadInput("require_owned.resources: %s" % str(e).replace("manifest", "the mapping", 1))
+    untagged = sorted(t for t, ids in resources.items() if ids and t not in TAGGED_BY_LOOK)
+    if untagged:
+        raise BadInput("require_owned.resources: %s: its look by ID carries no tags, so ownership cannot be read; "
+                       "nothing changed" % ", ".join(untagged))
+    return infra, resources
 
 
 def check_mode_result(ex, plan):
@@ -243,15 +269,22 @@ def cleanup(module, caller="aws_infra_cleanup"):
     seen = first.observe_all()
     # and its creation time, where the answer carries one: what is younger than min_age is kept the same way
     protected = kept_rows(protected_rows(seen, TAGGED_BY_LOOK), young(first.active, seen, p, missing_is_absent=True))
+    # require_owned: what the look shows not tagged kubernetes.io/cluster/<infra_id>: owned is refused the same way
+    # (out of the plan, with what waits on it), and fails the module below, naming the ID and why
+    owned_infra, owned_ids = require_owned(p)
+    if owned_infra:
+        protected = kept_rows(protected, not_owned_rows(seen, owned_infra, owned_ids))
     if protected:
         plan = _plan(module, manifest, protected)
     ex = Executor(clients, plan, wait_timeout=p["wait_timeout"], observed=seen)
     result = dict(manifest=plan["manifest"], **kept_lists(plan))
     result.update(check_mode_result(ex, plan) if module.check_mode else run_result(ex, plan))
-    # a look that failed left its tags unknown: not deleted, and a failure to resume from, not a kept resource
-    result["kept"] = [r for r in result["kept"] if not r["reason"].startswith(TAGS_UNKNOWN_PREFIX)] + shared
+    # a look that failed left its tags unknown, and require_owned refused what is not the infra ID's: neither is
+    # deleted, and each is a failure to resume from, not a kept resource
+    failing = (TAGS_UNKNOWN_PREFIX, NOT_OWNED_PREFIX)
+    result["kept"] = [r for r in result["kept"] if not r["reason"].startswith(failing)] + shared
     for r in result["resources"]:
-        if r.get("outcome") == "kept" and r.get("reason", "").startswith(TAGS_UNKNOWN_PREFIX):
+        if r.get("outcome") == "kept" and r.get("reason", "").startswith(failing):
             r.update(outcome="failed", error=r.pop("reason"))
     result.update(api_calls=clients.calls, api_errors=clients.errors, elapsed=round(time.monotonic() - t0, 3),
                   refused=sum(len(r.get("refusals", [])) for r in result["resources"]))

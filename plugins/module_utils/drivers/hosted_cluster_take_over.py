@@ -13,6 +13,10 @@ from ansible_collections.teardown.gates.plugins.module_utils.core.errors import 
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.client import ResourceLookupError
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.reads import CheckModeWrite
 from ansible_collections.teardown.gates.plugins.module_utils.owners import hypershift_hcp_owners as hcp_owners
+from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import (
+    ENDPOINT_FINALIZER as ENDPOINT_FINALIZER_TEXT,
+    HO_ENDPOINT_FINALIZER,
+)
 from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift_take_over import (
     OWNER,
     TakeOver,
@@ -37,7 +41,8 @@ def validate(p):
     if p.get("take_over_after") is not None and p["take_over_after"] <= 0:
         errors.append("take_over_after: must be more than 0 seconds, got %s" % p["take_over_after"])
     owners = p.get("hcp_owners") or {}
-    if p["part"] == "hcp_finalizer" and not ((owners.get("hcp") or {}).get("uid") or owners.get("endpoint_services")):
+    if p["part"] == "hcp_finalizer" and not ((owners.get("hcp") or {}).get("uid") or owners.get("endpoint_services")
+                                             or owners.get("ho_endpoint_services")):
         errors.append("hcp_owners: required with part=hcp_finalizer (the evidence a first take-over returned)")
     return errors
 
@@ -66,18 +71,30 @@ def guest_resources(p):
 
 
 def endpoints_message(p, job):
-    """The failure message when the take-over stopped at the AWSEndpointServices (HS-6) that CPO's finalizer holds,
-    CPO read gone: the evidence, each AWSEndpointService with the AWS IDs left, and whether this run deletes them."""
+    """The failure message when the take-over stopped at the AWSEndpointServices (HS-6) that CPO's finalizer (CPO read
+    gone) or HO's own endpoint finalizer (HS-31, HO stalled) holds: the evidence, each AWSEndpointService with the AWS
+    IDs left (with why, such as a configuration not tagged as this cluster's), and whether this run deletes them."""
     ho = job.hcp_owners
+    parts = []
+    if ho.get("endpoint_services"):
+        parts.append("%s, held by %s (CPO's): its owner %s is gone - %s" % (
+            hcp_owners.endpoint_services_text(ho["endpoint_services"]), ENDPOINT_FINALIZER_TEXT,
+            hcp_owners.ENDPOINT_OWNER, "; ".join("%s: %s" % (e["what"], e["state"]) for e in ho.get("evidence") or [])))
+    if ho.get("ho_endpoint_services"):
+        parts.append("%s, held by %s (HO's): its owner %s made no progress - %s" % (
+            hcp_owners.endpoint_services_text(ho["ho_endpoint_services"]), HO_ENDPOINT_FINALIZER,
+            hcp_owners.HO_ENDPOINT_OWNER,
+            "; ".join("%s: %s" % (e["what"], e["state"]) for e in ho.get("ho_evidence") or [])))
     left = [x for b in job.blockers if b.get("kind") == "AWSEndpointService" for x in b.get("aws_left") or []]
     if left:
-        then = "the AWS cleanup did not verify these gone: %s; CPO's finalizer stays on them" % "; ".join(left)
+        stays = {(True, False): "CPO's finalizer stays", (False, True): "HO's finalizer stays"}.get(
+            (bool(ho.get("endpoint_services")), bool(ho.get("ho_endpoint_services"))), "their finalizers stay")
+        then = "the AWS cleanup did not verify these gone: %s; %s on them" % ("; ".join(left), stays)
     else:
-        then = ("their AWS resources are for this run to delete by ID and verify gone before CPO's finalizer comes "
-                "off (the hypershift-operator itself drops it only 10 minutes after their deletion)")
-    return ("take-over of HostedCluster %s/%s stopped at %s, held by %s (CPO's): its owner %s is gone - %s; %s" % (
-        p["namespace"], p["name"], hcp_owners.endpoint_services_text(ho.get("endpoint_services")), ho["finalizer"],
-        ho["owners"], "; ".join("%s: %s" % (e["what"], e["state"]) for e in ho["evidence"]), then))
+        then = ("their AWS resources are for this run to delete by ID and verify gone before the finalizers come "
+                "off (a VPC endpoint service configuration only when tagged kubernetes.io/cluster/%s=owned; the "
+                "hypershift-operator itself drops CPO's only 10 minutes after their deletion)" % p["infra_id"])
+    return "take-over of HostedCluster %s/%s stopped at %s; %s" % (p["namespace"], p["name"], "; and ".join(parts), then)
 
 
 def owners_gone_message(p, job):
@@ -103,7 +120,7 @@ def owners_gone_message(p, job):
 
 def stopped_message(p, job):
     """The failure message when objects remain after the timeout, so the finalizers that guard them stay."""
-    if job.hcp_owners and job.hcp_owners.get("endpoint_services"):
+    if job.hcp_owners and (job.hcp_owners.get("endpoint_services") or job.hcp_owners.get("ho_endpoint_services")):
         return endpoints_message(p, job)
     if job.hcp_owners:
         return owners_gone_message(p, job)
@@ -139,9 +156,13 @@ def run(module, reads):
             verified = job.run()
         elif p["part"] == "hcp_finalizer":
             owners = p["hcp_owners"]
-            # CPO's AWSEndpointServices first (HS-21: their AWS IDs verified gone), then the HCP (the guest's)
+            # CPO's AWSEndpointServices first (HS-21: their AWS IDs verified gone), HO's (HS-31: the configuration,
+            # deleted only when tagged as this cluster's, verified gone), then the HCP (the guest's)
             verified = job.release_endpoint_services(owners.get("endpoint_services"), owners.get("evidence") or [],
                                                      p["aws_cleanup"])
+            verified = job.release_endpoint_services(
+                owners.get("ho_endpoint_services"), owners.get("ho_evidence") or [], p["aws_cleanup"],
+                finalizer=HO_ENDPOINT_FINALIZER, taken_over_from=hcp_owners.HO_ENDPOINT_OWNER) and verified
             hcp_uid = (owners.get("hcp") or {}).get("uid")  # none when it stopped at HS-6 with the HCP gone
             if hcp_uid and owners.get("guest_cleanup", True):
                 ok, evidence, left = hcp_owners.guest_evidence(p["aws_cleanup"], guest_resources(p))
@@ -160,10 +181,12 @@ def run(module, reads):
                   blockers=[], steps=job.steps, planned=job.planned, inspect_next=[], hcp_owners={})
     if job.hcp_owners:  # what the guest cleanup is to delete and verify, and whether this run may
         job.hcp_owners.update(guest_resources=guest_resources(p), guest_cleanup=p["guest_cleanup"])
-        # what the AWS cleanup is to delete by ID: the guest's (when asked for) and CPO's AWSEndpointServices'
+        # what the AWS cleanup is to delete by ID: the guest's (when asked for), CPO's AWSEndpointServices' and
+        # HO's (their configurations: the cleanup checks each tagged as this cluster's first, require_owned)
         job.hcp_owners["cleanup_manifest"] = hcp_owners.merge_manifests(
             guest_resources(p) if p["guest_cleanup"] else {},
-            *[e.get("resources") for e in job.hcp_owners.get("endpoint_services") or []])
+            *[e.get("resources") for e in (job.hcp_owners.get("endpoint_services") or [])
+              + (job.hcp_owners.get("ho_endpoint_services") or [])])
     taken.update(ended=utc_iso(), verified=verified and error is None, finalizers_removed=job.removed,
                  blockers=job.blockers, error=error)
     out = dict(changed=bool(job.removed or [s for s in job.steps if s["step"] == "delete"]) or (

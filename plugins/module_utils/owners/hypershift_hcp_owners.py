@@ -147,8 +147,11 @@ def guest_evidence(cleanup_resources, guest):
             if r and r.get("verified_state") in ("absent", "terminal"):
                 evidence.append({"what": "%s %s" % (t, rid), "verified_state": r["verified_state"],
                                  "verified_absent_at": utc_iso()})
-            else:
-                left.append("%s %s (%s)" % (t, rid, (r or {}).get("outcome") or "not in the cleanup's results"))
+            else:  # with the cleanup's reason when it gave one (a refusal names why)
+                why = (r or {}).get("outcome") or "not in the cleanup's results"
+                if (r or {}).get("error"):
+                    why = "%s: %s" % (why, r["error"])
+                left.append("%s %s (%s)" % (t, rid, why))
     return not left, evidence, left
 
 
@@ -210,6 +213,106 @@ def held_endpoint_services(endpoint_services, finalizer):
             out.append({"namespace": m.get("namespace"), "name": m.get("name"), "uid": m.get("uid"),
                         "resources": endpoint_resources(ep)})
     return sorted(out, key=lambda e: e["name"] or "")
+
+
+# -- HO's AWSEndpointService part (tests/sandbox/spec/hypershift.md HS-31, conformance HC-7) --------------------
+# HO's AWSEndpointServiceReconciler, in the hypershift-operator's process, keeps its own finalizer on each
+# AWSEndpointService (openshift/hypershift@3ee9615 hypershift-operator/controllers/platform/aws/controller.go:54,
+# added :313-320). On deletion (``delete()``, :702-760) it takes the configuration ID from
+# status.endpointServiceName (its last "." segment, :714-716), deletes that VPC endpoint service configuration
+# (rejecting its connections when refused, :719-752; InvalidVpcEndpointService.NotFound is already gone, :739-741)
+# and only then drops its finalizer (:291-307), retrying every 5 s (:55). The configuration carries the
+# HostedCluster's resourceTags, which HO keeps holding kubernetes.io/cluster/<infraID>: owned
+# (hostedcluster_controller.go:5050-5075); CPO copies them to the AWSEndpointService
+# (control-plane-operator/controllers/awsprivatelink/awsprivatelink_controller.go:177-183) and HO onto the
+# configuration (controller.go:559-578).
+HO_ENDPOINT_OWNER = "hypershift-operator (HO, its AWSEndpointService controller)"
+CLUSTER_TAG = "kubernetes.io/cluster/%s"
+
+
+def endpoint_service_id(service_name):
+    """The configuration ID HO deletes for ``service_name`` (status.endpointServiceName): its last "." segment, as
+    HO derives it (com.amazonaws.vpce.us-west-1.vpce-svc-014f... -> vpce-svc-014f...); None when there is none."""
+    last = (service_name or "").strip().split(".")[-1]
+    return last or None
+
+
+def ho_endpoint_resources(ep):
+    """What HO deletes for the AWSEndpointService ``ep`` before its finalizer comes off, as a manifest: the VPC
+    endpoint service configuration its status names; empty when it names none (HO then has nothing to clean up)."""
+    sid = endpoint_service_id(((ep or {}).get("status") or {}).get("endpointServiceName"))
+    return {g.ENDPOINT_SERVICE: [sid]} if sid else {}
+
+
+def held_by_ho(endpoint_services, finalizer):
+    """The deleting AWSEndpointServices that still hold HO's ``finalizer``, each as ``{"namespace", "name", "uid",
+    "service_name", "resources"}`` (ho_endpoint_resources), sorted by name."""
+    out = []
+    for ep in endpoint_services or []:
+        m = _meta(ep)
+        if m.get("deletionTimestamp") and finalizer in (m.get("finalizers") or []):
+            out.append({"namespace": m.get("namespace"), "name": m.get("name"), "uid": m.get("uid"),
+                        "service_name": ((ep.get("status") or {}).get("endpointServiceName")) or "",
+                        "resources": ho_endpoint_resources(ep)})
+    return sorted(out, key=lambda e: e["name"] or "")
+
+
+def ho_endpoint_owner_gone(endpoint_services, now, take_over_after, finalizer):
+    """``(held, evidence)`` when HO's part is read stalled: each AWSEndpointService that is deleting and still holds
+    HO's ``finalizer`` has been deleting for ``take_over_after`` seconds or more (HO retries every 5 s and drops its
+    finalizer as soon as its delete succeeds). The take-over runs only once a gate showed the hypershift-operator
+    making no progress for that long (its ``stalled_gate``): this is the same evidence for its endpoint controller,
+    which runs in that process. ``(None, None)`` when none is held or one is younger. ``endpoint_services``: a
+    successful list of the HCP namespace at ``now`` (epoch seconds)."""
+    held = held_by_ho(endpoint_services, finalizer)
+    if not held:
+        return None, None
+    at = utc_iso(now)
+    since = dict((_meta(ep).get("name"), _meta(ep).get("deletionTimestamp")) for ep in endpoint_services)
+    evidence = []
+    for e in held:
+        started = parse_iso(since.get(e["name"]))
+        if started is None or now - started.timestamp() < take_over_after:
+            return None, None
+        evidence.append({"what": "AWSEndpointService %s/%s" % (e["namespace"], e["name"]), "read_at": at,
+                         "state": "deleting since %s, %d s or more, still held by %s (HO's, retried every 5 s)" % (
+                             since.get(e["name"]), take_over_after, finalizer)})
+    return held, evidence
+
+
+def cluster_owned(tags, infra_id):
+    """``(owned, why)``: whether AWS tags (a list of Key/Value) carry ``kubernetes.io/cluster/<infra_id>: owned``;
+    ``why`` says what they carry instead (untagged, tagged for another infra ID, or ``shared``)."""
+    want = CLUSTER_TAG % infra_id
+    cluster = sorted((t.get("Key"), t.get("Value")) for t in tags or []
+                     if (t.get("Key") or "").startswith(CLUSTER_TAG % ""))
+    if (want, "owned") in cluster:
+        return True, "tagged %s=owned" % want
+    if not cluster:
+        return False, "it carries no %s tag (untagged): not shown to be this cluster's" % (CLUSTER_TAG % "<infraID>")
+    return False, "tagged %s, not %s=owned: not this cluster's" % (
+        ", ".join("%s=%s" % kv for kv in cluster), want)
+
+
+NOT_OWNED_PREFIX = "refused: not shown to be infra ID"
+
+
+def not_owned_rows(observed, infra_id, resources):
+    """The rows (``{type, id, reason}``) of ``resources`` (a manifest) that the first look by ID (``observed``: type ->
+    {id: its answer, with ``Tags`` and ``state``}) found present but not tagged ``kubernetes.io/cluster/<infra_id>:
+    owned`` (cluster_owned): not deleted, each with why. Gone already is nothing to refuse; a look that failed is
+    left to the cleanup's own rule for unknown tags (never deleted, never absent)."""
+    rows = []
+    for rtype, ids in sorted((resources or {}).items()):
+        for rid in sorted(ids or []):
+            item = ((observed or {}).get(rtype) or {}).get(rid)
+            if item is None or item.get("state") in ("absent", "terminal", "unknown"):
+                continue
+            owned, why = cluster_owned(item.get("Tags"), infra_id)
+            if not owned:
+                rows.append({"type": rtype, "id": rid, "reason": "%s %s's: %s; not deleted" % (
+                    NOT_OWNED_PREFIX, infra_id, why)})
+    return rows
 
 
 def merge_manifests(*manifests):

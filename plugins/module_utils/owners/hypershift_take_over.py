@@ -16,7 +16,10 @@ the rules HS-4 to HS-11 and HS-15 of tests/sandbox/spec/hypershift.md):
 3. copy the cleanup annotation (``hypershift.openshift.io/cleanup-cloud-resources: "true"``) from the
    HostedCluster to the HostedControlPlane, so that CPO and HCCO remove the guest's cloud resources (HS-3);
    request deletion of the CAPI Cluster named after the infra ID and wait for its absence (HS-5);
-4. delete the AWSEndpointServices of the HCP namespace and wait while any remain (HS-6);
+4. delete the AWSEndpointServices of the HCP namespace and wait while any remain (HS-6); one held by HO's own
+   ``hypershift.openshift.io/hypershift-operator-finalizer`` for ``take_over_after`` seconds is HO's endpoint
+   controller's part (HS-31): its VPC endpoint service configuration, checked tagged as this cluster's, is
+   deleted by ID and verified gone before that finalizer comes off (``release_endpoint_services``);
 5. delete the HostedControlPlane if it is still there and wait (HS-7);
 6. unless the skip annotation is "true", delete the HCP namespace and wait (HS-9);
 7. then the HostedCluster's ``hypershift.openshift.io/finalizer`` comes off (HS-11).
@@ -51,7 +54,8 @@ from ansible_collections.teardown.gates.plugins.module_utils.k8s.diagnosis impor
 )
 from ansible_collections.teardown.gates.plugins.module_utils.aws.graph import PREFIX
 from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift import (
-    CAPI_API as CAPI, CLEANUP_ANN, ENDPOINT_FINALIZER, HO_FINALIZER, HYPERSHIFT_API as HS, NODEPOOL_ANN, OIDC_FINALIZER, SKIP_NS_ANN)
+    CAPI_API as CAPI, CLEANUP_ANN, ENDPOINT_FINALIZER, HO_ENDPOINT_FINALIZER, HO_FINALIZER, HYPERSHIFT_API as HS,
+    NODEPOOL_ANN, OIDC_FINALIZER, SKIP_NS_ANN)
 from ansible_collections.teardown.gates.plugins.module_utils.k8s.observe import utc_iso
 from ansible_collections.teardown.gates.plugins.module_utils.owners import hypershift_hcp_owners as hcp_owners
 from ansible_collections.teardown.gates.plugins.module_utils.core.errors import TeardownGatesError
@@ -278,12 +282,14 @@ class TakeOver(object):
             probe = self._all(api_version, kind, namespace) if name is None else self._one(api_version, kind, name, namespace)
             for obj in probe():
                 self._delete(api_version, obj, "%s: the HostedCluster is deleting" % rule)
-            stop = {"HS-5": self._hcp_owners_gone, "HS-6": self._endpoints_held_by_gone_cpo,
+            stop = {"HS-5": self._hcp_owners_gone, "HS-6": self._endpoints_held_by_gone_owners,
                     "HS-7": self._hcp_owners_gone}.get(rule)
             holders, at = self._wait(what, probe, stop)
             if holders and self.hcp_owners:
-                if self.hcp_owners.get("endpoint_services"):
-                    self.blockers += [self._endpoint_blocker(e) for e in self.hcp_owners["endpoint_services"]]
+                if self.hcp_owners.get("endpoint_services") or self.hcp_owners.get("ho_endpoint_services"):
+                    self.blockers += [self._endpoint_blocker(e) for e in self.hcp_owners.get("endpoint_services") or []]
+                    self.blockers += [self._endpoint_blocker(e, finalizer=HO_ENDPOINT_FINALIZER)
+                                      for e in self.hcp_owners.get("ho_endpoint_services") or []]
                 else:
                     self.blockers.append(self._hcp_blocker())
                 return False
@@ -326,54 +332,83 @@ class TakeOver(object):
             self.hcp_ns, self.hc["name"], "; ".join("%s: %s" % (e["what"], e["state"]) for e in evidence)))
         return True
 
-    def _endpoints_held_by_gone_cpo(self):
-        """HS-6 with CPO read gone (hypershift_hcp_owners.endpoint_owner_gone: its Deployment down, each deleting
-        AWSEndpointService held by its finalizer for ``take_over_after`` seconds): those, with the AWS IDs their
-        status names, go to ``hcp_owners["endpoint_services"]``, the reads to its evidence; CPO would delete those
-        IDs and then drop its finalizer, and nobody else will until HO's own 10-minute timeout. Reads only."""
+    def _endpoints_held_by_gone_owners(self):
+        """HS-6 with an owner of the AWSEndpointServices' finalizers read gone. CPO's (HS-21,
+        hypershift_hcp_owners.endpoint_owner_gone: its Deployment down, each deleting AWSEndpointService held by its
+        finalizer for ``take_over_after`` seconds): those go to ``hcp_owners["endpoint_services"]`` with the AWS IDs
+        their status names. HO's (HS-31, ho_endpoint_owner_gone: held by HO's endpoint finalizer that long, the
+        hypershift-operator already read stalled): those go to ``hcp_owners["ho_endpoint_services"]`` with the VPC
+        endpoint service configuration their status names, and ``require_owned`` asks the AWS cleanup to delete it
+        only when it is tagged as this infra ID's. Either part alone stops here; nobody else would release them (HO
+        drops CPO's only after 10 minutes, and nobody drops HO's). Reads only."""
         if self.take_over_after is None:
             return False
         eps = self._list(HS, "AWSEndpointService", self.hcp_ns)
-        if not hcp_owners.held_endpoint_services(eps, ENDPOINT_FINALIZER):
+        cpo_wait = hcp_owners.held_endpoint_services(eps, ENDPOINT_FINALIZER)
+        ho_held, ho_evidence = hcp_owners.ho_endpoint_owner_gone(eps, self.wall(), self.take_over_after,
+                                                                 HO_ENDPOINT_FINALIZER)
+        if not cpo_wait and ho_held is None:
             return False
-        held, evidence = hcp_owners.endpoint_owner_gone(eps, self._list("apps/v1", "Deployment", self.hcp_ns),
-                                                        self.wall(), self.take_over_after, ENDPOINT_FINALIZER)
-        if held is None:
+        held, evidence = None, None
+        if cpo_wait:
+            held, evidence = hcp_owners.endpoint_owner_gone(eps, self._list("apps/v1", "Deployment", self.hcp_ns),
+                                                            self.wall(), self.take_over_after, ENDPOINT_FINALIZER)
+        if held is None and ho_held is None:
             return False
         hcp = self._hcp()  # gone by now as a rule (CAPI deletes it before the Cluster goes): recorded when not
-        self.hcp_owners = {"hcp": _ref(hcp, HS) if hcp else {}, "finalizer": ENDPOINT_FINALIZER,
-                           "owners": hcp_owners.ENDPOINT_OWNER, "evidence": evidence, "endpoint_services": held}
-        self._step("verified", "%s: deleting, held by %s (CPO's), CPO gone - %s" % (
-            "the AWSEndpointServices of %s" % self.hcp_ns, ENDPOINT_FINALIZER,
-            "; ".join("%s: %s" % (e["what"], e["state"]) for e in evidence)))
+        self.hcp_owners = {"hcp": _ref(hcp, HS) if hcp else {}, "endpoint_services": held or []}
+        if held is not None:
+            self.hcp_owners.update(finalizer=ENDPOINT_FINALIZER, owners=hcp_owners.ENDPOINT_OWNER, evidence=evidence)
+            self._step("verified", "%s: deleting, held by %s (CPO's), CPO gone - %s" % (
+                "the AWSEndpointServices of %s" % self.hcp_ns, ENDPOINT_FINALIZER,
+                "; ".join("%s: %s" % (e["what"], e["state"]) for e in evidence)))
+        else:  # HO's part alone: the message names HO's finalizer and evidence
+            self.hcp_owners.update(finalizer=HO_ENDPOINT_FINALIZER, owners=hcp_owners.HO_ENDPOINT_OWNER,
+                                   evidence=ho_evidence)
+        if ho_held is not None:
+            self.hcp_owners.update(ho_endpoint_services=ho_held, ho_finalizer=HO_ENDPOINT_FINALIZER,
+                                   ho_owner=hcp_owners.HO_ENDPOINT_OWNER, ho_evidence=ho_evidence,
+                                   require_owned={"infra_id": self.infra_id, "resources": hcp_owners.merge_manifests(
+                                       *[e["resources"] for e in ho_held])})
+            self._step("verified", "%s: deleting, held by %s (HO's), the hypershift-operator stalled - %s" % (
+                "the AWSEndpointServices of %s" % self.hcp_ns, HO_ENDPOINT_FINALIZER,
+                "; ".join("%s: %s" % (e["what"], e["state"]) for e in ho_evidence)))
         if self.check_mode:
-            for e in held:
-                self.planned.append("would delete by ID and verify absent %s, then remove %s from "
-                                    "AWSEndpointService %s/%s" % (hcp_owners.guest_text(e["resources"]),
-                                                                  ENDPOINT_FINALIZER, e["namespace"], e["name"]))
+            for fin, entries, tail in ((ENDPOINT_FINALIZER, held or [], ""), (
+                    HO_ENDPOINT_FINALIZER, ho_held or [],
+                    " (only when tagged kubernetes.io/cluster/%s=owned)" % self.infra_id)):
+                for e in entries:
+                    self.planned.append("would delete by ID%s and verify absent %s, then remove %s from "
+                                        "AWSEndpointService %s/%s" % (tail, hcp_owners.guest_text(e["resources"]),
+                                                                      fin, e["namespace"], e["name"]))
         return True
 
-    def _endpoint_blocker(self, e, left=None):
+    def _endpoint_blocker(self, e, left=None, finalizer=ENDPOINT_FINALIZER):
+        whose = "HO's" if finalizer == HO_ENDPOINT_FINALIZER else "CPO's"
         out = {"kind": "AWSEndpointService", "api_version": HS, "kind_label": kind_label(HS, "AWSEndpointService"),
                "namespace": e.get("namespace"), "name": e.get("name"), "uid": e.get("uid"), "deleting": True,
-               "finalizers": [finalizer_owner(ENDPOINT_FINALIZER, HS, "AWSEndpointService")],
+               "finalizers": [finalizer_owner(finalizer, HS, "AWSEndpointService")],
                "aws_resources": e.get("resources") or {},
-               "guarded_by": "%s on AWSEndpointService %s/%s (CPO's: it stays until %s are verified gone)" % (
-                   ENDPOINT_FINALIZER, e.get("namespace"), e.get("name"), hcp_owners.guest_text(e.get("resources")))}
-        if left is not None:
+               "guarded_by": "%s on AWSEndpointService %s/%s (%s: it stays until %s are verified gone)" % (
+                   finalizer, e.get("namespace"), e.get("name"), whose, hcp_owners.guest_text(e.get("resources")))}
+        if left is not None:  # the cleanup's reason goes into what the stop message and inspect_next quote
             out["aws_left"] = left
+            out["guarded_by"] = out["guarded_by"][:-1] + "; not verified gone: %s)" % "; ".join(left)
         return out
 
-    def release_endpoint_services(self, endpoint_services, owners_evidence, cleanup_resources):
-        """Remove CPO's finalizer from each recorded AWSEndpointService (its UID tested) once every AWS ID its status
-        named came back from the AWS cleanup verified gone; ``owners_evidence``: what showed CPO gone. Returns True
-        when none is left held."""
+    def release_endpoint_services(self, endpoint_services, owners_evidence, cleanup_resources,
+                                  finalizer=ENDPOINT_FINALIZER, taken_over_from=hcp_owners.ENDPOINT_OWNER):
+        """Remove ``finalizer`` (CPO's by default; HO's endpoint finalizer for HO's part) from each recorded
+        AWSEndpointService (its UID tested) once every AWS ID recorded with it came back from the AWS cleanup verified
+        gone; ``owners_evidence``: what showed its owner gone. An ID the cleanup refused (HO's configuration not
+        tagged as this cluster's) or could not read is left, and the finalizer with it. Returns True when none is left
+        held."""
         all_clear = True
         for e in endpoint_services or []:
             what = "AWSEndpointService %s/%s" % (e["namespace"], e["name"])
             obj = self._get(HS, "AWSEndpointService", e["name"], e["namespace"])
-            if obj is None or ENDPOINT_FINALIZER not in (_meta(obj).get("finalizers") or []):
-                self._step("verified", "%s: gone, or %s already off" % (what, ENDPOINT_FINALIZER))
+            if obj is None or finalizer not in (_meta(obj).get("finalizers") or []):
+                self._step("verified", "%s: gone, or %s already off" % (what, finalizer))
                 continue
             if _meta(obj).get("uid") != e.get("uid"):
                 raise Unknown("%s has uid %s, not %s: it was recreated; nothing released" % (
@@ -381,11 +416,11 @@ class TakeOver(object):
             ok, evidence, left = hcp_owners.guest_evidence(cleanup_resources, e.get("resources"))
             if not ok:
                 all_clear = False
-                self.blockers.append(self._endpoint_blocker(e, left))
+                self.blockers.append(self._endpoint_blocker(e, left, finalizer))
                 continue
-            cpo = [dict(x, verified_absent_at=x.get("read_at")) for x in owners_evidence or []]
-            self._release(HS, "AWSEndpointService", e["name"], e["namespace"], e["uid"], ENDPOINT_FINALIZER,
-                          cpo + evidence, taken_over_from=hcp_owners.ENDPOINT_OWNER)
+            owner = [dict(x, verified_absent_at=x.get("read_at")) for x in owners_evidence or []]
+            self._release(HS, "AWSEndpointService", e["name"], e["namespace"], e["uid"], finalizer,
+                          owner + evidence, taken_over_from=taken_over_from)
         return all_clear
 
     def _hcp_blocker(self):

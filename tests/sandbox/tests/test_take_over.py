@@ -7,6 +7,9 @@
   deletes the MachineSet, and the report lists each finalizer removed with its UID and evidence of absence.
   The finalizers are removed by this collection's own requests (its user agent in the audit log), each after
   the reads that show what it guards gone.
+- HO down at the AWSEndpointServices (HS-31): each one's VPC endpoint service configuration, tagged as the cluster's,
+  is deleted by ID and read gone before HO's endpoint finalizer comes off; one tagged for another infra ID is
+  refused, named with its tags, and its finalizer stays.
 - A foreign blocker (a Machine held by a finalizer nobody here owns): the take-over removes no finalizer that
   guards it, and names it. Once the blocker is lifted, a re-run finishes verified.
 - CPO and HCCO down: test_take_over_cpo.py (a file of its own, so that the sandbox stage's workers run the two
@@ -22,6 +25,8 @@ from privilege import LogTail, run_playbook, seed
 
 
 HO_FINALIZER = "hypershift.openshift.io/finalizer"
+# HO's own on each AWSEndpointService (HS-31): with HO down the take-over deletes the configuration it guards
+HO_ENDPOINT_FINALIZER = "hypershift.openshift.io/hypershift-operator-finalizer"
 OIDC_FINALIZER = "hypershift.io/aws-oidc-discovery"
 FOREIGN = "example.com/foreign-hold"
 HS = "hypershift.openshift.io/v1beta1"
@@ -78,8 +83,15 @@ def test_the_operator_down_stops_without_the_option_and_finishes_verified_with_i
     assert _finalizers(dyn, HS, "HostedCluster", name, ns) is None
     removed = [(r["object"]["kind"], r["object"]["name"], r["finalizer"])
                for t in report["taken_over"] for r in t["finalizers_removed"]]
-    assert removed == [("NodePool", nodepool, HO_FINALIZER), ("HostedCluster", name, HO_FINALIZER),
-                       ("HostedCluster", name, OIDC_FINALIZER)], removed
+    eps = sorted(o["name"] for o in info["objects"] if o["kind"] == "AWSEndpointService")
+    assert removed == [("NodePool", nodepool, HO_FINALIZER)] + [
+        ("AWSEndpointService", e, HO_ENDPOINT_FINALIZER) for e in eps] + [
+        ("HostedCluster", name, HO_FINALIZER), ("HostedCluster", name, OIDC_FINALIZER)], removed
+    # HO's endpoint finalizer came off only on its configuration read gone by ID
+    configs = info["endpoint_service_cloud"]["AWS::EC2::VPCEndpointService"]
+    ep_evidence = [e["what"] for t in report["taken_over"] for r in t["finalizers_removed"]
+                   if r["finalizer"] == HO_ENDPOINT_FINALIZER for e in r["evidence"]]
+    assert all("AWS::EC2::VPCEndpointService %s" % c in ep_evidence for c in configs), ep_evidence
     for t in report["taken_over"]:
         for r in t["finalizers_removed"]:
             assert r["uid"] and r["at"] and r["evidence"], r
@@ -151,3 +163,35 @@ def test_a_foreign_blocker_keeps_the_finalizers_that_guard_it_and_is_named(tmp_p
     assert second.returncode == 0, (second.stdout + second.stderr)[-5000:]
     assert _report(args["report_dir"], ns, name)["verified"] is True
     assert _finalizers(dyn, HS, "HostedCluster", name, ns) is None
+
+
+def test_ho_down_a_configuration_tagged_for_another_infra_id_is_refused_and_its_finalizer_stays(tmp_path, dyn, ec2):
+    """HS-31 with the ID check: the take-over deletes a VPC endpoint service configuration only when it is tagged
+    kubernetes.io/cluster/<infraID>=owned. One retagged for the neighbour <infraID>-2 is refused (not deleted), the run
+    stops naming it and its tags, and HO's finalizer stays on its AWSEndpointService; the other one goes."""
+    info = _seed_with_the_operator_down("tn")
+    name, ns, hcp, infra = info["name"], info["namespace"], info["hcp_namespace"], info["infra_id"]
+    configs = info["endpoint_service_cloud"]["AWS::EC2::VPCEndpointService"]
+    neighbour = configs[0]
+    ec2.delete_tags(Resources=[neighbour], Tags=[{"Key": "kubernetes.io/cluster/" + infra}])
+    ec2.create_tags(Resources=[neighbour], Tags=[{"Key": "kubernetes.io/cluster/%s-2" % infra, "Value": "owned"}])
+    args = {"hosted_cluster_name": name, "hosted_cluster_namespace": ns, "report_dir": str(tmp_path / "report"),
+            "take_over_cleanup": True, "take_over_after": 10, "cluster_grace_period": 120}
+    run = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="")
+    text = run.stdout + run.stderr
+    assert run.returncode != 0, text[-3000:]
+    assert neighbour in text and "kubernetes.io/cluster/%s-2=owned" % infra in text, text[-4000:]
+    assert ec2.describe_vpc_endpoint_service_configurations(ServiceIds=[neighbour])["ServiceConfigurations"]
+    held = [e for e in sorted(o["name"] for o in info["objects"] if o["kind"] == "AWSEndpointService")
+            if HO_ENDPOINT_FINALIZER in (_finalizers(dyn, HS, "AWSEndpointService", e, hcp) or [])]
+    assert len(held) == 1, held
+    assert HO_FINALIZER in _finalizers(dyn, HS, "HostedCluster", name, ns)
+
+    # tagged as the cluster's again, a re-run picks up where it stopped and finishes verified
+    ec2.create_tags(Resources=[neighbour], Tags=[{"Key": "kubernetes.io/cluster/" + infra, "Value": "owned"}])
+    ec2.delete_tags(Resources=[neighbour], Tags=[{"Key": "kubernetes.io/cluster/%s-2" % infra}])
+    again = run_playbook("teardown.gates.destroy_hosted_cluster", args, str(tmp_path), verbosity="")
+    assert again.returncode == 0, (again.stdout + again.stderr)[-5000:]
+    assert _report(args["report_dir"], ns, name)["verified"] is True
+    left = _aws_left(info, tmp_path)
+    assert left["present"] == [] and left["unknown"] == [], left

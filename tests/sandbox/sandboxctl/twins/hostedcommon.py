@@ -28,6 +28,8 @@ HO_FINALIZER = "hypershift.openshift.io/finalizer"
 CLI_FINALIZER = "openshift.io/destroy-cluster"
 OIDC_FINALIZER = "hypershift.io/aws-oidc-discovery"
 CPO_FINALIZER = "hypershift.openshift.io/control-plane-operator-finalizer"
+# HO's own on an AWSEndpointService (its endpoint controller deletes the VPC endpoint service configuration): HS-31
+HO_ENDPOINT_FINALIZER = "hypershift.openshift.io/hypershift-operator-finalizer"
 CLEANUP_ANN = "hypershift.openshift.io/cleanup-cloud-resources"
 SKIP_NS_ANN = "hypershift.openshift.io/skip-delete-hosted-controlplane-namespace"
 GRACE_ANN = "hypershift.openshift.io/destroy-grace-period"

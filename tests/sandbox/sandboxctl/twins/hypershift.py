@@ -14,6 +14,11 @@ While it waits it says on what in HostedClusterDestroyed=False (reasons WaitingF
 WaitingForAWSEndpointServiceDeletion, WaitingForHostedControlPlaneDeletion, WaitingForNamespaceDeletion:
 the twin's own wording, for diagnosis).
 
+HO's AWSEndpointService controller (same process: knob `ho` stops it too): adds its own finalizer; on deletion
+deletes the VPC endpoint service configuration named by status.endpointServiceName (rejecting its endpoint
+connections when the delete is refused) and drops its finalizer once a look by ID finds it gone; with its own
+credentials invalid (knob ho_credentials=invalid: HO's, not the HostedCluster's) it keeps it (HS-31).
+
 NodePool controller: deletes its MachineDeployments/MachineSets, waits for their Machines, drops
 its finalizer. CPO: on a deleting HCP with cleanup on and valid credentials, scales CVO down
 (CVOScaledDown=True), waits for CloudResourcesDestroyed=True or gives up after `cleanup_timeout`
@@ -25,7 +30,8 @@ EBS volumes made for guest PVCs, image-registry buckets, all of the infra ID) an
 "Remaining resources: ..." every `hcco_requeue` (2 s here, 30 s for real).
 
 Knobs (annotation `sandbox.teardown.gates/knob-<name>` on the object, else on its namespace):
-ho, nodepool, cpo, hcco, kubelet = down; credentials=invalid; cleanup=timeout (HCCO cannot delete);
+ho, nodepool, cpo, hcco, kubelet = down; credentials=invalid; ho_credentials=invalid (HO's own, HS-31);
+cleanup=timeout (HCCO cannot delete);
 cleanup_timeout (duration, default 60s; 10m for real); pod_stuck=true (kube-apiserver pods) or a pod
 name; requeue, hcco_requeue, endpoint_timeout (durations).
 """
@@ -37,7 +43,7 @@ from botocore.exceptions import ClientError
 
 from .base import Twin
 from .hostedcommon import (aws, BUCKET_ANN, CLEANUP_ANN, CPO_FINALIZER, CAPI, ELB_ANN, GRACE_ANN,
-                           HCP_NS_LABEL, HO_FINALIZER, HS, LB_FINALIZER, NODEPOOL_ANN, OIDC_FINALIZER,
+                           HCP_NS_LABEL, HO_ENDPOINT_FINALIZER, HO_FINALIZER, HS, LB_FINALIZER, NODEPOOL_ANN, OIDC_FINALIZER,
                            PVC_FINALIZER, SKIP_NS_ANN, VOLUME_ANN, HostedTwinMixin, annotations, cond,
                            cond_age, deleting, parse_duration, run_all)
 
@@ -168,6 +174,71 @@ def _age(ts):
         return time.time() - calendar.timegm(time.strptime(ts[:19], "%Y-%m-%dT%H:%M:%S"))
     except (TypeError, ValueError):
         return 0.0
+
+
+class EndpointServiceController(HostedTwinMixin, Twin):
+    """HO's AWSEndpointServiceReconciler (HS-31; hypershift-operator/controllers/platform/aws/controller.go): it runs
+    in the hypershift-operator's process, so the knob ``ho=down`` stops it too."""
+    NAME = "hypershift-operator-endpoints"
+    WATCHES = [(HS, "AWSEndpointService")]
+
+    def reconcile(self, ep):
+        if self.down(ep, "ho"):
+            return 5
+        md = ep["metadata"]
+        if not deleting(ep):
+            self.add_finalizer(ep, HO_ENDPOINT_FINALIZER)  # controller.go:313-320
+            return None
+        if HO_ENDPOINT_FINALIZER not in (md.get("finalizers") or []):
+            return None
+        # HO's own AWS credentials (the operator Deployment's, controller.go:131-136), not the HostedCluster's: the
+        # knob ho_credentials, apart from credentials. Invalid: its delete fails and is retried, the finalizer stays
+        if str(self.cluster_knob(ep, "ho_credentials", "valid")).lower() == "invalid":
+            self.set_conditions(ep, [("AWSEndpointServiceAvailable", "False", "ErrorDeletingEndpointService",
+                                      "InvalidClientTokenId: The security token included in the request is invalid.")])
+            return self.requeue_s(ep, default=5)
+        if not delete_endpoint_service(ep):
+            return self.requeue_s(ep, default=5)  # endpointServiceDeletionRequeueDuration, :55
+        if self.remove_finalizer(ep, HO_ENDPOINT_FINALIZER):
+            log.info("AWSEndpointService %s/%s: endpoint service gone; removed %s", md["namespace"], md["name"],
+                     HO_ENDPOINT_FINALIZER)
+        return None
+
+
+ENDPOINT_SERVICE_GONE = ("InvalidVpcEndpointService.NotFound", "InvalidVpcEndpointServiceId.NotFound")
+
+
+def delete_endpoint_service(ep):
+    """What HO deletes for an AWSEndpointService (HS-31): the configuration whose ID is the last "." segment of
+    status.endpointServiceName (controller.go:714-716). A refused delete (ExistingVpcEndpointConnections) rejects
+    the live connections and tries again at the next pass (:742-752). True once a look by ID finds it gone (the
+    twin's own check: upstream drops its finalizer on the delete's success)."""
+    name = (ep.get("status") or {}).get("endpointServiceName") or ""
+    sid = name.split(".")[-1]
+    if not sid:
+        return True  # nothing to clean up (:709-712)
+    ec2 = aws("ec2")
+    resp = ec2.delete_vpc_endpoint_service_configurations(ServiceIds=[sid])
+    for u in resp.get("Unsuccessful") or []:
+        code = (u.get("Error") or {}).get("Code")
+        if code == "ExistingVpcEndpointConnections":
+            live = [c["VpcEndpointId"] for c in ec2.describe_vpc_endpoint_connections(
+                Filters=[{"Name": "service-id", "Values": [sid]}]).get("VpcEndpointConnections", [])
+                if (c.get("VpcEndpointState") or "").lower() in ("pendingacceptance", "pending", "available")]
+            if live:
+                ec2.reject_vpc_endpoint_connections(ServiceId=sid, VpcEndpointIds=live)
+            return False
+        if code not in ENDPOINT_SERVICE_GONE:
+            log.warning("delete endpoint service %s: %s", sid, u.get("Error"))
+            return False
+    try:
+        left = [sc for sc in ec2.describe_vpc_endpoint_service_configurations(ServiceIds=[sid]).get(
+            "ServiceConfigurations", []) if (sc.get("ServiceState") or "").lower() != "deleted"]
+    except ClientError as e:
+        if e.response["Error"]["Code"] not in ENDPOINT_SERVICE_GONE:
+            raise
+        left = []
+    return not left
 
 
 class NodePoolController(HostedTwinMixin, Twin):
@@ -519,7 +590,8 @@ class ManagementNode(HostedTwinMixin, Twin):
         return None
 
 
-TWINS = [HostedClusterOperator, NodePoolController, ControlPlaneOperator, HostedClusterConfigOperator, ManagementNode]
+TWINS = [HostedClusterOperator, EndpointServiceController, NodePoolController, ControlPlaneOperator,
+         HostedClusterConfigOperator, ManagementNode]
 
 if __name__ == "__main__":
     run_all([cls() for cls in TWINS], "hypershift")

@@ -189,6 +189,10 @@ def lookup(rtype, rid):
         "AWS::EC2::VPCEndpoint": lambda: _state(lambda: _first(ec2.describe_vpc_endpoints(VpcEndpointIds=[rid])["VpcEndpoints"]),
                                                 {"InvalidVpcEndpointId.NotFound"},
                                                 lambda v: v.get("State", "").lower() == "deleted"),
+        "AWS::EC2::VPCEndpointService": lambda: _state(lambda: _first(ec2.describe_vpc_endpoint_service_configurations(
+            ServiceIds=[rid])["ServiceConfigurations"]), {"InvalidVpcEndpointService.NotFound",
+                                                          "InvalidVpcEndpointServiceId.NotFound"},
+            lambda sc: sc.get("ServiceState", "").lower() == "deleted"),
         "AWS::EC2::Volume": lambda: _state(lambda: _first(ec2.describe_volumes(VolumeIds=[rid])["Volumes"]),
                                            {"InvalidVolume.NotFound"}, lambda v: v["State"] in ("deleting", "deleted")),
         "AWS::ElasticLoadBalancing::LoadBalancer": lambda: _state(lambda: _first(elb.describe_load_balancers(
@@ -238,7 +242,7 @@ def manifest(seed):
     """(type, id) of everything the seed made in AWS for this cluster."""
     out = []
     for group in (seed.get("aws") or {}, seed.get("guest_cloud") or {}, seed.get("management_cloud") or {},
-                  seed.get("endpoint_cloud") or {}):
+                  seed.get("endpoint_cloud") or {}, seed.get("endpoint_service_cloud") or {}):
         for rtype, ids in group.items():
             if rtype.startswith(("AWS::", "Custom::")):
                 out += [(rtype, i) for i in ids]

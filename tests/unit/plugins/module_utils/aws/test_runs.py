@@ -69,7 +69,7 @@ def test_specs_hold_every_option():
                                                  "manifest_path", "min_age", "oidc_bucket"]
     assert sorted(aws_runs.cleanup_spec()) == ["base_domain", "cluster_created", "cluster_name", "concurrency",
                                                "infra_id", "manifest", "min_age", "oidc_bucket", "preserve_iam",
-                                               "retain", "wait_timeout"]
+                                               "require_owned", "retain", "wait_timeout"]
     assert aws_runs.cleanup_spec()["wait_timeout"] == dict(type="int", default=900)
 
 
@@ -353,3 +353,90 @@ def test_inventory_lists_young_resources_with_the_protected_ones_once(monkeypatc
     assert [(r["id"], r["reason"].split(",")[0]) for r in rows] == [
         ("i-new", "tagged teardown.gates/protected"), ("i-young", "created %s" % rows[1]["reason"][8:28])]
     assert rows[1]["reason"].endswith("less than min_age (3600 s) ago")
+
+
+INFRA = "demo-x1"
+SVC = "vpce-svc-0123456789abcdef0"
+
+
+class EndpointServiceEC2(FakeEC2):
+    """One VPC endpoint service configuration, tagged as given (HO's, HS-31), that can be deleted."""
+
+    def __init__(self, tags, fail_read=False):
+        FakeEC2.__init__(self)
+        self.services = {SVC: tags}
+        self.fail_read = fail_read
+
+    def describe_vpc_endpoint_service_configurations(self, ServiceIds):
+        self.calls.append("DescribeVpcEndpointServiceConfigurations")
+        if self.fail_read:
+            raise botocore.exceptions.ClientError({"Error": {"Code": "InternalError", "Message": "boom"}},
+                                                  "DescribeVpcEndpointServiceConfigurations")
+        return {"ServiceConfigurations": [{"ServiceId": i, "ServiceState": "Available", "Tags": self.services[i]}
+                                          for i in ServiceIds if i in self.services]}
+
+    def describe_vpc_endpoint_connections(self, Filters, **kw):
+        return {"VpcEndpointConnections": []}
+
+    def delete_vpc_endpoint_service_configurations(self, ServiceIds):
+        self.calls.append("DeleteVpcEndpointServiceConfigurations")
+        for i in ServiceIds:
+            self.services.pop(i, None)
+        return {"Unsuccessful": []}
+
+
+def _owned_cleanup(fake, check_mode=False):
+    manifest = {g.ENDPOINT_SERVICE: [SVC]}
+    m = FakeModule(cleanup_params(manifest=manifest, require_owned={"infra_id": INFRA, "resources": manifest}),
+                   check_mode=check_mode, client=fake)
+    try:
+        return m, aws_runs.cleanup(m)
+    except Exited:
+        return m, None
+
+
+def test_require_owned_deletes_a_configuration_tagged_as_the_cluster_s_and_verifies_it_gone():
+    fake = EndpointServiceEC2([{"Key": "kubernetes.io/cluster/" + INFRA, "Value": "owned"}])
+    m, out = _owned_cleanup(fake)
+    (res,) = out["resources"]
+    assert (res["outcome"], res["verified_state"]) == ("deleted", "absent") and out["verified"] is True
+    assert fake.calls.count("DeleteVpcEndpointServiceConfigurations") == 1 and not fake.services
+    # a re-run: already gone, nothing to refuse or delete
+    m, again = _owned_cleanup(fake)
+    assert again["resources"][0]["outcome"] == "absent" and again["verified"] is True
+
+
+@pytest.mark.parametrize("tags, why", [
+    ([{"Key": "kubernetes.io/cluster/%s-2" % INFRA, "Value": "owned"}],
+     "tagged kubernetes.io/cluster/%s-2=owned, not kubernetes.io/cluster/%s=owned" % (INFRA, INFRA)),
+    ([{"Key": "Name", "Value": "x"}], "untagged"),
+    ([{"Key": "kubernetes.io/cluster/" + INFRA, "Value": "shared"}], "kubernetes.io/cluster/%s=shared" % INFRA),
+])
+def test_require_owned_refuses_a_configuration_not_tagged_as_the_cluster_s_naming_the_id_and_why(tags, why):
+    fake = EndpointServiceEC2(tags)
+    m, out = _owned_cleanup(fake)
+    assert out is None and "DeleteVpcEndpointServiceConfigurations" not in fake.calls and SVC in fake.services
+    (res,) = m.failed["resources"]
+    assert res["outcome"] == "failed" and why in res["error"] and res["error"].startswith("refused")
+    assert SVC in m.failed["msg"] and why in m.failed["msg"] and m.failed["verified"] is False
+    assert m.failed["kept"] == []  # a refusal is a failure to resolve, not a kept resource
+    # check mode reads the same and sends nothing
+    fake = EndpointServiceEC2(tags)
+    m, out = _owned_cleanup(fake, check_mode=True)
+    assert "DeleteVpcEndpointServiceConfigurations" not in fake.calls and SVC in fake.services
+
+
+def test_require_owned_takes_a_failed_read_as_unknown_never_absent():
+    fake = EndpointServiceEC2([{"Key": "kubernetes.io/cluster/" + INFRA, "Value": "owned"}], fail_read=True)
+    m, out = _owned_cleanup(fake)
+    assert out is None and "DeleteVpcEndpointServiceConfigurations" not in fake.calls
+    (res,) = m.failed["resources"]
+    assert res["outcome"] == "failed" and res["error"].startswith("its tags are unknown")
+
+
+def test_require_owned_input_is_checked_before_any_request():
+    for req, message in (({"resources": {g.ENDPOINT_SERVICE: [SVC]}}, "require_owned.infra_id: required"),
+                         ({"infra_id": INFRA, "resources": {g.BUCKET: ["b"]}}, "its look by ID carries no tags"),
+                         ({"infra_id": INFRA, "resources": {"AWS::Nope": ["x"]}}, "require_owned.resources")):
+        with pytest.raises(BadInput, match=message.replace(".", r"\.")):
+            aws_runs.cleanup_options(cleanup_params(min_age=0, require_owned=req))

@@ -82,3 +82,24 @@ def test_the_stop_at_hs_6_names_the_endpoint_services_and_the_aws_ids_cpo_would_
     job.hcp_owners["endpoint_services"] = eps
     msg = T.stopped_message(params(guest_cleanup=True, aws_manifest={}, guest_volumes=[]), job)
     assert "did not verify these gone: AWS::EC2::VPCEndpoint vpce-1 (failed); CPO's finalizer stays on them" in msg
+
+
+def test_the_stop_at_hs_6_names_ho_s_configuration_the_tag_it_must_carry_and_why_one_was_refused():
+    ho = [{"namespace": "clusters-hc-one", "name": "private-router", "uid": "ep-uid",
+           "service_name": "com.amazonaws.vpce.us-east-1.vpce-svc-1",
+           "resources": {"AWS::EC2::VPCEndpointService": ["vpce-svc-1"]}}]
+    evidence = [{"what": "AWSEndpointService clusters-hc-one/private-router", "read_at": "t",
+                 "state": "deleting since t0, 600 s or more, still held by hypershift.openshift.io/"
+                          "hypershift-operator-finalizer (HO's, retried every 5 s)"}]
+    job = _Job()
+    job.hcp_owners.update(endpoint_services=[], ho_endpoint_services=ho, ho_evidence=evidence)
+    msg = T.stopped_message(params(guest_cleanup=False, aws_manifest={}, guest_volumes=[]), job)
+    assert "held by hypershift.openshift.io/hypershift-operator-finalizer (HO's)" in msg and "vpce-svc-1" in msg
+    assert "CPO's" not in msg.split(";")[0] and "tagged kubernetes.io/cluster/i=owned" in msg
+    job = _Job([{"kind": "AWSEndpointService", "aws_left": [
+        "AWS::EC2::VPCEndpointService vpce-svc-1 (failed: refused: tagged kubernetes.io/cluster/i-2=owned)"]}])
+    job.hcp_owners.update(endpoint_services=[], ho_endpoint_services=ho, ho_evidence=evidence)
+    msg = T.stopped_message(params(guest_cleanup=False, aws_manifest={}, guest_volumes=[]), job)
+    assert "vpce-svc-1 (failed: refused: tagged kubernetes.io/cluster/i-2=owned); HO's finalizer stays on them" in msg
+    # the release part accepts HO's record alone
+    assert T.validate(params(part="hcp_finalizer", hcp_owners={"ho_endpoint_services": ho})) == []

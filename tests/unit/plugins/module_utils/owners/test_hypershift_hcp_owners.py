@@ -157,3 +157,78 @@ def test_cpo_is_gone_at_hs_6_only_when_its_deployment_is_down_and_every_held_one
     assert H.endpoint_owner_gone(eps, ready, now, 600, CPO_EP_FINALIZER) == (None, None)
     assert H.endpoint_owner_gone(eps, cpo_down, now, 7200, CPO_EP_FINALIZER) == (None, None)
     assert H.endpoint_owner_gone([_ep("c", fins=[])], cpo_down, now, 600, CPO_EP_FINALIZER) == (None, None)
+
+
+# -- HO's AWSEndpointService part (HS-31) ---------------------------------------------------------------------
+HO_FIN = "hypershift.openshift.io/hypershift-operator-finalizer"
+SVC_NAME = "com.amazonaws.vpce.us-west-1.vpce-svc-014f44db649a87c02"
+
+
+def ho_held(name="private-router", deleting="2026-01-01T00:00:00Z", fins=(HO_FIN,), service_name=SVC_NAME):
+    meta = {"name": name, "namespace": "clusters-demo", "uid": "uid-" + name, "finalizers": list(fins)}
+    if deleting:
+        meta["deletionTimestamp"] = deleting
+    return {"metadata": meta, "status": {"endpointServiceName": service_name}}
+
+
+def test_the_configuration_id_is_the_last_segment_of_the_service_name_as_ho_derives_it():
+    assert H.endpoint_service_id(SVC_NAME) == "vpce-svc-014f44db649a87c02"
+    assert H.endpoint_service_id("") is None and H.endpoint_service_id(None) is None
+    assert H.ho_endpoint_resources(ho_held()) == {H.g.ENDPOINT_SERVICE: ["vpce-svc-014f44db649a87c02"]}
+    assert H.ho_endpoint_resources(ho_held(service_name="")) == {}  # HO has nothing to clean up then
+
+
+def test_ho_s_part_is_taken_over_only_when_every_one_it_holds_has_been_deleting_take_over_after():
+    held, ev = H.ho_endpoint_owner_gone([ho_held(), ho_held("other", fins=())], NOW, 900, HO_FIN)
+    assert [(e["name"], e["uid"], e["resources"]) for e in held] == [
+        ("private-router", "uid-private-router", {H.g.ENDPOINT_SERVICE: ["vpce-svc-014f44db649a87c02"]})]
+    assert [e["what"] for e in ev] == ["AWSEndpointService clusters-demo/private-router"]
+    assert "still held by %s (HO's" % HO_FIN in ev[0]["state"] and ev[0]["read_at"]
+    # deleting for less than take_over_after: HO (retrying every 5 s) may still be at it
+    assert H.ho_endpoint_owner_gone([ho_held()], NOW, 7200, HO_FIN) == (None, None)
+    assert H.ho_endpoint_owner_gone([ho_held(), ho_held("young", deleting="2026-01-01T00:59:00Z")], NOW, 900,
+                                    HO_FIN) == (None, None)
+    # not deleting, or HO's finalizer off: nothing of HO's to take over
+    assert H.ho_endpoint_owner_gone([ho_held(deleting=None)], NOW, 900, HO_FIN) == (None, None)
+    assert H.ho_endpoint_owner_gone([ho_held(fins=("other",))], NOW, 900, HO_FIN) == (None, None)
+    assert H.ho_endpoint_owner_gone([ho_held(deleting="soon")], NOW, 900, HO_FIN) == (None, None)
+
+
+def test_only_a_configuration_tagged_owned_for_this_infra_id_is_the_cluster_s():
+    tag = "kubernetes.io/cluster/demo-x1"
+    assert H.cluster_owned([{"Key": tag, "Value": "owned"}, {"Key": "Name", "Value": "x"}], "demo-x1")[0] is True
+    # the neighbour's (an infra ID that merely starts the same), untagged, or shared: refused, saying what it carries
+    ok, why = H.cluster_owned([{"Key": tag + "-2", "Value": "owned"}], "demo-x1")
+    assert not ok and why == "tagged %s-2=owned, not %s=owned: not this cluster's" % (tag, tag)
+    ok, why = H.cluster_owned([{"Key": "Name", "Value": "x"}], "demo-x1")
+    assert not ok and "untagged" in why
+    assert H.cluster_owned(None, "demo-x1")[0] is False
+    ok, why = H.cluster_owned([{"Key": tag, "Value": "shared"}], "demo-x1")
+    assert not ok and "%s=shared" % tag in why
+
+
+def test_not_owned_rows_refuse_what_the_look_found_not_the_cluster_s_and_leave_unknown_and_gone_alone():
+    sid = "vpce-svc-1"
+    resources = {H.g.ENDPOINT_SERVICE: [sid]}
+
+    def seen(item):
+        return {H.g.ENDPOINT_SERVICE: {sid: item}}
+    owned = [{"Key": "kubernetes.io/cluster/demo-x1", "Value": "owned"}]
+    assert H.not_owned_rows(seen({"state": "present", "Tags": owned}), "demo-x1", resources) == []
+    (row,) = H.not_owned_rows(seen({"state": "present", "Tags": [{"Key": "kubernetes.io/cluster/demo-x1-2",
+                                                                   "Value": "owned"}]}), "demo-x1", resources)
+    assert (row["type"], row["id"]) == (H.g.ENDPOINT_SERVICE, sid) and row["reason"].startswith(H.NOT_OWNED_PREFIX)
+    assert "demo-x1-2=owned" in row["reason"]
+    assert len(H.not_owned_rows(seen({"state": "present", "Tags": []}), "demo-x1", resources)) == 1
+    # a failed look is the cleanup's unknown-tags rule (never deleted, never absent); gone is nothing to refuse
+    assert H.not_owned_rows(seen({"state": "unknown", "error": "boom"}), "demo-x1", resources) == []
+    assert H.not_owned_rows(seen({"state": "absent"}), "demo-x1", resources) == []
+    assert H.not_owned_rows({}, "demo-x1", resources) == []
+
+
+def test_a_refused_id_is_left_with_the_cleanup_s_reason():
+    res = [{"type": H.g.ENDPOINT_SERVICE, "id": "vpce-svc-1", "outcome": "failed",
+            "error": "refused: not shown to be infra ID demo-x1's: tagged x"}]
+    ok, evidence, left = H.guest_evidence(res, {H.g.ENDPOINT_SERVICE: ["vpce-svc-1"]})
+    assert not ok and evidence == [] and left == [
+        "%s vpce-svc-1 (failed: refused: not shown to be infra ID demo-x1's: tagged x)" % H.g.ENDPOINT_SERVICE]

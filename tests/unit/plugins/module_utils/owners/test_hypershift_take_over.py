@@ -400,3 +400,121 @@ def test_check_mode_at_hs_6_plans_the_endpoint_service_and_sends_no_write():
     assert kube.requests == []
     assert [e["name"] for e in j.hcp_owners["endpoint_services"]] == ["kube-apiserver-private"]
     assert any("vpce-1" in p and T.ENDPOINT_FINALIZER in p for p in j.planned), j.planned
+
+
+# -- HO's own AWSEndpointService finalizer (HS-31) ---------------------------------------------------------------
+SERVICE_ID = "vpce-svc-0a1b2c3d4e5f60718"
+SERVICE_IDS = {"AWS::EC2::VPCEndpointService": [SERVICE_ID]}
+
+
+def _ho_down_at_the_endpoint_services(cpo_finalizer=False):
+    """The hypershift-operator down (the take-over runs because of it), CPO up: the CAPI Cluster and the HCP gone,
+    and at HS-6 an AWSEndpointService that HO's own endpoint finalizer still holds, an hour after its deletion."""
+    kube = FakeCluster()
+    kube.objs.pop(("Cluster", HCP, INFRA))
+    kube.objs.pop(("HostedControlPlane", HCP, NAME))
+    fins = [T.HO_ENDPOINT_FINALIZER] + ([T.ENDPOINT_FINALIZER] if cpo_finalizer else [])
+    ep = obj("AWSEndpointService", "private-router", HCP, fins=fins, uid="ep-uid")
+    ep["metadata"]["deletionTimestamp"] = DELETED_AT
+    ep["status"] = dict(ENDPOINT_STATUS, endpointServiceName="com.amazonaws.vpce.us-east-1." + SERVICE_ID)
+    kube.add(ep)
+    return kube
+
+
+def test_ho_stalled_at_hs_6_stops_there_naming_its_configuration_and_asks_the_cleanup_to_check_the_tag():
+    kube = _ho_down_at_the_endpoint_services()
+    j = job(kube, take_over_after=600)
+    assert j.run() is False
+    owners = j.hcp_owners
+    (ep,) = owners["ho_endpoint_services"]
+    assert (ep["name"], ep["uid"], ep["resources"]) == ("private-router", "ep-uid", SERVICE_IDS)
+    assert owners["endpoint_services"] == [] and owners["finalizer"] == T.HO_ENDPOINT_FINALIZER
+    assert owners["require_owned"] == {"infra_id": INFRA, "resources": SERVICE_IDS}
+    assert [e["what"] for e in owners["ho_evidence"]] == ["AWSEndpointService %s/private-router" % HCP]
+    (blocker,) = j.blockers
+    assert blocker["finalizers"][0]["name"] == T.HO_ENDPOINT_FINALIZER and SERVICE_ID in blocker["guarded_by"]
+    assert T.HO_ENDPOINT_FINALIZER in kube.objs[("AWSEndpointService", HCP, "private-router")]["metadata"]["finalizers"]
+    assert not [r for r in kube.requests if r[0] == "unfinalize" and r[1] == "AWSEndpointService"]
+
+
+def test_without_ho_s_evidence_hs_6_is_waited_for_as_before():
+    kube = _ho_down_at_the_endpoint_services()
+    assert job(kube, timeout=20).run() is False  # no take_over_after
+    j = job(kube, timeout=20, take_over_after=7200)  # deleting for less than that: HO may be at it
+    assert j.run() is False and j.hcp_owners is None and [b["kind"] for b in j.blockers] == ["AWSEndpointService"]
+
+
+def test_cpo_and_ho_both_held_and_gone_are_taken_over_together():
+    kube = _ho_down_at_the_endpoint_services(cpo_finalizer=True)
+    kube.add(dict(obj("Deployment", "control-plane-operator", HCP, spec={"replicas": 1}), status={"readyReplicas": 0}))
+    j = job(kube, take_over_after=600)
+    assert j.run() is False
+    assert [e["name"] for e in j.hcp_owners["endpoint_services"]] == ["private-router"]
+    assert [e["name"] for e in j.hcp_owners["ho_endpoint_services"]] == ["private-router"]
+    assert j.hcp_owners["finalizer"] == T.ENDPOINT_FINALIZER  # CPO's evidence leads, HO's is with its own part
+    assert sorted(b["finalizers"][0]["name"] for b in j.blockers) == sorted([T.ENDPOINT_FINALIZER,
+                                                                              T.HO_ENDPOINT_FINALIZER])
+
+
+def test_ho_s_finalizer_comes_off_only_after_its_configuration_is_deleted_and_verified_absent_by_id():
+    kube = _ho_down_at_the_endpoint_services()
+    first = job(kube, take_over_after=600)
+    first.run()
+    owners = first.hcp_owners
+    key = ("AWSEndpointService", HCP, "private-router")
+
+    def release(results):
+        j = job(kube)
+        ok = j.release_endpoint_services(owners["ho_endpoint_services"], owners["ho_evidence"], results,
+                                         finalizer=T.HO_ENDPOINT_FINALIZER, taken_over_from="HO")
+        return ok, j
+    # refused by the cleanup (tagged for the neighbour infra ID): the finalizer stays, the blocker says why
+    refused = [{"type": "AWS::EC2::VPCEndpointService", "id": SERVICE_ID, "outcome": "failed",
+                "error": "refused: not shown to be infra ID %s's: tagged kubernetes.io/cluster/%s-2=owned" % (
+                    INFRA, INFRA)}]
+    ok, j = release(refused)
+    assert ok is False and j.removed == [] and "%s-2=owned" % INFRA in j.blockers[0]["aws_left"][0]
+    assert SERVICE_ID in j.blockers[0]["aws_left"][0]
+    # the stop message and inspect_next quote guarded_by: it names the ID and why
+    assert "%s-2=owned" % INFRA in j.blockers[0]["guarded_by"] and SERVICE_ID in j.blockers[0]["guarded_by"]
+    assert j.blockers[0]["finalizers"][0]["name"] == T.HO_ENDPOINT_FINALIZER
+    # unknown (not read) or not in the results: never absent
+    ok, j = release([dict(refused[0], outcome="failed: read timed out", error=None, verified_state="unknown")])
+    assert ok is False and j.removed == []
+    assert release([])[0] is False
+    assert T.HO_ENDPOINT_FINALIZER in kube.objs[key]["metadata"]["finalizers"]
+    # deleted and read absent by ID: only then the finalizer comes off, with that evidence
+    ok, j = release(_absent(SERVICE_IDS))
+    assert ok is True
+    (entry,) = j.removed
+    assert (entry["object"]["kind"], entry["uid"], entry["finalizer"]) == (
+        "AWSEndpointService", "ep-uid", T.HO_ENDPOINT_FINALIZER)
+    whats = [e["what"] for e in entry["evidence"]]
+    assert whats == ["AWSEndpointService %s/private-router" % HCP, "AWS::EC2::VPCEndpointService %s" % SERVICE_ID]
+    assert all(e["verified_absent_at"] for e in entry["evidence"])
+    # the release is the last request: nothing was sent before the verification came back
+    assert kube.requests[-1] == ("unfinalize", "AWSEndpointService", "private-router", (T.HO_ENDPOINT_FINALIZER,))
+    assert kube.get(T.HS, "AWSEndpointService", "private-router", HCP)["state"] == "absent"
+    # a re-run after an interruption: nothing left to release, nothing sent
+    before = len(kube.requests)
+    ok, j = release(_absent(SERVICE_IDS))
+    assert ok is True and j.removed == [] and len(kube.requests) == before
+    # and the operator's part goes on past HS-6
+    assert job(kube, take_over_after=600).run() is True
+
+
+def test_check_mode_at_hs_6_plans_ho_s_part_and_sends_no_write():
+    kube = _ho_down_at_the_endpoint_services()
+    j = job(kube, check_mode=True, take_over_after=600)
+    j.run()
+    assert kube.requests == []
+    assert any(SERVICE_ID in p and T.HO_ENDPOINT_FINALIZER in p and "tagged kubernetes.io/cluster/%s=owned" % INFRA
+               in p for p in j.planned), j.planned
+    assert j.hcp_owners["ho_endpoint_services"]
+    # the release in check mode plans it and sends nothing either
+    owners = j.hcp_owners
+    j = job(kube, check_mode=True)
+    assert j.release_endpoint_services(owners["ho_endpoint_services"], owners["ho_evidence"], _absent(SERVICE_IDS),
+                                       finalizer=T.HO_ENDPOINT_FINALIZER) is True
+    assert kube.requests == [] and j.removed == []
+    assert any(p.startswith("would remove %s" % T.HO_ENDPOINT_FINALIZER) for p in j.planned), j.planned
