@@ -9,6 +9,7 @@ from __future__ import absolute_import, division, print_function
 __metaclass__ = type
 
 from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_baseline
+from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_cli_secrets
 from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_input
 from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_messages
 from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_stop
@@ -31,8 +32,14 @@ STEPS = {
     "gate_stop_message": hosted_cluster_messages.gate_stop_message,
     # Phase 4: the AWS levels
     "aws_plan_message": hosted_cluster_messages.aws_plan_message,  # aws_infra_cleanup's result
+    # Phase 5: the Secrets the CLI made, deleted before its finalizer comes off
+    "cli_secrets_reads": hosted_cluster_cli_secrets.cli_secrets_reads,      # name | (namespace, infra_id)
+    "cli_secrets_found": hosted_cluster_cli_secrets.cli_secrets_found,      # deletion_info's result | (namespace, infra_id)
+    "cli_secrets_deleted": hosted_cluster_cli_secrets.cli_secrets_deleted,  # the record | (the deletes' result, check_mode)
+    "cli_secrets_message": hosted_cluster_cli_secrets.cli_secrets_message,  # the record
+    "cli_secrets_stopped": hosted_cluster_cli_secrets.cli_secrets_stopped,  # the record
     # Phase 6: the verification
-    "verification_reads": hosted_cluster_wait.verification_reads,  # name | (namespace, hcp_namespace)
+    "verification_reads": hosted_cluster_wait.verification_reads,  # name | (namespace, hcp_namespace, infra_id)
     # deletion_info's objects | (name, namespace, namespace_retained)
     "verification_checks": hosted_cluster_verify.verification_checks,
     "verification_message": hosted_cluster_verify.verification_message,  # the checks | (aws_check, manifest)

@@ -106,6 +106,14 @@ options:
     description: Whether the HCP namespace was intentionally retained (the skip annotation).
     type: bool
     default: false
+  cli_secrets:
+    description:
+      - The Secrets C(hypershift create cluster) made in the HostedCluster's namespace, which the destroy deletes as
+        C(destroy cluster) does (label C(hypershift.openshift.io/auto-created-for-infra=<infraID>)) - C(namespace),
+        C(selector), and their names C(deleted), C(absent) (already gone), C(planned) (check mode) and C(failed) (each
+        C(name) and C(error)); as the role's Phase 5 records them. V({}) when Phase 5 did not list them.
+    type: dict
+    default: {}
   retained:
     description: Other things retained on purpose, each with C(what) and C(why).
     type: list
@@ -230,6 +238,12 @@ report:
     namespace_retained:
       description: Whether the HCP namespace was intentionally retained.
       type: bool
+    cli_secrets:
+      description:
+        - The Secrets the CLI made (O(cli_secrets)) - C(namespace), C(selector), the names C(deleted), C(absent),
+          C(planned), and C(failed) (C(name), C(error)); V({}) when they were not listed. Phase 6 reads them again
+          (a check of the report's C(verification)).
+      type: dict
     command_succeeded:
       description: The teardown ran to its end (the CLI finalizer came off).
       type: bool

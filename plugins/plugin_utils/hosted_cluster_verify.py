@@ -44,18 +44,33 @@ def _nodepools_check(listed, name, namespace):
             "error": printed(listed.get("msg") or "") if state == "unknown" else ""}
 
 
+def _cli_secrets_check(listed):
+    """The check of the Secrets the CLI made (Phase 5 deleted them): deletion_info's list answer by their label."""
+    item = listed["item"]
+    what = "Secrets labelled %s in %s" % (printed(item.get("label_selector")), printed(item.get("namespace")))
+    state = listed.get("state")
+    left = list(listed.get("names") or []) if state == "present" else []
+    return {"what": what, "state": state, "count": len(left), "names": left,
+            "error": printed(listed.get("msg") or "") if state == "unknown" else ""}
+
+
 def verification_checks(answers, name, namespace, namespace_retained):
     """One check per read of Phase 6 (what, state, count, names, error): the HostedCluster and the HCP namespace as
     deletion_info answered (a namespace still there kind by kind, "retained" with ``namespace_retained``), then
-    the NodePools left, from the same run's list answer (the entry without a name)."""
+    the NodePools left, from the same run's list answer (the entry without a name), then, when they were read, the
+    Secrets the CLI made (the Secret list, by their label)."""
     fname = "hosted_cluster_verification_checks"
     answers = plain_list(answers, fname, "the objects of deletion_info")
     checks = []
     listed = None
+    secrets = []
     for r in dicts(answers):
         item = r["item"]
-        if "name" not in item:  # the list of the NodePools, reported last
-            listed = r
+        if "name" not in item:  # a list: the NodePools', and the CLI's Secrets', reported last
+            if item.get("kind") == "Secret":
+                secrets.append(_cli_secrets_check(r))
+            else:
+                listed = r
             continue
         kind, state = item.get("kind"), r.get("state")
         what = "%s %s%s" % (kind, ("%s/" % item["namespace"]) if "namespace" in item else "", item.get("name"))
@@ -71,7 +86,7 @@ def verification_checks(answers, name, namespace, namespace_retained):
                            "count": 1 if state == "present" else 0, "names": [item.get("name")] if state == "present" else [],
                            "error": (query.get("error") or "") if state == "unknown" else ""})
     checks.append(_nodepools_check(listed, name, namespace))
-    return checks
+    return checks + secrets
 
 
 def verification_message(checks, aws_check, manifest):

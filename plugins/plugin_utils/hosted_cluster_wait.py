@@ -12,6 +12,7 @@ from ansible_collections.teardown.gates.plugins.module_utils.owners.hypershift i
     CAPA_API as CAPA, CAPI_API as CAPI, CLI_FINALIZER, HYPERSHIFT_API as HYPERSHIFT)
 from ansible_collections.teardown.gates.plugins.plugin_utils.filter_input import (
     as_bool, one_dict, parsed_dict, plain_list, printed)
+from ansible_collections.teardown.gates.plugins.plugin_utils.hosted_cluster_cli_secrets import cli_secrets_reads
 
 
 def cli_finalizer_on(retained, finalizer_on, check_mode, deleting):
@@ -69,15 +70,17 @@ def gates_of(cluster, hosted_cluster):
                  hosted_cluster.get("skip_namespace"))
 
 
-def verification_reads(name, namespace, hcp_namespace):
+def verification_reads(name, namespace, hcp_namespace, infra_id=""):
     """What Phase 6 reads again through deletion_info: the HostedCluster ``namespace``/``name`` when it has a name
     (none for an infrastructure-only destroy), then the HCP namespace, then (with a name) the list of the NodePools
-    left in ``namespace`` whose ``spec.clusterName`` is ``name`` - as hosted_cluster_info selects them."""
+    left in ``namespace`` whose ``spec.clusterName`` is ``name`` - as hosted_cluster_info selects them - and the list
+    of the Secrets the CLI made for ``infra_id`` that Phase 5 deleted (hosted_cluster_cli_secrets)."""
     if len(name) == 0:
         return [{"api_version": "v1", "kind": "Namespace", "name": hcp_namespace}]
     return [{"api_version": HYPERSHIFT, "kind": "HostedCluster", "namespace": namespace, "name": name},
             {"api_version": "v1", "kind": "Namespace", "name": hcp_namespace},
-            {"api_version": HYPERSHIFT, "kind": "NodePool", "namespace": namespace, "match": {"spec.clusterName": name}}]
+            {"api_version": HYPERSHIFT, "kind": "NodePool", "namespace": namespace, "match": {"spec.clusterName": name}}
+            ] + cli_secrets_reads(name, namespace, infra_id)
 
 
 def report_gates(waited, gates, check_mode):

@@ -44,6 +44,7 @@ def argument_spec():
         milestones=dict(type="dict", default={}),
         hcp_conditions=dict(type="dict", default={}),
         namespace_retained=dict(type="bool", default=False),
+        cli_secrets=dict(type="dict", default={}),
         retained=dict(type="list", elements="dict", default=[]),
         stopped=dict(type="dict"),
         taken_over=dict(type="list", elements="dict", default=[]),
@@ -180,7 +181,7 @@ def build(p, check_mode):
                             retained=p["retained"], stopped=p["stopped"], versions=versions,
                             check_mode=check_mode, plan=p["plan"], aws_cleanup_ran=p["aws_cleanup_ran"],
                             aws_lookup_ran=p["aws_lookup_ran"], taken_over=p["taken_over"],
-                            manifest=p["aws_manifest"])
+                            manifest=p["aws_manifest"], cli_secrets=p["cli_secrets"])
 
 
 def archive_path(base, json_path):

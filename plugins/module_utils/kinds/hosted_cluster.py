@@ -274,6 +274,9 @@ PERMISSIONS = (
     + grant("list", "infrastructure.cluster.x-k8s.io", "awsmachines", HCP_NAMESPACE)
     + grant("list", "apps", "deployments", HCP_NAMESPACE)
     + grant("watch", "", "namespaces")
+    # the Secrets the CLI made (HC-13): listed by their label, deleted by name with a UID precondition through
+    # wait_gate, which watches each until it is read gone
+    + grant("list watch delete", "", "secrets", "{hosted_cluster_namespace}")
     # the HostedControlPlane deleted, the cleanup annotation copied (HS-3), and CPO's finalizer released once its
     # owners are read gone
     + grant("delete patch", "hypershift.openshift.io", "hostedcontrolplanes", HCP_NAMESPACE, when="take_over_cleanup")

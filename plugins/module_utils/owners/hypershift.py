@@ -25,6 +25,9 @@ ENDPOINT_FINALIZER = "hypershift.openshift.io/control-plane-operator-finalizer"
 # HO's on an AWSEndpointService: it deletes the VPC endpoint service configuration first
 # (hypershift-operator/controllers/platform/aws/controller.go:54)
 HO_ENDPOINT_FINALIZER = "hypershift.openshift.io/hypershift-operator-finalizer"
+# the CLI's label, value the infra ID, on the Secrets `create cluster` made (pull secret, SSH key, etcd encryption
+# key ...); `destroy cluster` deletes the HostedCluster namespace's Secrets so labelled before its finalizer comes off
+AUTO_INFRA_LABEL = "hypershift.openshift.io/auto-created-for-infra"
 
 NODEPOOL_ANN = "hypershift.openshift.io/nodePool"
 SKIP_NS_ANN = "hypershift.openshift.io/skip-delete-hosted-controlplane-namespace"

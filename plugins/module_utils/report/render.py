@@ -187,7 +187,7 @@ def tracked_states(resources):
 def build_report(cluster, options, gates=None, aws_resources=None, verification=None, milestones=None,
                  hcp_conditions=None, namespace_retained=False, retained=None, stopped=None, versions=None,
                  check_mode=False, plan=None, aws_cleanup_ran=None, aws_lookup_ran=None, taken_over=None,
-                 manifest=None):
+                 manifest=None, cli_secrets=None):
     """The report dict. ``verification`` is {checks: [{what, state, ...}], aws_verified: bool, tracked: [the
     resources of the verification's read-only aws_infra_cleanup run]}; the report lists each tracked ID with the
     state its look by ID found (``tracked_states``).
@@ -201,7 +201,10 @@ def build_report(cluster, options, gates=None, aws_resources=None, verification=
 
     ``manifest``: the AWS IDs the run was to clean (type -> IDs, the baseline's). A run that stopped before its AWS
     cleanup lists each of them in ``aws.not_cleaned``: nothing is lost, even in the report of a stop; they are not
-    counted as remaining, which no look of this run observed."""
+    counted as remaining, which no look of this run observed.
+
+    ``cli_secrets``: the Secrets the CLI made that Phase 5 deleted (``cli_secret_names``); whether they are gone is
+    the verification's check of them."""
     milestones = dict(milestones or {})
     aws, iam = split_aws(aws_resources)
     if aws_cleanup_ran is None:
@@ -235,6 +238,7 @@ def build_report(cluster, options, gates=None, aws_resources=None, verification=
         "aws": aws,
         "iam": {"deleted": iam["deleted"], "retained": iam["retained"]},
         "namespace_retained": bool(namespace_retained),
+        "cli_secrets": cli_secret_names(cli_secrets),
         "retained": retained_list,
         "remaining": aws["remaining"] + [c for c in checks if c.get("state") not in ("absent", "retained")],
         "verification": {"checks": checks, "aws_verified": bool((verification or {}).get("aws_verified")),
@@ -250,6 +254,23 @@ def build_report(cluster, options, gates=None, aws_resources=None, verification=
     for k in ("namespace", "name", "uid", "infra_id"):
         report["cluster"].setdefault(k, None)
     return report
+
+
+def cli_secret_names(cli_secrets):
+    """The report's ``cli_secrets``: ``namespace``, ``selector`` and the names ``deleted``, ``absent`` (already
+    gone), ``planned`` (check mode) and ``failed`` (each ``name`` and ``error``), from what Phase 5 recorded; {} when
+    it recorded nothing (the run stopped before, or an infrastructure-only destroy)."""
+    c = cli_secrets if isinstance(cli_secrets, dict) else {}
+    if not c.get("selector"):
+        return {}
+    out = {"namespace": c.get("namespace"), "selector": c["selector"]}
+    for k in ("deleted", "absent", "planned"):
+        out[k] = sorted("%s" % n for n in c.get(k) or [])
+    out["failed"] = [{"name": f.get("name"), "error": f.get("error") or ""} for f in c.get("failed") or []
+                     if isinstance(f, dict)]
+    if c.get("error"):
+        out["error"] = c["error"]
+    return out
 
 
 def not_cleaned(manifest):
@@ -366,6 +387,24 @@ def _md_escape(v):
     return _fmt(v).replace("|", "\\|").replace("\n", " ")
 
 
+def _cli_secret_lines(cli):
+    """The Markdown of the Secrets the CLI made: by name, what was deleted, already gone, would be deleted, failed."""
+    if not cli:
+        return []
+    lines = ["", "## Secrets the CLI made", "", "`%s` in %s" % (cli.get("selector"), cli.get("namespace"))]
+    said = [("Deleted", cli.get("deleted")), ("Already gone", cli.get("absent")), ("Would delete", cli.get("planned"))]
+    for title, names in said:
+        if names:
+            lines += ["", "%s:" % title, ""] + ["- %s" % n for n in names]
+    if cli.get("failed"):
+        lines += ["", "Not deleted:", ""] + ["- %s: %s" % (f.get("name"), f.get("error")) for f in cli["failed"]]
+    if cli.get("error"):
+        lines += ["", "Not listed: %s" % cli["error"]]
+    if not any(names for _, names in said) and not cli.get("failed") and not cli.get("error"):
+        lines += ["", "None left to delete."]
+    return lines
+
+
 def render_markdown(report, mermaid=None):
     """The Markdown report; ``mermaid`` is the timeline chart (timeline.render_mermaid), drawn from this report."""
     c = report["cluster"]
@@ -415,6 +454,7 @@ def render_markdown(report, mermaid=None):
         lines += ["- `%s` %s" % (r["type"], r["id"]) for r in aws["not_cleaned"]]
     if aws["deleted"]:
         lines += ["", "Deleted:", ""] + ["- `%s` %s" % (r["type"], r["id"]) for r in aws["deleted"]]
+    lines += _cli_secret_lines(report.get("cli_secrets"))
     if report["retained"]:
         lines += ["", "## Retained, and why", ""] + ["- %s: %s" % (r["what"], r["why"]) for r in report["retained"]]
         if report["iam"]["retained"]:

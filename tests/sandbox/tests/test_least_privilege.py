@@ -84,7 +84,7 @@ def test_release_held_deletion_with_the_shipped_roles(accounts, dyn, tmp_path):
 def test_destroy_hosted_cluster_with_the_shipped_roles(accounts, tmp_path):
     ns = "lpd-" + os.urandom(3).hex()
     name = "hc" + os.urandom(2).hex()
-    seed("hosted-cluster", "--name", name, "--namespace", ns)
+    seeded = seed("hosted-cluster", "--name", name, "--namespace", ns)
     hcp = "%s-%s" % (ns, name)
     roles = shipped_roles("hosted_cluster_destroy.yml")
     kubeconfig, token = accounts.create("destroyer", {"teardown-gates-hosted-cluster-destroy": roles[
@@ -99,7 +99,9 @@ def test_destroy_hosted_cluster_with_the_shipped_roles(accounts, tmp_path):
                         "cluster_grace_period": 240}, str(tmp_path),
                        {"KUBECONFIG": kubeconfig, "K8S_AUTH_KUBECONFIG": kubeconfig})
     reqs = _check_run(out, tail, accounts, "destroyer", roles)
-    assert {r["resource"] for r in reqs if r["verb"] == "delete"} == {"hostedclusters"}
+    # the HostedCluster, and the Secrets the CLI made for its infra ID (HC-13), by name; not the neighbour's
+    deleted = {(r["resource"], r.get("name")) for r in reqs if r["verb"] == "delete"}
+    assert deleted == {("hostedclusters", name)} | {("secrets", s) for s in seeded["cli_secrets"]["names"]}
     assert_no_secrets(tmp_path, out, sandbox_secrets() + [token])
 
 

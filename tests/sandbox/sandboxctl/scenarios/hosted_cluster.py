@@ -6,7 +6,9 @@ HCP namespace) with the HostedControlPlane, the CAPI Cluster named after the inf
 (controlPlaneRef -> HCP, infrastructureRef -> AWSCluster), per NodePool a MachineDeployment, a
 MachineSet, Machines and AWSMachines (with instance IDs), control-plane Deployments and pods (with a
 nodeName and terminationGracePeriodSeconds), LoadBalancer Services backed by ELBs, a PVC backed by
-an EBS volume, and AWSEndpointServices: each with the finalizers tests/sandbox/spec/hypershift.md names.
+an EBS volume, and AWSEndpointServices: each with the finalizers tests/sandbox/spec/hypershift.md names. In the
+HostedCluster's namespace, the Secrets `create cluster` labels for the infra ID (HC-13) and a neighbour's for
+`<infraID>-2`, returned as `cli_secrets`.
 
 AWS: the worker-VPC infrastructure of the infra ID (from `aws_infra.seed` when that scenario
 exists, else a VPC and a subnet made here), worker instances, the guest's cloud resources that HCCO
@@ -15,7 +17,10 @@ it, a PV's EBS volume, the image-registry bucket, all tagged with the infra ID),
 the management side's ELBs and volume behind the HCP Services and PVC, the OIDC documents under
 `<infraID>/` in the shared OIDC bucket, and what CPO makes per AWSEndpointService (HS-21: a security group,
 an interface VPC endpoint in the worker VPC, a CNAME record in the private zone `<name>.hypershift.local`
-made here on that VPC), named in its status and returned as `endpoint_cloud`.
+made here on that VPC), named in its status and returned as `endpoint_cloud`; and what HO makes per
+AWSEndpointService (HS-31: a VPC endpoint service configuration tagged `kubernetes.io/cluster/<infraID>: owned`,
+backed by an internal network load balancer on the management side, which CPO's endpoint connects to), its
+service name in the status and its ID returned as `endpoint_service_cloud`.
 
 Knobs (`--knob K=V`; each is also written as `sandbox.teardown.gates/knob-K` on the HC, its NodePools
 and the HCP namespace, where the twins read them; `set_knob()` changes one later):
@@ -27,7 +32,8 @@ and the HCP namespace, where the twins read them; `set_knob()` changes one later
             hcco_requeue=DUR (2s), cleanup_timeout=DUR (60s), endpoint_timeout=DUR (10m),
             nat_seconds=N (NAT gateway deleting -> deleted, through the AWS realism layer)
   failures: ho|nodepool|cpo|hcco|kubelet=down (twins), capi|capa=down (the real managers, through
-            Cluster API's pause: see PAUSE_KNOBS), credentials=invalid, cleanup=timeout,
+            Cluster API's pause: see PAUSE_KNOBS), credentials=invalid, ho_credentials=invalid (HO's own
+            AWS credentials: its endpoint controller keeps its finalizer, HS-31), cleanup=timeout,
             pod_stuck=true (kube-apiserver pods) or a pod name, instance_stuck=true (the worker
             instances stay shutting-down once terminated, until set_knob clears it)
 """
@@ -45,7 +51,7 @@ from kubernetes.client import ApiException
 
 from ..twins.hostedcommon import (aws, AWSMACHINE_FINALIZER, BUCKET_ANN, CAPA, CAPI, CLEANUP_ANN,
                                   CLUSTER_FINALIZER, CLUSTER_NAME_LABEL, MACHINESET_FINALIZER, CPO_FINALIZER, ELB_ANN, GRACE_ANN,
-                                  HCP_NS_LABEL, HO_FINALIZER, HS, LB_FINALIZER, MACHINE_FINALIZER, NODEPOOL_ANN,
+                                  HCP_NS_LABEL, HO_ENDPOINT_FINALIZER, HO_FINALIZER, HS, LB_FINALIZER, MACHINE_FINALIZER, NODEPOOL_ANN,
                                   OIDC_FINALIZER, PVC_FINALIZER, SKIP_NS_ANN, VOLUME_ANN, parse_duration)
 from ..procs import SandboxError
 from ..realism import HOLD_TAG
@@ -58,6 +64,8 @@ RELEASE = "quay.io/openshift-release-dev/ocp-release:4.18.0-multi"
 HO_IMAGE = "quay.io/hypershift/hypershift-operator:sandbox"
 CPO_IMAGE = "quay.io/openshift-release-dev/ocp-v4.0-art-dev@sha256:" + "0" * 64
 SEED_ONLY = {"nodepools", "replicas", "infra_id", "region", "aws_infra"}
+# the CLI's label on the Secrets `hypershift create cluster` made, value the infra ID (HC-13)
+AUTO_INFRA_LABEL = "hypershift.openshift.io/auto-created-for-infra"
 # passed on to the aws-infra scenario when it exists
 AWS_INFRA_KNOBS = ("zones", "base_domain", "oidc_bucket", "faults", "shared_role", "nat_deleting_seconds",
                    "instance_shutting_down_seconds", "elb_eni_linger_seconds")
@@ -320,6 +328,7 @@ def seed(name=None, namespace=None, knobs=None):
             "spec": {"clusterName": name, "replicas": replicas, "release": {"image": RELEASE},
                      "platform": {"type": "AWS", "aws": {"instanceType": "m5.large", "subnet": {"id": net["subnet"]}}}}},
             status={"replicas": replicas, "conditions": [ready("Ready")]}))
+    cli_secrets = _cli_secrets(name, namespace, infra)
 
     # ---- HCP namespace ---------------------------------------------------------------------------
     v1 = core_v1()
@@ -455,13 +464,16 @@ def seed(name=None, namespace=None, knobs=None):
     # CPO's AWSEndpointService controller (HS-21) made, per AWSEndpointService, a security group, an interface VPC
     # endpoint in the guest's VPC and the CNAME records of its names in the private zone <hcp name>.hypershift.local,
     # and wrote their IDs in its status; on deletion it deletes them by those IDs before its finalizer comes off
-    endpoint_cloud = _endpoint_cloud(s, name, infra, region, net)
-    for ep in ("kube-apiserver-private", "private-router"):
+    # and HO's (HS-31) made the VPC endpoint service configuration those endpoints connect to, behind the internal
+    # NLB the management side made for the Service, and wrote its service name in the status
+    endpoint_services = _endpoint_services(s, infra, region)
+    endpoint_cloud = _endpoint_cloud(s, name, infra, region, net, endpoint_services)
+    for ep in ENDPOINT_RECORDS:
         s.create(HS, "AWSEndpointService", {
-            "metadata": {"name": ep, "namespace": hcp_ns, "finalizers": [CPO_FINALIZER]},
-            "spec": {"networkLoadBalancerName": f"{infra}-{ep}"[:32]}},
-            status=dict(endpoint_cloud["status"][ep],
-                        endpointServiceName=f"com.amazonaws.vpce.{region}.vpce-svc-{_h(infra, ep, n=17)}"))
+            "metadata": {"name": ep, "namespace": hcp_ns, "finalizers": [CPO_FINALIZER, HO_ENDPOINT_FINALIZER]},
+            "spec": {"networkLoadBalancerName": endpoint_services[ep]["nlb_name"],
+                     "resourceTags": [{"key": s.cluster_tag, "value": "owned"}]}},
+            status=dict(endpoint_cloud["status"][ep], endpointServiceName=endpoint_services[ep]["service_name"]))
 
     return {
         "scenario": "hosted-cluster", "name": name, "namespace": namespace, "hcp_namespace": hcp_ns,
@@ -470,6 +482,8 @@ def seed(name=None, namespace=None, knobs=None):
         "capi_cluster": {"name": cluster["metadata"]["name"], "namespace": hcp_ns, "uid": cluster["metadata"]["uid"]},
         "hcp": {"name": hcp["metadata"]["name"], "namespace": hcp_ns, "uid": hcp["metadata"]["uid"]},
         "machines": machines, "pods": pods,
+        # the Secrets `create cluster` made for this infra ID (destroy deletes them), and a neighbour's that stays
+        "cli_secrets": cli_secrets,
         "objects": s.objects,
         # the worker-VPC infrastructure by CloudFormation type (all of aws-infra's when it made it)
         "aws": dict(net["result"]["aws"], **{"AWS::Route53::HostedZone": sorted(
@@ -490,15 +504,65 @@ def seed(name=None, namespace=None, knobs=None):
         # what CPO deletes on an AWSEndpointService's deletion (its status names them); the private zone that
         # holds the records is the infrastructure's (the CLI's), in "aws"
         "endpoint_cloud": endpoint_cloud["ids"],
+        # what HO deletes on an AWSEndpointService's deletion (HS-31: the configuration its endpointServiceName
+        # names); the NLB behind it is the management side's, whose cloud provider deletes it with the Service
+        "endpoint_service_cloud": {
+            "AWS::EC2::VPCEndpointService": sorted(e["service_id"] for e in endpoint_services.values()),
+            "nlbs": sorted(e["nlb_arn"] for e in endpoint_services.values())},
     }
+
+
+def _cli_secrets(name, namespace, infra):
+    """The Secrets `hypershift create cluster` made in the HostedCluster's namespace (cmd/cluster/core/create.go: the
+    pull secret :280 and the SSH key :461, each labelled AUTO_INFRA_LABEL=<infraID> at :641), which `destroy cluster`
+    deletes by that label (destroy.go:202-215); and a neighbour's, labelled for the infra ID <infraID>-2, which it must
+    not touch (an equality selector; a prefix would take it). Not in the seed's ``objects``: the neighbour stays."""
+    v1 = core_v1()
+    made = {"pull-secret": ("kubernetes.io/dockerconfigjson", {".dockerconfigjson": "eyJhdXRocyI6e319"}),
+            "ssh-key": ("Opaque", {"id_rsa.pub": "c3NoLXJzYSBBQUFBQg=="})}
+
+    def secret(sname, infra_id, kind):
+        stype, data = made[kind]
+        v1.create_namespaced_secret(namespace, {"metadata": {"name": sname, "labels": {AUTO_INFRA_LABEL: infra_id}},
+                                                "type": stype, "data": data})
+        return sname
+
+    return {"label": AUTO_INFRA_LABEL, "names": [secret(f"{name}-{kind}", infra, kind) for kind in sorted(made)],
+            "neighbour": {"name": secret(f"{name}-neighbour-pull-secret", f"{infra}-2", "pull-secret"),
+                          "infra_id": f"{infra}-2"}}
 
 
 ENDPOINT_RECORDS = {"kube-apiserver-private": "api", "private-router": "*.apps"}  # PL-CTRL recordsForService
 
 
-def _endpoint_cloud(s, name, infra, region, net):
+def _endpoint_services(s, infra, region):
+    """Per AWSEndpointService what HO made in AWS (hypershift-operator/controllers/platform/aws/controller.go:506-600,
+    ensureVpcEndpointService): a VPC endpoint service configuration, acceptance not required, backed by the
+    internal NLB of the HCP's private Service (made by the management cluster's cloud provider, so tagged as the
+    management cluster's, in its default VPC), tagged with the AWSEndpointService's resourceTags - which hold
+    kubernetes.io/cluster/<infraID>: owned (hostedcluster_controller.go:5050-5075) - and the management
+    cluster's own tag (:562-569). Returns {ep: {nlb_name, nlb_arn, service_id, service_name}}."""
+    ec2, elbv2 = aws("ec2"), aws("elbv2")
+    default = [sn["SubnetId"] for sn in ec2.describe_subnets(
+        Filters=[{"Name": "default-for-az", "Values": ["true"]}])["Subnets"]][:1]
+    out = {}
+    for ep in ENDPOINT_RECORDS:
+        nlb_name = f"{infra}-{ep}"[:32]
+        arn = elbv2.create_load_balancer(Name=nlb_name, Scheme="internal", Type="network", Subnets=default,
+                                         Tags=_tags({MGMT_TAG: "owned"}))["LoadBalancers"][0]["LoadBalancerArn"]
+        sc = ec2.create_vpc_endpoint_service_configuration(
+            AcceptanceRequired=False, NetworkLoadBalancerArns=[arn], TagSpecifications=[{
+                "ResourceType": "vpc-endpoint-service", "Tags": _tags({s.cluster_tag: "owned", MGMT_TAG: "owned"})}]
+        )["ServiceConfiguration"]
+        out[ep] = {"nlb_name": nlb_name, "nlb_arn": arn, "service_id": sc["ServiceId"],
+                   "service_name": sc["ServiceName"]}
+    return out
+
+
+def _endpoint_cloud(s, name, infra, region, net, endpoint_services):
     """Per AWSEndpointService what CPO made in AWS (PL-CTRL reconcileAWSEndpointService): its status fields
-    (endpointID, securityGroupID, dnsNames, dnsZoneID) and the IDs by type, with the private zone's ID."""
+    (endpointID, securityGroupID, dnsNames, dnsZoneID) and the IDs by type, with the private zone's ID. Each
+    interface endpoint is of HO's configuration (``endpoint_services``), so connected to it."""
     ec2, r53 = aws("ec2"), aws("route53")
     zone_name = f"{name}.hypershift.local"  # PL-CTRL zoneName(hcp name)
     zone = r53.create_hosted_zone(Name=zone_name, CallerReference=str(uuid.uuid4()),
@@ -512,7 +576,7 @@ def _endpoint_cloud(s, name, infra, region, net):
                                            s.cluster_tag: "owned", "Name": f"{infra}-vpce-{ep}"})}])["GroupId"]
         vpce = ec2.create_vpc_endpoint(VpcId=net["vpc"], VpcEndpointType="Interface", SubnetIds=[net["subnet"]],
                                        SecurityGroupIds=[sg],
-                                       ServiceName=f"com.amazonaws.vpce.{region}.vpce-svc-{_h(infra, ep, n=17)}",
+                                       ServiceName=endpoint_services[ep]["service_name"],
                                        TagSpecifications=[{"ResourceType": "vpc-endpoint", "Tags": _tags({
                                            s.cluster_tag: "owned", "Name": f"{infra}-{ep}"})}])["VpcEndpoint"]["VpcEndpointId"]
         fqdn = f"{record}.{zone_name}"

@@ -9,6 +9,7 @@ import pytest
 from ansible.errors import AnsibleFilterError
 from ansible_collections.teardown.gates.plugins.filter.hosted_cluster_destroy_step import STEPS, FilterModule
 from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_baseline
+from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_cli_secrets
 from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_input
 from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_messages
 from ansible_collections.teardown.gates.plugins.plugin_utils import hosted_cluster_stop
@@ -29,6 +30,11 @@ def test_hosted_cluster_destroy_each_step_runs_its_plugin_utils_function():
         "gates": hosted_cluster_wait.gates_of, "gates_plan_message": hosted_cluster_messages.gates_plan_message,
         "gate_stop_message": hosted_cluster_messages.gate_stop_message,
         "aws_plan_message": hosted_cluster_messages.aws_plan_message,
+        "cli_secrets_reads": hosted_cluster_cli_secrets.cli_secrets_reads,
+        "cli_secrets_found": hosted_cluster_cli_secrets.cli_secrets_found,
+        "cli_secrets_deleted": hosted_cluster_cli_secrets.cli_secrets_deleted,
+        "cli_secrets_message": hosted_cluster_cli_secrets.cli_secrets_message,
+        "cli_secrets_stopped": hosted_cluster_cli_secrets.cli_secrets_stopped,
         "verification_reads": hosted_cluster_wait.verification_reads,
         "verification_checks": hosted_cluster_verify.verification_checks,
         "verification_message": hosted_cluster_verify.verification_message,
@@ -36,6 +42,10 @@ def test_hosted_cluster_destroy_each_step_runs_its_plugin_utils_function():
         "stop_record": hosted_cluster_stop.stop_record, "stop_message": hosted_cluster_stop.stop_message}
     assert hosted_cluster_destroy_step("", "verification_reads", "clusters", "clusters-x") == [
         {"api_version": "v1", "kind": "Namespace", "name": "clusters-x"}]
+    assert hosted_cluster_destroy_step("x", "cli_secrets_reads", "clusters", "x-1a2b3") == [
+        {"api_version": "v1", "kind": "Secret", "namespace": "clusters",
+         "label_selector": "hypershift.openshift.io/auto-created-for-infra=x-1a2b3"}]
+    assert hosted_cluster_destroy_step("x", "verification_reads", "clusters", "clusters-x", "x-1a2b3")[-1]["kind"] == "Secret"
 
 
 # what test_role_decisions asserted of the filters these steps were (hosted_cluster_baseline, ..._aws_verified), with

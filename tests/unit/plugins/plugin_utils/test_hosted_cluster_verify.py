@@ -72,6 +72,29 @@ def test_checks_of_a_namespace_still_there_kind_by_kind(complete, retained, othe
     assert checks[-1] == {"what": "NodePools of demo in clusters", "state": "present", "count": 1, "names": ["demo-a"], "error": ""}
 
 
+SECRET_ITEM = {"api_version": "v1", "kind": "Secret", "namespace": "clusters",
+               "label_selector": "hypershift.openshift.io/auto-created-for-infra=demo-x7k2p"}
+SECRETS_WHAT = "Secrets labelled hypershift.openshift.io/auto-created-for-infra=demo-x7k2p in clusters"
+
+
+@pytest.mark.parametrize("answer, want", [
+    (_answer(SECRET_ITEM, "absent", names=[], count=0),
+     {"what": SECRETS_WHAT, "state": "absent", "count": 0, "names": [], "error": ""}),
+    (_answer(SECRET_ITEM, "present", names=["demo-pull-secret"], count=1),
+     {"what": SECRETS_WHAT, "state": "present", "count": 1, "names": ["demo-pull-secret"], "error": ""}),
+    (_answer(SECRET_ITEM, "unknown", msg="could not list Secret in clusters: HTTP 403", names=[], count=0),
+     {"what": SECRETS_WHAT, "state": "unknown", "count": 0, "names": [], "error": "could not list Secret in clusters: HTTP 403"}),
+])
+def test_the_cli_secrets_are_checked_last_and_apart_from_the_nodepools(answer, want):
+    checks = verification_checks([_answer(HC_ITEM, "absent"), _answer(NS_ITEM, "absent"), _nodepools(), answer],
+                                 "demo", "clusters", False)
+    assert [c["what"] for c in checks[:3]] == ["HostedCluster clusters/demo", "Namespace clusters-demo and everything in it",
+                                                "NodePools of demo in clusters"]
+    assert checks[2]["state"] == "absent"  # the Secret list is not taken for the NodePools'
+    assert checks[3:] == [want]
+    assert ("%s: %s" % (SECRETS_WHAT, want["state"])) in verification_message(checks, {"verified": True}, {})
+
+
 def test_checks_of_an_empty_namespace_listed_in_full():
     checks = verification_checks([_answer(NS_ITEM, "present", namespace={"contents": [], "contents_complete": True})],
                                  "", "clusters", False)

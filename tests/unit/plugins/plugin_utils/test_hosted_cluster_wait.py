@@ -107,6 +107,15 @@ def test_verification_reads_the_hosted_cluster_when_it_has_a_name_then_the_hcp_n
     assert verification_reads("", "clusters", "clusters-demo") == [namespace]
 
 
+def test_verification_reads_the_cli_secrets_of_the_infra_id_last_and_none_for_an_infrastructure_only_destroy():
+    reads = verification_reads("demo", "clusters", "clusters-demo", "demo-x7k2p")
+    assert reads[:3] == verification_reads("demo", "clusters", "clusters-demo")
+    assert reads[3:] == [{"api_version": "v1", "kind": "Secret", "namespace": "clusters",
+                          "label_selector": "hypershift.openshift.io/auto-created-for-infra=demo-x7k2p"}]
+    assert verification_reads("", "clusters", "clusters-demo", "demo-x7k2p") == [
+        {"api_version": "v1", "kind": "Namespace", "name": "clusters-demo"}]
+
+
 # gates: the layout (what the filter hosted_cluster_gates was)
 
 HS = "hypershift.openshift.io/v1beta1"

@@ -27,8 +27,13 @@ def test_annotations_are_the_upstream_strings():
     assert H.CLEANUP_ANN == "hypershift.openshift.io/cleanup-cloud-resources"
 
 
+def test_the_cli_label_is_the_upstream_string():
+    # cmd/util/client.go:19 AutoInfraLabelName, on the Secrets `create cluster` made (HC-13)
+    assert H.AUTO_INFRA_LABEL == "hypershift.openshift.io/auto-created-for-infra"
+
+
 def test_every_name_is_a_qualified_kubernetes_name():
     names = [getattr(H, n) for n in dir(H) if n.isupper()]
-    assert len(names) == 11
+    assert len(names) == 12
     # a finalizer or annotation key is prefix/name; an apiVersion is group/version
     assert all(isinstance(v, str) and v.count("/") == 1 and "." in v.split("/")[0] for v in names)

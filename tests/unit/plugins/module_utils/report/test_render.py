@@ -258,3 +258,34 @@ def test_a_run_whose_cleanup_ran_or_that_only_planned_lists_nothing_as_not_clean
     planned = R.build_report(CLUSTER, {}, aws_cleanup_ran=False, check_mode=True, manifest=MANIFEST)
     assert ran["aws"]["not_cleaned"] == [] and planned["aws"]["not_cleaned"] == []
     assert "Not cleaned" not in R.render_markdown(ran)
+
+
+CLI_SECRETS = {"namespace": "clusters", "selector": "hypershift.openshift.io/auto-created-for-infra=demo-x1", "listed": True,
+               "error": "", "secrets": [{"name": "demo-pull-secret", "uid": "u-1"}, {"name": "demo-ssh-key", "uid": "u-2"}],
+               "deleted": ["demo-ssh-key", "demo-pull-secret"], "absent": [], "planned": [],
+               "failed": [{"name": "demo-etcd-encryption-key", "error": "HTTP 409"}]}
+
+
+def test_the_report_names_the_cli_secrets_deleted_and_not_deleted():
+    r = R.build_report(CLUSTER, {}, cli_secrets=CLI_SECRETS)
+    assert r["cli_secrets"] == {"namespace": "clusters", "selector": CLI_SECRETS["selector"],
+                                "deleted": ["demo-pull-secret", "demo-ssh-key"], "absent": [], "planned": [],
+                                "failed": [{"name": "demo-etcd-encryption-key", "error": "HTTP 409"}]}
+    md = R.render_markdown(r)
+    assert "## Secrets the CLI made" in md and "`%s` in clusters" % CLI_SECRETS["selector"] in md
+    assert "Deleted:\n\n- demo-pull-secret\n- demo-ssh-key" in md
+    assert "Not deleted:\n\n- demo-etcd-encryption-key: HTTP 409" in md
+    json.dumps(r)
+
+
+def test_the_report_of_a_plan_names_the_cli_secrets_it_would_delete_and_none_when_not_listed():
+    planned = dict(CLI_SECRETS, deleted=[], failed=[], planned=["demo-pull-secret"])
+    r = R.build_report(CLUSTER, {}, cli_secrets=planned, check_mode=True)
+    assert r["cli_secrets"]["planned"] == ["demo-pull-secret"] and r["cli_secrets"]["deleted"] == []
+    assert "Would delete:\n\n- demo-pull-secret" in R.render_markdown(r)
+    # the run stopped before Phase 5, or an infrastructure-only destroy: nothing listed, nothing said
+    for nothing in (None, {}, {"selector": "", "deleted": []}):
+        r = R.build_report(CLUSTER, {}, cli_secrets=nothing)
+        assert r["cli_secrets"] == {} and "Secrets the CLI made" not in R.render_markdown(r)
+    none_left = R.build_report(CLUSTER, {}, cli_secrets=dict(CLI_SECRETS, deleted=[], failed=[]))
+    assert "None left to delete." in R.render_markdown(none_left)
