@@ -101,10 +101,11 @@ def test_grant_makes_one_row_per_verb_in_order_with_the_namespace_and_the_extra_
         {"verb": "get", "group": "", "resource": "namespaces", "namespace": None, "name": "kube-system"},)
 
 
-def test_the_destroy_reviews_and_its_role_grants_list_get_and_delete_of_the_secrets_in_the_hosted_cluster_namespace():
-    # the Secrets `hypershift create cluster` made (HC-13): listed by their label, each read and deleted by name
+def test_the_destroy_reviews_and_its_role_grants_list_watch_and_delete_of_the_secrets_in_the_hosted_cluster_namespace():
+    # the Secrets `hypershift create cluster` made (HC-13): listed by their label, each deleted by name and watched
+    # until it is gone (wait_gate)
     secrets = [(x["verb"], x["group"], x["namespace"]) for x in p.needed(hosted_cluster, OPTIONS) if x["resource"] == "secrets"]
-    assert secrets == [("list", "", "clusters"), ("get", "", "clusters"), ("delete", "", "clusters")]
+    assert secrets == [("list", "", "clusters"), ("watch", "", "clusters"), ("delete", "", "clusters")]
     with open(os.path.join(REPO, hosted_cluster.RBAC_FILE)) as f:
         roles = dict((i["metadata"]["name"], i["rules"]) for i in yaml.safe_load(f)["items"] if i["kind"] == "ClusterRole")
     # by the role bound in the HostedCluster's namespace; the control-plane namespace's stays read-only and secret-free
