@@ -236,13 +236,23 @@ def overlaps(events):
 
 
 def test_seeds_run_together():
-    guard, events = chaos.SeedsApartFromRestarts(), []
-    threads = [threading.Thread(target=record, args=(guard, "seed", events, 0.3)) for dummy in range(3)]
+    # each seed, once in, waits for the other two to be in too: a guard that kept seeds apart would break the
+    # barrier. (Holding each 0.3 s and hoping they overlap failed make test's unit stage at load 13: the third
+    # thread started after the first had left.)
+    guard, inside, broken = chaos.SeedsApartFromRestarts(), threading.Barrier(3, timeout=20), []
+
+    def seed():
+        with guard.seed():
+            try:
+                inside.wait()
+            except threading.BrokenBarrierError:
+                broken.append(1)
+    threads = [threading.Thread(target=seed) for dummy in range(3)]
     for t in threads:
         t.start()
     for t in threads:
-        t.join(5)
-    assert max(o["seed"] for o in overlaps(events)) == 3
+        t.join(30)
+    assert broken == [] and not any(t.is_alive() for t in threads)
 
 
 def test_a_restart_never_runs_beside_a_seed_or_another_restart():
