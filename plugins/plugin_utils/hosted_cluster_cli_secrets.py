@@ -123,4 +123,3 @@ def cli_secrets_stopped(record):
     CLI returns its error before removing its finalizer)."""
     record = parsed_dict(record, "hosted_cluster_cli_secrets_stopped", "the record of cli_secrets_deleted")
     return bool(record.get("error")) or len(record.get("failed") or []) > 0
-

@@ -85,7 +85,7 @@ def covered(name, names):
     row and its kind's."""
     if name in names:
         return True
-    group, _, kind = name.partition("/")
+    group, dummy, kind = name.partition("/")
     return bool(kind) and group in names and kind in names
 
 
@@ -148,7 +148,7 @@ def test_the_name_walk_finds_names_and_a_misspelling():
                           "kubernetes.io/cluster/<infraID>"}
     assert not covered("hypershift.openshift.io/finaliser", NAMES)
     assert covered("hypershift.openshift.io/HostedCluster", NAMES)
-    assert "hypershift.openshift.io/finalizer" in set(n for n, _ in plugin_names())
+    assert "hypershift.openshift.io/finalizer" in set(n for n, dummy in plugin_names())
 
 
 def test_every_hypershift_name_in_plugins_has_a_row():

@@ -138,9 +138,8 @@ def guest_groups(observed, tag_key):
 
 def _roles(c):
     """Every role of the account from GetAccountAuthorizationDetails, all pages (each with its policies)."""
-    for page in pages(c, "iam", "get_account_authorization_details", Filter=["Role"]):
-        for r in page.get("RoleDetailList", []):
-            yield r
+    return (r for page in pages(c, "iam", "get_account_authorization_details", Filter=["Role"])
+            for r in page.get("RoleDetailList", []))
 
 
 SHARED_ZONE = "a private zone also associated with %s, outside the cluster: not the cluster's, kept"

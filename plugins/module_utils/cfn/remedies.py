@@ -237,8 +237,8 @@ def _eni_holder(eni, inside, holds, gid=None):
              requester_managed=bool(eni.get("RequesterManaged")), instance=instance,
              # the stack's own interface, or one attached to the stack's own instance
              outside_stack=not _inside(inside, nid, instance),
-             what="network interface %s (%s%s) %s" % (nid, eni.get("Status"),
-                                                       ", attached to instance %s" % instance if instance else "", holds))
+             what="network interface %s (%s%s) %s" % (
+                 nid, eni.get("Status"), ", attached to instance %s" % instance if instance else "", holds))
     x["would"] = _eni_would(x, gid)
     return x
 

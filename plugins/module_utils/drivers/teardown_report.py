@@ -44,7 +44,7 @@ def argument_spec():
         milestones=dict(type="dict", default={}),
         hcp_conditions=dict(type="dict", default={}),
         namespace_retained=dict(type="bool", default=False),
-        cli_secrets=dict(type="dict", default={}),
+        cli_secrets=dict(type="dict", default={}, no_log=False),  # the Secrets' names and namespace, not their data
         retained=dict(type="list", elements="dict", default=[]),
         stopped=dict(type="dict"),
         taken_over=dict(type="list", elements="dict", default=[]),

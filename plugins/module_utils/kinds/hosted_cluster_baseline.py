@@ -237,8 +237,8 @@ def stored_infra_id_refusal(present, stored, infra_id, path):
     if present or not printed(infra_id) or theirs is _MISSING or not theirs or theirs == infra_id:
         return None
     return ("infra_id: %s is not the infra ID of the baseline stored in %s (%s). Give %s, or move the stored baseline "
-            "aside to destroy %s alone. Nothing changed." % (infra_id, printed(path), printed(theirs), printed(theirs),
-                                                            infra_id))
+            "aside to destroy %s alone. Nothing changed." % (
+                infra_id, printed(path), printed(theirs), printed(theirs), infra_id))
 
 
 # a type an earlier version of this collection tracked that HyperShift never makes: customer managed policies

@@ -400,7 +400,7 @@ def _cli_secret_lines(cli):
         lines += ["", "Not deleted:", ""] + ["- %s: %s" % (f.get("name"), f.get("error")) for f in cli["failed"]]
     if cli.get("error"):
         lines += ["", "Not listed: %s" % cli["error"]]
-    if not any(names for _, names in said) and not cli.get("failed") and not cli.get("error"):
+    if not any(names for dummy, names in said) and not cli.get("failed") and not cli.get("error"):
         lines += ["", "None left to delete."]
     return lines
 

@@ -21,16 +21,16 @@ ITEM = {"api_version": "v1", "kind": "Secret", "namespace": "clusters", "label_s
 
 def _listed(*secrets, **kw):
     """deletion_info's result on the one list of cli_secrets_reads: each secret (name, uid) listed."""
-    answer = {"item": ITEM, "state": "present" if secrets else "absent", "names": [n for n, _ in secrets],
-              "count": len(secrets), "listed": [{"name": n, "namespace": "clusters", "uid": u, "deleting": False,
-                                                  "finalizers": []} for n, u in secrets]}
+    listed = [{"name": n, "namespace": "clusters", "uid": u, "deleting": False, "finalizers": []} for n, u in secrets]
+    answer = {"item": ITEM, "state": "present" if secrets else "absent", "names": [n for n, dummy in secrets],
+              "count": len(secrets), "listed": listed}
     answer.update(kw)
     return {"changed": False, "state": answer["state"], "objects": [answer]}
 
 
 def _deletes(*rows):
     """wait_gate's looped result (failed_when: false): each row (name, uid, answer)."""
-    return {"changed": any(a.get("changed") for _, _, a in rows), "results": [
+    return {"changed": any(a.get("changed") for dummy, dummy2, a in rows), "results": [
         dict(a, item={"name": n, "uid": u}, ansible_loop_var="item") for n, u, a in rows]}
 
 
@@ -38,8 +38,8 @@ PASSED = [{"name": "Secret gone", "state": "passed"}]
 DELETED = {"changed": True, "deletion": {"state": "deleted", "query": {"ok": True}}, "gates": PASSED}
 GONE = {"changed": False, "deletion": {"state": "absent", "query": {"ok": True}}, "gates": PASSED}
 REFUSED = {"changed": False, "failed": True, "failed_when_result": False,
-           "deletion": {"state": "refused", "query": {"ok": False, "error": "HTTP 409: Precondition failed: UID in "
-                                                                             "precondition"}},
+           "deletion": {"state": "refused",
+                        "query": {"ok": False, "error": "HTTP 409: Precondition failed: UID in precondition"}},
            "gates": [], "msg": "the deletion of Secret clusters/x was refused: HTTP 409: Precondition failed: UID in "
                                "precondition"}
 

@@ -88,8 +88,8 @@ SECRETS_WHAT = "Secrets labelled hypershift.openshift.io/auto-created-for-infra=
 def test_the_cli_secrets_are_checked_last_and_apart_from_the_nodepools(answer, want):
     checks = verification_checks([_answer(HC_ITEM, "absent"), _answer(NS_ITEM, "absent"), _nodepools(), answer],
                                  "demo", "clusters", False)
-    assert [c["what"] for c in checks[:3]] == ["HostedCluster clusters/demo", "Namespace clusters-demo and everything in it",
-                                                "NodePools of demo in clusters"]
+    assert [c["what"] for c in checks[:3]] == [
+        "HostedCluster clusters/demo", "Namespace clusters-demo and everything in it", "NodePools of demo in clusters"]
     assert checks[2]["state"] == "absent"  # the Secret list is not taken for the NodePools'
     assert checks[3:] == [want]
     assert ("%s: %s" % (SECRETS_WHAT, want["state"])) in verification_message(checks, {"verified": True}, {})

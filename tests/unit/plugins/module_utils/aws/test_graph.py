@@ -149,8 +149,8 @@ def test_iam_alone_keeps_its_own_order():
 def test_an_endpoint_service_goes_before_its_load_balancer_its_endpoints_and_the_vpc():
     # AWS refuses to delete an NLB an endpoint service configuration still uses (ResourceInUse); HyperShift's
     # DestroyInfra deletes the services (rejecting their connections) before the VPCs and their endpoints
-    plan = g.plan(dict(FULL, **{g.ENDPOINT_SERVICE: ["vpce-svc-1"], g.ELBV2: ["arn:aws:elasticloadbalancing:x:1:"
-                                                                            "loadbalancer/net/n/1"],
+    nlb = "arn:aws:elasticloadbalancing:x:1:loadbalancer/net/n/1"
+    plan = g.plan(dict(FULL, **{g.ENDPOINT_SERVICE: ["vpce-svc-1"], g.ELBV2: [nlb],
                                 g.TARGET_GROUP: ["arn:aws:elasticloadbalancing:x:1:targetgroup/t/1"]}))
     svc = level_of(plan, g.ENDPOINT_SERVICE)
     assert svc == 0

@@ -215,8 +215,8 @@ def test_not_owned_rows_refuse_what_the_look_found_not_the_cluster_s_and_leave_u
         return {H.g.ENDPOINT_SERVICE: {sid: item}}
     owned = [{"Key": "kubernetes.io/cluster/demo-x1", "Value": "owned"}]
     assert H.not_owned_rows(seen({"state": "present", "Tags": owned}), "demo-x1", resources) == []
-    (row,) = H.not_owned_rows(seen({"state": "present", "Tags": [{"Key": "kubernetes.io/cluster/demo-x1-2",
-                                                                   "Value": "owned"}]}), "demo-x1", resources)
+    other = [{"Key": "kubernetes.io/cluster/demo-x1-2", "Value": "owned"}]
+    (row,) = H.not_owned_rows(seen({"state": "present", "Tags": other}), "demo-x1", resources)
     assert (row["type"], row["id"]) == (H.g.ENDPOINT_SERVICE, sid) and row["reason"].startswith(H.NOT_OWNED_PREFIX)
     assert "demo-x1-2=owned" in row["reason"]
     assert len(H.not_owned_rows(seen({"state": "present", "Tags": []}), "demo-x1", resources)) == 1

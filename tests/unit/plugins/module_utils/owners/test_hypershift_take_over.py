@@ -452,8 +452,8 @@ def test_cpo_and_ho_both_held_and_gone_are_taken_over_together():
     assert [e["name"] for e in j.hcp_owners["endpoint_services"]] == ["private-router"]
     assert [e["name"] for e in j.hcp_owners["ho_endpoint_services"]] == ["private-router"]
     assert j.hcp_owners["finalizer"] == T.ENDPOINT_FINALIZER  # CPO's evidence leads, HO's is with its own part
-    assert sorted(b["finalizers"][0]["name"] for b in j.blockers) == sorted([T.ENDPOINT_FINALIZER,
-                                                                              T.HO_ENDPOINT_FINALIZER])
+    both = sorted([T.ENDPOINT_FINALIZER, T.HO_ENDPOINT_FINALIZER])
+    assert sorted(b["finalizers"][0]["name"] for b in j.blockers) == both
 
 
 def test_ho_s_finalizer_comes_off_only_after_its_configuration_is_deleted_and_verified_absent_by_id():

@@ -157,6 +157,7 @@ def test_the_cfn_kind_declares_every_call_its_iam_ec2_and_rds_remedies_send():
            "NetworkInterfaces": [{"NetworkInterfaceId": "eni-a", "Status": "available", "Groups": [{"GroupId": "sg-1"}]},
                                  {"NetworkInterfaceId": "eni-b", "Status": "in-use", "Attachment": {"InstanceId": "i"},
                                   "Groups": [{"GroupId": "sg-1"}]}]}
+
     class HoldsOneOfEach(Recorder):
         def call(self, service, operation, **kw):
             self.sent.add((service, operation))
