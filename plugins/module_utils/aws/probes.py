@@ -37,15 +37,21 @@ def _probe_endpoints(ex, ids):
     def one(chunk):
         resp = ex.c.call("ec2", "describe_vpc_endpoints", VpcEndpointIds=chunk)
         return dict((e["VpcEndpointId"], dict(e, state=_endpoint_state(e))) for e in resp.get("VpcEndpoints", []))
+    return _each_if_one_is_gone(one, ids, NOT_FOUND_CODES)
+
+
+def _each_if_one_is_gone(one, ids, gone_codes):
+    """``one(ids)`` for all at once; when an answer in ``gone_codes`` fails the whole call for a missing ID, one
+    call per ID, where that answer (and only that answer) reads as absent. Any other error raises: unknown."""
     try:
         return one(list(ids))
-    except is_boto3_error_code(NOT_FOUND_CODES):
+    except is_boto3_error_code(gone_codes):
         pass
     out = {}
     for i in ids:
         try:
             out.update(one([i]))
-        except is_boto3_error_code(NOT_FOUND_CODES):
+        except is_boto3_error_code(gone_codes):
             pass
     return out
 
@@ -69,17 +75,7 @@ def _probe_endpoint_services(ex, ids):
         resp = ex.c.call("ec2", "describe_vpc_endpoint_service_configurations", ServiceIds=chunk)
         return dict((sc["ServiceId"], dict(sc, state=endpoint_service_state(sc)))
                     for sc in resp.get("ServiceConfigurations", []) if sc.get("ServiceId") in chunk)
-    try:
-        return one(list(ids))
-    except is_boto3_error_code(ENDPOINT_SERVICE_GONE):
-        pass
-    out = {}
-    for i in ids:
-        try:
-            out.update(one([i]))
-        except is_boto3_error_code(ENDPOINT_SERVICE_GONE):
-            pass
-    return out
+    return _each_if_one_is_gone(one, ids, ENDPOINT_SERVICE_GONE)
 
 
 def instance_state(item):
