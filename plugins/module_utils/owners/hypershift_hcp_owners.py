@@ -192,15 +192,27 @@ def endpoint_owner_gone(endpoint_services, deployments, now, take_over_after, fi
         return None, None
     at = utc_iso(now)
     evidence = [{"what": "CPO Deployment %s/%s" % (held[0]["namespace"], CPO_DEPLOYMENT), "state": text, "read_at": at}]
+    waited = held_long_enough(held, endpoint_services, now, take_over_after, finalizer)
+    if waited is None:
+        return None, None
+    return held, evidence + waited
+
+
+def held_long_enough(held, endpoint_services, now, take_over_after, finalizer, whose=""):
+    """The evidence rows of the ``held`` AWSEndpointServices, each deleting for ``take_over_after`` seconds or more
+    at ``now`` and still held by ``finalizer`` (``whose`` says more of it); None when one is younger or its
+    deletionTimestamp cannot be read."""
+    at = utc_iso(now)
     since = dict((_meta(ep).get("name"), _meta(ep).get("deletionTimestamp")) for ep in endpoint_services)
+    evidence = []
     for e in held:
         started = parse_iso(since.get(e["name"]))
         if started is None or now - started.timestamp() < take_over_after:
-            return None, None
+            return None
         evidence.append({"what": "AWSEndpointService %s/%s" % (e["namespace"], e["name"]), "read_at": at,
-                         "state": "deleting since %s, %d s or more, still held by %s" % (
-                             since.get(e["name"]), take_over_after, finalizer)})
-    return held, evidence
+                         "state": "deleting since %s, %d s or more, still held by %s%s" % (
+                             since.get(e["name"]), take_over_after, finalizer, whose)})
+    return evidence
 
 
 def held_endpoint_services(endpoint_services, finalizer):
@@ -267,16 +279,10 @@ def ho_endpoint_owner_gone(endpoint_services, now, take_over_after, finalizer):
     held = held_by_ho(endpoint_services, finalizer)
     if not held:
         return None, None
-    at = utc_iso(now)
-    since = dict((_meta(ep).get("name"), _meta(ep).get("deletionTimestamp")) for ep in endpoint_services)
-    evidence = []
-    for e in held:
-        started = parse_iso(since.get(e["name"]))
-        if started is None or now - started.timestamp() < take_over_after:
-            return None, None
-        evidence.append({"what": "AWSEndpointService %s/%s" % (e["namespace"], e["name"]), "read_at": at,
-                         "state": "deleting since %s, %d s or more, still held by %s (HO's, retried every 5 s)" % (
-                             since.get(e["name"]), take_over_after, finalizer)})
+    evidence = held_long_enough(held, endpoint_services, now, take_over_after, finalizer,
+                                " (HO's, retried every 5 s)")
+    if evidence is None:
+        return None, None
     return held, evidence
 
 
